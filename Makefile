@@ -1,0 +1,45 @@
+# Skill Console — two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test install setup chromium migrate demo clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Debian's Chromium for the browser tests (never a downloaded browser).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+migrate: install
+	mkdir -p var
+	$(PY) manage.py migrate --noinput -v0
+
+demo: migrate
+	$(PY) manage.py load_demo
+
+setup: demo
+	$(PY) manage.py compilemessages -v0 2>/dev/null || true
+	$(PY) manage.py ensure_admin
+
+run: setup
+	@echo "Skill Console: http://$(HOST):$(PORT)/  (log in with the admin login above; Ctrl-C stops)"
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: install chromium
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,142 @@
+"""The catalog the rule runs against: registered tools, skills, access profiles and stages.
+
+Frozen dataclasses built either from the draft database (``skills_app.selectors``) or from a
+release snapshot; the rule in ``rules.py`` only ever sees these.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .limits import BUILTIN_TOOL_NAMES, DEFAULT_EVICTION_PREFIX, DEFAULT_MARKER_KEY, LOAD_SKILL
+
+BUILTIN = "builtin"
+MCP = "mcp"
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One registered tool.
+
+    ``kind`` is ``"builtin"`` or ``"mcp"``; ``input_schema`` is the JSON Schema of the arguments
+    (MCP ``inputSchema``); ``annotations`` the MCP tool annotations; ``require_confirm`` whether a
+    call stops at a confirmation card (DESIGN §3 guard).
+    """
+
+    name: str
+    kind: str = MCP
+    title: str = ""
+    description: str = ""
+    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+    annotations: Mapping[str, Any] = field(default_factory=dict)
+    require_confirm: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape used in releases and the runtime API."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": dict(self.input_schema),
+            "annotations": dict(self.annotations),
+            "require_confirm": self.require_confirm,
+        }
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill manual: ``tool_ids`` are the MCP tools it gates (DESIGN §2)."""
+
+    code: str
+    name: str
+    description: str
+    content: str
+    tool_ids: tuple[str, ...] = ()
+    sort_order: int = 0
+    enabled: bool = True
+    version: int = 1
+
+    @property
+    def order_key(self) -> tuple[int, str]:
+        """Attribution order of DESIGN §3: ``sort_order``, then code."""
+        return (self.sort_order, self.code)
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """An access profile or a task stage: a name and the set of MCP tool names it allows."""
+
+    name: str
+    tools: frozenset[str]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Everything one round is computed from.
+
+    ``tools`` are *all* registered tools in registration order (builtins first, then MCP tools in
+    intent-tree order). ``load_skill`` may be listed; it only counts as registered while at least
+    one skill is enabled (DESIGN §2). ``skills`` may include disabled skills; they gate nothing.
+    ``profiles`` and ``stages`` map names to restrictions.
+    """
+
+    tools: tuple[Tool, ...]
+    skills: tuple[Skill, ...] = ()
+    profiles: Mapping[str, Restriction] = field(default_factory=dict)
+    stages: Mapping[str, Restriction] = field(default_factory=dict)
+    marker_key: str = DEFAULT_MARKER_KEY
+    eviction_prefix: str = DEFAULT_EVICTION_PREFIX
+    release: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
+        object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
+
+    @property
+    def enabled_skills(self) -> tuple[Skill, ...]:
+        """Enabled skills ordered by ``sort_order`` then code (``E`` of DESIGN §3)."""
+        return tuple(sorted((s for s in self.skills if s.enabled), key=lambda s: s.order_key))
+
+    def skill(self, code: str) -> Skill | None:
+        """The enabled skill with this code, or ``None`` (disabled skills are not on offer)."""
+        for s in self.skills:
+            if s.enabled and s.code == code:
+                return s
+        return None
+
+    @property
+    def registered_tools(self) -> tuple[Tool, ...]:
+        """Registered tools in registration order; ``load_skill`` only while a skill is enabled."""
+        has_skill = bool(self.enabled_skills)
+        return tuple(t for t in self.tools if t.name != LOAD_SKILL or has_skill)
+
+    def tool(self, name: str) -> Tool | None:
+        """The registered tool with this name, or ``None``."""
+        for t in self.registered_tools:
+            if t.name == name:
+                return t
+        return None
+
+    @property
+    def gated_tool_ids(self) -> tuple[str, ...]:
+        """``G`` of DESIGN §3 in registration order (ids that are no registered tool come last)."""
+        gated: set[str] = set()
+        for s in self.enabled_skills:
+            gated.update(s.tool_ids)
+        ordered = [t.name for t in self.tools if t.name in gated]
+        extra = sorted(gated - set(ordered))
+        return tuple(ordered + extra)
+
+    @property
+    def builtin_names(self) -> tuple[str, ...]:
+        """Names of the builtin tools (reserved, never a skill tool_id)."""
+        names = [t.name for t in self.tools if t.kind == BUILTIN]
+        return tuple(names) if names else BUILTIN_TOOL_NAMES
+
+    @property
+    def mcp_tool_names(self) -> tuple[str, ...]:
+        """Registered MCP tool names in registration order."""
+        return tuple(t.name for t in self.tools if t.kind == MCP)

@@ -1,0 +1,33 @@
+"""Limits and patterns named once (DESIGN §2), reused by models, forms, serializers and loaders."""
+from __future__ import annotations
+
+import re
+
+SKILL_CODE_MIN_LENGTH = 2
+SKILL_CODE_MAX_LENGTH = 64
+#: lowercase letter first, then lowercase letters/digits with single ``_`` or ``-`` separators.
+SKILL_CODE_PATTERN = re.compile(r"^[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*$")
+NAME_MAX_LENGTH = 64
+DESCRIPTION_MAX_LENGTH = 512
+INTENT_DESCRIPTION_MAX_LENGTH = 512
+INTENT_CODE_MAX_LENGTH = 64
+TOOL_NAME_MAX_LENGTH = 128
+
+#: DESIGN §2 settings carried in every release.
+DEFAULT_MARKER_KEY = "ragent_loaded_skill"
+DEFAULT_EVICTION_PREFIX = "[历史工具结果已省略，原长 "
+
+LOAD_SKILL = "load_skill"
+SEARCH_KNOWLEDGE = "search_knowledge"
+FLUSH_MEMORY = "flush_memory"
+#: Reserved builtin tool names, in registration order; never a skill's tool_id.
+BUILTIN_TOOL_NAMES = (SEARCH_KNOWLEDGE, LOAD_SKILL, FLUSH_MEMORY)
+
+
+def is_valid_skill_code(code: str) -> bool:
+    """True when ``code`` matches the skill-code pattern and is 2–64 characters long."""
+    return (
+        isinstance(code, str)
+        and SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH
+        and SKILL_CODE_PATTERN.match(code) is not None
+    )

@@ -1,0 +1,245 @@
+"""Scenario scripts (DESIGN §4): YAML → ``Script``, with file and line on every error."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import yaml
+
+from .errors import ScriptError
+from .messages import ToolCall
+
+STEP_KINDS = ("user", "system", "assistant", "compact", "evict")
+EXPECT_KEYS = ("count", "visible", "mcp_visible", "includes", "excludes", "masked", "loaded")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One script step. ``kind`` is one of ``STEP_KINDS``; ``line`` is 1-based in the source.
+
+    * user/system: ``text``
+    * assistant: ``text`` (what it says), ``calls``, ``results`` (tool name → content string or
+      ``{"content", "state"}``), ``expect`` (per-round expectations, see ``EXPECT_KEYS``)
+    * compact: ``drop`` — 1-based indices of retained messages to remove
+    * evict: ``evict_tool`` (results of calls to this tool) and/or ``drop`` (1-based indices) —
+      replaced by the eviction placeholder
+    """
+
+    kind: str
+    line: int
+    text: str = ""
+    calls: tuple[ToolCall, ...] = ()
+    results: Mapping[str, Any] = field(default_factory=dict)
+    expect: Mapping[str, Any] = field(default_factory=dict)
+    drop: tuple[int, ...] = ()
+    evict_tool: str | None = None
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed scenario: name, optional access profile / stage / allowed tools, and steps."""
+
+    name: str
+    steps: tuple[Step, ...]
+    description: Any = ""
+    access_profile: str | None = None
+    stage: str | None = None
+    allowed_tools: tuple[str, ...] | None = None
+    source: str = "<script>"
+
+
+def _line(node: yaml.Node | None, default: int = 1) -> int:
+    return node.start_mark.line + 1 if node is not None else default
+
+
+def _mapping_child(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return v
+    return None
+
+
+def _seq_child(node: yaml.Node | None, index: int) -> yaml.Node | None:
+    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):
+        return node.value[index]
+    return None
+
+
+def _parse_calls(raw: Any, node: yaml.Node | None, source: str, line: int) -> tuple[ToolCall, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ScriptError("'calls' must be a list of {tool_name: {arguments}}", source=source, line=_line(node, line))
+    calls: list[ToolCall] = []
+    for i, item in enumerate(raw):
+        item_line = _line(_seq_child(node, i), line)
+        if isinstance(item, Mapping) and "name" in item and set(item) <= {"name", "arguments", "id"}:
+            name, args = item["name"], item.get("arguments") or {}
+        elif isinstance(item, Mapping) and len(item) == 1:
+            name, args = next(iter(item.items()))
+            args = {} if args is None else args
+        elif isinstance(item, str):
+            name, args = item, {}
+        else:
+            raise ScriptError(
+                "each call must be a single {tool_name: {arguments}} mapping", source=source, line=item_line
+            )
+        if not isinstance(name, str) or not name:
+            raise ScriptError("a call has no tool name", source=source, line=item_line)
+        if not isinstance(args, Mapping):
+            raise ScriptError(f"arguments of '{name}' must be a mapping", source=source, line=item_line)
+        calls.append(ToolCall(name=name, arguments=dict(args), id=f"call_{line}_{i + 1}"))
+    return tuple(calls)
+
+
+def _parse_expect(raw: Any, source: str, line: int) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ScriptError("'expect' must be a mapping", source=source, line=line)
+    unknown = sorted(set(raw) - set(EXPECT_KEYS))
+    if unknown:
+        raise ScriptError(
+            f"unknown expectation {', '.join(unknown)}; known: {', '.join(EXPECT_KEYS)}", source=source, line=line
+        )
+    if "count" in raw and (not isinstance(raw["count"], int) or isinstance(raw["count"], bool)):
+        raise ScriptError("expect.count must be an integer", source=source, line=line)
+    for key in ("visible", "mcp_visible", "includes", "excludes", "loaded"):
+        if key in raw and not (isinstance(raw[key], list) and all(isinstance(x, str) for x in raw[key])):
+            raise ScriptError(f"expect.{key} must be a list of names", source=source, line=line)
+    if "masked" in raw and not isinstance(raw["masked"], (list, Mapping)):
+        raise ScriptError("expect.masked must be a list of tools or a {tool: skill} mapping", source=source, line=line)
+    return dict(raw)
+
+
+def _parse_indices(raw: Any, what: str, source: str, line: int) -> tuple[int, ...]:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = [raw]
+    if not isinstance(raw, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 1 for i in raw):
+        raise ScriptError(f"{what} must be a list of 1-based message indices", source=source, line=line)
+    return tuple(raw)
+
+
+def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
+    line = _line(node)
+    if not isinstance(raw, Mapping) or not raw:
+        raise ScriptError(f"a step must be a mapping with one of: {', '.join(STEP_KINDS)}", source=source, line=line)
+    kinds = [k for k in raw if k in STEP_KINDS]
+    extra = sorted(set(raw) - set(STEP_KINDS) - {"expect"})
+    if len(kinds) != 1 or extra:
+        found = ", ".join(str(k) for k in raw)
+        raise ScriptError(
+            f"a step needs exactly one of {', '.join(STEP_KINDS)} (found: {found})", source=source, line=line
+        )
+    kind = kinds[0]
+    body = raw[kind]
+    body_node = _mapping_child(node, kind)
+    body_line = _line(body_node, line)
+    if kind in ("user", "system"):
+        if not isinstance(body, str):
+            raise ScriptError(f"'{kind}' must be text", source=source, line=body_line)
+        if "expect" in raw:
+            raise ScriptError("'expect' belongs to an assistant step", source=source, line=line)
+        return Step(kind=kind, line=line, text=body)
+    if kind == "assistant":
+        if body is None:
+            body = {}
+        if isinstance(body, str):
+            body = {"say": body}
+        if not isinstance(body, Mapping):
+            raise ScriptError("'assistant' must be text or {say, calls, results, expect}", source=source, line=body_line)
+        unknown = sorted(set(body) - {"say", "calls", "results", "expect"})
+        if unknown:
+            raise ScriptError(
+                f"unknown assistant key {', '.join(unknown)}; known: say, calls, results, expect",
+                source=source, line=body_line,
+            )
+        say = body.get("say") or ""
+        if not isinstance(say, str):
+            raise ScriptError("'say' must be text", source=source, line=body_line)
+        calls = _parse_calls(body.get("calls"), _mapping_child(body_node, "calls"), source, body_line)
+        results = body.get("results") or {}
+        if not isinstance(results, Mapping):
+            raise ScriptError("'results' must map tool names to text", source=source, line=body_line)
+        for tool_name, result in results.items():
+            ok = isinstance(result, str) or (isinstance(result, Mapping) and isinstance(result.get("content", ""), str)
+                                             and result.get("state", "success") in ("success", "error"))
+            if not ok:
+                raise ScriptError(
+                    f"result of '{tool_name}' must be text or {{content, state: success|error}}",
+                    source=source, line=body_line,
+                )
+        expect_raw = body.get("expect") if "expect" in body else raw.get("expect")
+        expect_node = _mapping_child(body_node, "expect") or _mapping_child(node, "expect")
+        expect = _parse_expect(expect_raw, source, _line(expect_node, line))
+        return Step(kind=kind, line=line, text=say, calls=calls, results=dict(results), expect=expect)
+    if "expect" in raw:
+        raise ScriptError("'expect' belongs to an assistant step", source=source, line=line)
+    if kind == "compact":
+        if not isinstance(body, Mapping) or "drop" not in body or set(body) != {"drop"}:
+            raise ScriptError("'compact' must be {drop: [1-based indices]}", source=source, line=body_line)
+        return Step(kind=kind, line=line, drop=_parse_indices(body["drop"], "compact.drop", source, body_line))
+    # evict
+    if not isinstance(body, Mapping) or not body or set(body) - {"tool", "index"}:
+        raise ScriptError("'evict' must be {tool: name} or {index: [1-based indices]}", source=source, line=body_line)
+    tool = body.get("tool")
+    if tool is not None and not isinstance(tool, str):
+        raise ScriptError("evict.tool must be a tool name", source=source, line=body_line)
+    drop = _parse_indices(body["index"], "evict.index", source, body_line) if "index" in body else ()
+    return Step(kind=kind, line=line, evict_tool=tool, drop=drop)
+
+
+def parse_script(text: str, *, source: str = "<script>") -> Script:
+    """Parse a scenario script (DESIGN §4).
+
+    Accepts either a mapping with ``steps`` (plus optional ``name``, ``description``,
+    ``access_profile``, ``stage``, ``allowed_tools``) or a bare list of steps. Raises
+    ``ScriptError(source, line, cause)`` for invalid YAML or a malformed step.
+    """
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScriptError(f"invalid YAML: {problem}", source=source, line=mark.line + 1 if mark else None) from None
+    if data is None:
+        raise ScriptError("the script is empty", source=source, line=1)
+    name = "untitled"
+    if isinstance(data, list):
+        steps_raw, steps_node, meta = data, node, {}
+    elif isinstance(data, Mapping):
+        unknown = sorted(set(data) - {"name", "description", "access_profile", "stage", "allowed_tools", "steps"})
+        if unknown:
+            bad = _mapping_child(node, unknown[0])
+            raise ScriptError(
+                f"unknown key {', '.join(unknown)}; known: name, description, access_profile, stage, allowed_tools, steps",
+                source=source, line=_line(bad),
+            )
+        steps_raw, steps_node, meta = data.get("steps"), _mapping_child(node, "steps"), data
+        name = str(data.get("name") or name)
+    else:
+        raise ScriptError("a script is a mapping with 'steps' or a list of steps", source=source, line=1)
+    if not isinstance(steps_raw, list) or not steps_raw:
+        raise ScriptError("'steps' must be a non-empty list", source=source, line=_line(steps_node))
+    for key in ("access_profile", "stage"):
+        if meta.get(key) is not None and not isinstance(meta.get(key), str):
+            raise ScriptError(f"'{key}' must be a name or null", source=source, line=_line(_mapping_child(node, key)))
+    allowed = meta.get("allowed_tools")
+    if allowed is not None and not (isinstance(allowed, list) and all(isinstance(x, str) for x in allowed)):
+        raise ScriptError("'allowed_tools' must be a list of tool names", source=source,
+                          line=_line(_mapping_child(node, "allowed_tools")))
+    steps = tuple(_parse_step(raw, _seq_child(steps_node, i), source) for i, raw in enumerate(steps_raw))
+    if not any(s.kind == "assistant" for s in steps):
+        raise ScriptError("a script needs at least one assistant step (a round sits before each)",
+                          source=source, line=_line(steps_node))
+    return Script(
+        name=name,
+        steps=steps,
+        description=meta.get("description") or "",
+        access_profile=meta.get("access_profile") or None,
+        stage=meta.get("stage") or None,
+        allowed_tools=tuple(allowed) if allowed is not None else None,
+        source=source,
+    )

@@ -1,0 +1,133 @@
+"""Skill field rules of DESIGN §2, in one place that every writer (editor, API, importer, demo
+loader) calls through ``skills_app.services``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .errors import SkillValidationError
+from .limits import (
+    BUILTIN_TOOL_NAMES,
+    DESCRIPTION_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    SKILL_CODE_MAX_LENGTH,
+    SKILL_CODE_MIN_LENGTH,
+    is_valid_skill_code,
+)
+
+
+@dataclass(frozen=True)
+class ToolRegistry:
+    """What a skill's ``tool_ids`` are checked against.
+
+    ``enabled`` = tool ids of MCP nodes (enabled, non-deleted leaf nodes of kind MCP);
+    ``disabled`` = tool ids named only by disabled, deleted or non-leaf nodes (for a precise
+    message); ``builtins`` = reserved builtin names.
+    """
+
+    enabled: frozenset[str]
+    disabled: frozenset[str] = frozenset()
+    builtins: frozenset[str] = frozenset(BUILTIN_TOOL_NAMES)
+
+
+def normalize_tool_ids(raw: Iterable[str] | str | None) -> tuple[str, ...]:
+    """Strip ids, drop blanks, remove duplicates keeping first-seen order.
+
+    A string is split on commas, whitespace and newlines (the editor's text field).
+    """
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        raw = raw.replace(",", " ").split()
+    out: list[str] = []
+    for item in raw:
+        tid = str(item).strip()
+        if tid and tid not in out:
+            out.append(tid)
+    return tuple(out)
+
+
+def validate_skill_code(code: str) -> list[str]:
+    """Messages for a bad skill code (empty list when valid)."""
+    if not isinstance(code, str) or not code:
+        return ["skill code is required."]
+    if not (SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH):
+        return [f"skill code '{code}' must be {SKILL_CODE_MIN_LENGTH}–{SKILL_CODE_MAX_LENGTH} characters long."]
+    if not is_valid_skill_code(code):
+        return [
+            f"skill code '{code}' must start with a lowercase letter and use only lowercase letters, "
+            f"digits and single '_' or '-' separators."
+        ]
+    return []
+
+
+def validate_tool_ids(tool_ids: Iterable[str], registry: ToolRegistry) -> list[str]:
+    """Messages naming every tool id that is a builtin, unknown, or only on a disabled node."""
+    problems: list[str] = []
+    for tid in tool_ids:
+        if tid in registry.builtins:
+            problems.append(f"'{tid}' is a builtin tool and can never be gated by a skill.")
+        elif tid in registry.enabled:
+            continue
+        elif tid in registry.disabled:
+            problems.append(f"'{tid}' belongs only to a disabled or deleted MCP node.")
+        else:
+            problems.append(f"'{tid}' is not the tool of any MCP node.")
+    return problems
+
+
+@dataclass(frozen=True)
+class CleanSkill:
+    """Validated, normalized skill fields."""
+
+    skill_code: str
+    name: str
+    description: str
+    content: str
+    tool_ids: tuple[str, ...]
+
+
+def clean_skill(
+    *,
+    skill_code: str,
+    name: str,
+    description: str,
+    content: str,
+    tool_ids: Iterable[str] | str | None,
+    registry: ToolRegistry,
+) -> CleanSkill:
+    """Validate a skill's fields (DESIGN §2) and return them normalized.
+
+    Raises ``SkillValidationError`` mapping each bad field to messages that name the value.
+    Name ≤ 64 characters, description 1–512 characters on one line, content non-blank markdown,
+    tool ids normalized then checked against ``registry``.
+    """
+    errors: dict[str, list[str]] = {}
+    code_problems = validate_skill_code(skill_code)
+    if code_problems:
+        errors["skill_code"] = code_problems
+    name = (name or "").strip()
+    if not name:
+        errors["name"] = ["name is required."]
+    elif len(name) > NAME_MAX_LENGTH:
+        errors["name"] = [f"name has {len(name)} characters; at most {NAME_MAX_LENGTH} allowed."]
+    description = (description or "").strip()
+    if not description:
+        errors["description"] = ["description is required (1–512 characters, one line)."]
+    elif len(description) > DESCRIPTION_MAX_LENGTH:
+        errors["description"] = [
+            f"description has {len(description)} characters; at most {DESCRIPTION_MAX_LENGTH} allowed."
+        ]
+    elif "\n" in description:
+        errors["description"] = ["description must be a single line (the model sees it in a catalog)."]
+    content = content or ""
+    if not content.strip():
+        errors["content"] = ["the manual (content) must not be blank."]
+    ids = normalize_tool_ids(tool_ids)
+    id_problems = validate_tool_ids(ids, registry)
+    if id_problems:
+        errors["tool_ids"] = id_problems
+    if errors:
+        raise SkillValidationError(errors)
+    return CleanSkill(skill_code=skill_code, name=name, description=description, content=content, tool_ids=ids)

@@ -1,0 +1,210 @@
+"""Records of DESIGN §2. Field limits come from ``skills_app.domain.limits`` (named once)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from .domain.limits import (
+    DESCRIPTION_MAX_LENGTH,
+    INTENT_CODE_MAX_LENGTH,
+    INTENT_DESCRIPTION_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    SKILL_CODE_MAX_LENGTH,
+    SKILL_CODE_PATTERN,
+    TOOL_NAME_MAX_LENGTH,
+)
+
+
+class IntentNode(models.Model):
+    """A node of the intent tree. An *MCP node* is an enabled, non-deleted leaf of kind MCP with a
+    non-blank ``mcp_tool_id`` (DESIGN §2); its tool is registered for the agent."""
+
+    class Level(models.IntegerChoices):
+        DOMAIN = 0, _("domain")
+        CATEGORY = 1, _("category")
+        TOPIC = 2, _("topic")
+
+    class Kind(models.TextChoices):
+        KB = "KB", _("knowledge base")
+        SYSTEM = "SYSTEM", _("system")
+        MCP = "MCP", _("MCP tool")
+
+    intent_code = models.CharField(_("intent code"), max_length=INTENT_CODE_MAX_LENGTH, unique=True)
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    level = models.PositiveSmallIntegerField(_("level"), choices=Level.choices, default=Level.DOMAIN)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.SYSTEM)
+    mcp_tool_id = models.CharField(_("MCP tool id"), max_length=TOOL_NAME_MAX_LENGTH, blank=True)
+    require_confirm = models.BooleanField(_("require confirmation"), default=False)
+    description = models.CharField(_("description"), max_length=INTENT_DESCRIPTION_MAX_LENGTH, blank=True)
+    examples = models.JSONField(_("examples"), default=list, blank=True)
+    sort_order = models.IntegerField(_("sort order"), default=0)
+    enabled = models.BooleanField(_("enabled"), default=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["level", "sort_order", "intent_code"]
+        verbose_name = _("intent node")
+
+    def __str__(self) -> str:
+        return f"{self.intent_code} ({self.name})"
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if self.kind != self.Kind.MCP and self.mcp_tool_id:
+            raise ValidationError({"mcp_tool_id": _("only MCP nodes name a tool id.")})
+
+
+class McpTool(models.Model):
+    """An MCP tool definition as the server's ``tools/list`` returns it (name, title, description,
+    inputSchema, annotations). Intent nodes name tools by ``name``."""
+
+    name = models.CharField(_("name"), max_length=TOOL_NAME_MAX_LENGTH, unique=True)
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    input_schema = models.JSONField(_("inputSchema"), default=dict)
+    annotations = models.JSONField(_("annotations"), default=dict, blank=True)
+    server = models.CharField(_("MCP server"), max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("MCP tool")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BuiltinTool(models.Model):
+    """An in-process tool with a reserved name (``search_knowledge``, ``load_skill``,
+    ``flush_memory``)."""
+
+    name = models.CharField(_("name"), max_length=TOOL_NAME_MAX_LENGTH, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    parameters = models.JSONField(_("parameters"), default=dict)
+    sort_order = models.IntegerField(_("sort order"), default=0)
+
+    class Meta:
+        ordering = ["sort_order", "name"]
+        verbose_name = _("builtin tool")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SkillQuerySet(models.QuerySet):
+    def live(self) -> "SkillQuerySet":
+        return self.filter(deleted_at__isnull=True)
+
+    def deleted(self) -> "SkillQuerySet":
+        return self.filter(deleted_at__isnull=False)
+
+
+class Skill(models.Model):
+    """A skill manual (DESIGN §2). ``tool_ids`` are the MCP tools it gates; ``version`` goes up by
+    one on every saved change; deletion is soft (``deleted_at``) and restorable."""
+
+    skill_code = models.CharField(
+        _("skill code"),
+        max_length=SKILL_CODE_MAX_LENGTH,
+        validators=[RegexValidator(SKILL_CODE_PATTERN)],
+    )
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH)
+    content = models.TextField(_("manual"))
+    tool_ids = models.JSONField(_("gated tools"), default=list, blank=True)
+    sort_order = models.IntegerField(_("sort order"), default=0)
+    enabled = models.BooleanField(_("enabled"), default=True)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SkillQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["sort_order", "skill_code"]
+        verbose_name = _("skill")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["skill_code"], condition=Q(deleted_at__isnull=True), name="unique_live_skill_code"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.skill_code
+
+
+class Restriction(models.Model):
+    """Common shape of access profiles and stages: a name and a set of MCP tool names."""
+
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
+                            validators=[RegexValidator(SKILL_CODE_PATTERN)])
+    description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
+    tools = models.JSONField(_("tools"), default=list, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AccessProfile(Restriction):
+    """What a user may use: the model's MCP tools are intersected with it (seed 004)."""
+
+    class Meta(Restriction.Meta):
+        verbose_name = _("access profile")
+
+
+class Stage(Restriction):
+    """What a task stage allows: the model's MCP tools are intersected with it (seed 004)."""
+
+    class Meta(Restriction.Meta):
+        verbose_name = _("stage")
+
+
+class Scenario(models.Model):
+    """A saved simulation: a YAML script (DESIGN §4) with optional per-round expectations."""
+
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
+                            validators=[RegexValidator(SKILL_CODE_PATTERN)])
+    description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
+    script = models.TextField(_("script"))
+    catalog = models.CharField(_("demo catalog"), max_length=64, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("scenario")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ConsoleSettings(models.Model):
+    """The single row of settings carried in every release (DESIGN §2): the loaded-skill marker
+    key, the eviction placeholder prefix, and which demo catalog (if any) the data came from."""
+
+    marker_key = models.CharField(_("loaded-skill marker key"), max_length=64, default="ragent_loaded_skill")
+    eviction_prefix = models.CharField(_("eviction placeholder prefix"), max_length=128,
+                                       default="[历史工具结果已省略，原长 ")
+    catalog_name = models.CharField(_("catalog"), max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = _("console settings")
+
+    def __str__(self) -> str:
+        return f"settings ({self.catalog_name or 'custom'})"
+
+    @classmethod
+    def load(cls) -> "ConsoleSettings":
+        obj, _created = cls.objects.get_or_create(pk=1)
+        return obj

@@ -1,0 +1,123 @@
+"""Reads. Every function here runs a fixed number of queries whatever the catalog size."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .domain import catalog as dom
+from .domain.limits import BUILTIN_TOOL_NAMES
+from .domain.validation import ToolRegistry
+from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
+
+
+@dataclass(frozen=True)
+class McpNodeRow:
+    """One registered MCP tool with the node that registers it (first in tree order)."""
+
+    tool_id: str
+    node: IntentNode
+    definition: McpTool | None
+
+    @property
+    def available(self) -> bool:
+        """False when no synced definition exists for the node's tool (DESIGN §2 *unavailable*)."""
+        return self.definition is not None
+
+
+def intent_tree_order() -> list[IntentNode]:
+    """Live intent nodes in depth-first tree order (children by ``sort_order``, then code).
+
+    A disabled or deleted node hides its whole subtree. One query.
+    """
+    nodes = list(IntentNode.objects.filter(deleted_at__isnull=True).order_by("sort_order", "intent_code"))
+    children: dict[int | None, list[IntentNode]] = {}
+    for n in nodes:
+        children.setdefault(n.parent_id, []).append(n)
+    out: list[IntentNode] = []
+
+    def walk(parent_id: int | None) -> None:
+        for n in children.get(parent_id, []):
+            if not n.enabled:
+                continue
+            n.is_leaf = not any(c for c in children.get(n.id, []))
+            out.append(n)
+            walk(n.id)
+
+    walk(None)
+    return out
+
+
+def mcp_nodes() -> list[McpNodeRow]:
+    """Registered MCP tools in intent-tree order, one row per distinct tool id (two queries)."""
+    defs = {t.name: t for t in McpTool.objects.all()}
+    rows: list[McpNodeRow] = []
+    seen: set[str] = set()
+    for n in intent_tree_order():
+        tool_id = n.mcp_tool_id.strip()
+        if n.kind == IntentNode.Kind.MCP and n.is_leaf and tool_id and tool_id not in seen:
+            seen.add(tool_id)
+            rows.append(McpNodeRow(tool_id=tool_id, node=n, definition=defs.get(tool_id)))
+    return rows
+
+
+def tool_registry() -> ToolRegistry:
+    """What skill ``tool_ids`` are validated against (DESIGN §2)."""
+    enabled = frozenset(r.tool_id for r in mcp_nodes())
+    named = frozenset(
+        IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)
+    )
+    builtins = frozenset(BuiltinTool.objects.values_list("name", flat=True)) | frozenset(BUILTIN_TOOL_NAMES)
+    return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtins)
+
+
+def skill_list(*, include_deleted: bool = False) -> list[Skill]:
+    """Live skills by sort order (or every skill, deleted last, when ``include_deleted``)."""
+    qs = Skill.objects.all() if include_deleted else Skill.objects.live()
+    return list(qs.order_by("deleted_at", "sort_order", "skill_code"))
+
+
+def skill_get(*, code: str) -> Skill | None:
+    """The live skill with this code, or ``None``."""
+    return Skill.objects.live().filter(skill_code=code).first()
+
+
+def _domain_skill(s: Skill) -> dom.Skill:
+    return dom.Skill(
+        code=s.skill_code, name=s.name, description=s.description, content=s.content,
+        tool_ids=tuple(s.tool_ids), sort_order=s.sort_order, enabled=s.enabled, version=s.version,
+    )
+
+
+def catalog_draft() -> dom.Catalog:
+    """The draft catalog as the rule sees it: builtins then MCP tools in intent-tree order, live
+    skills, profiles, stages and the marker/eviction settings. A fixed number of queries."""
+    settings = ConsoleSettings.load()
+    tools: list[dom.Tool] = []
+    for b in BuiltinTool.objects.order_by("sort_order", "name"):
+        tools.append(dom.Tool(name=b.name, kind=dom.BUILTIN, description=b.description,
+                              input_schema=b.parameters or {"type": "object"}))
+    for row in mcp_nodes():
+        d = row.definition
+        tools.append(dom.Tool(
+            name=row.tool_id, kind=dom.MCP,
+            title=(d.title if d else "") or row.node.name,
+            description=(d.description if d else "") or row.node.description,
+            input_schema=(d.input_schema if d and d.input_schema else {"type": "object"}),
+            annotations=(d.annotations if d else {}),
+            require_confirm=row.node.require_confirm,
+        ))
+    return dom.Catalog(
+        tools=tuple(tools),
+        skills=tuple(_domain_skill(s) for s in Skill.objects.live()),
+        profiles={p.name: dom.Restriction(p.name, frozenset(p.tools), p.description) for p in AccessProfile.objects.all()},
+        stages={p.name: dom.Restriction(p.name, frozenset(p.tools), p.description) for p in Stage.objects.all()},
+        marker_key=settings.marker_key,
+        eviction_prefix=settings.eviction_prefix,
+    )
+
+
+def scenario_list() -> list[Scenario]:
+    return list(Scenario.objects.order_by("name"))
+
+
+def scenario_get(*, name: str) -> Scenario | None:
+    return Scenario.objects.filter(name=name).first()

@@ -1,0 +1,240 @@
+"""Writes. One function per action, keyword-only, atomic, validated in full before anything is
+saved (HackSoft Django-Styleguide). The editor, the API, the demo loader and the CLI all call these,
+so a rule lives in one place.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from .domain.errors import ScriptError, SkillValidationError
+from .domain.scripts import parse_script
+from .domain.validation import clean_skill, normalize_tool_ids
+from .models import AccessProfile, BuiltinTool, IntentNode, McpTool, Scenario, Skill, Stage
+from .selectors import mcp_nodes, tool_registry
+
+#: The builtin tools of DESIGN §2 in registration order: (name, description, parameters).
+BUILTIN_TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("search_knowledge", "检索知识库，返回与问题最相关的条目。",
+     {"type": "object", "properties": {"query": {"type": "string", "minLength": 1}},
+      "required": ["query"], "additionalProperties": False}),
+    ("load_skill", "加载一份技能手册；手册在上下文中时，它所门控的工具才会提供给模型。",
+     {"type": "object", "properties": {"skill_code": {"type": "string"}},
+      "required": ["skill_code"], "additionalProperties": False}),
+    ("flush_memory", "把当前对话要点写入长期记忆并清理上下文。",
+     {"type": "object", "properties": {}, "additionalProperties": False}),
+)
+
+
+def _django_error(exc: SkillValidationError) -> ValidationError:
+    return ValidationError({field: list(msgs) for field, msgs in exc.errors.items()})
+
+
+def builtin_tools_ensure() -> list[BuiltinTool]:
+    """Create the three builtin tools if missing (idempotent); returns them in order."""
+    out = []
+    for order, (name, description, params) in enumerate(BUILTIN_TOOLS, start=1):
+        obj, _ = BuiltinTool.objects.update_or_create(
+            name=name, defaults={"description": description, "parameters": params, "sort_order": order}
+        )
+        out.append(obj)
+    return out
+
+
+def _check_code_free(code: str, *, exclude_pk: int | None = None) -> None:
+    qs = Skill.objects.live().filter(skill_code=code)
+    if exclude_pk is not None:
+        qs = qs.exclude(pk=exclude_pk)
+    if qs.exists():
+        raise ValidationError({"skill_code": [f"a live skill with code '{code}' already exists."]})
+
+
+@transaction.atomic
+def skill_create(
+    *,
+    skill_code: str,
+    name: str,
+    description: str,
+    content: str,
+    tool_ids: Iterable[str] | str | None = (),
+    sort_order: int = 0,
+    enabled: bool = True,
+    user: Any = None,
+) -> Skill:
+    """Create a skill (DESIGN §2). Raises ``django.core.exceptions.ValidationError`` mapping each
+    bad field to messages that name the value (e.g. ``'load_skill' is a builtin tool …``);
+    nothing is saved then."""
+    try:
+        clean = clean_skill(skill_code=skill_code, name=name, description=description, content=content,
+                            tool_ids=tool_ids, registry=tool_registry())
+    except SkillValidationError as exc:
+        raise _django_error(exc) from None
+    _check_code_free(clean.skill_code)
+    skill = Skill(
+        skill_code=clean.skill_code, name=clean.name, description=clean.description, content=clean.content,
+        tool_ids=list(clean.tool_ids), sort_order=sort_order, enabled=enabled, version=1,
+        updated_by=user if getattr(user, "pk", None) else None,
+    )
+    skill.full_clean(validate_constraints=False)
+    skill.save()
+    return skill
+
+
+EDITABLE_FIELDS = ("name", "description", "content", "tool_ids", "sort_order", "enabled")
+
+
+@transaction.atomic
+def skill_update(*, skill: Skill, user: Any = None, **changes: Any) -> Skill:
+    """Change a skill's editable fields (``skill_code`` is immutable). ``version`` goes up by one
+    when anything actually changed. Raises ``ValidationError`` (nothing saved) for bad fields or
+    an attempt to change the code."""
+    unknown = set(changes) - set(EDITABLE_FIELDS) - {"skill_code"}
+    if unknown:
+        raise ValidationError({field: ["not an editable field."] for field in sorted(unknown)})
+    if "skill_code" in changes and changes["skill_code"] != skill.skill_code:
+        raise ValidationError({"skill_code": [f"skill code '{skill.skill_code}' cannot be changed after creation."]})
+    locked = Skill.objects.select_for_update().get(pk=skill.pk)
+    merged = {f: changes.get(f, getattr(locked, f)) for f in EDITABLE_FIELDS}
+    try:
+        clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],
+                            content=merged["content"], tool_ids=merged["tool_ids"], registry=tool_registry())
+    except SkillValidationError as exc:
+        raise _django_error(exc) from None
+    new_values = {
+        "name": clean.name, "description": clean.description, "content": clean.content,
+        "tool_ids": list(clean.tool_ids), "sort_order": int(merged["sort_order"]), "enabled": bool(merged["enabled"]),
+    }
+    changed = any(getattr(locked, f) != v for f, v in new_values.items())
+    if not changed:
+        return locked
+    for f, v in new_values.items():
+        setattr(locked, f, v)
+    locked.version += 1
+    locked.updated_by = user if getattr(user, "pk", None) else None
+    locked.full_clean(validate_constraints=False)
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill:
+    """Enable or disable a skill. Disabling releases its tools to every conversation (DESIGN §3)."""
+    return skill_update(skill=skill, enabled=enabled, user=user)
+
+
+@transaction.atomic
+def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
+    """Soft-delete a skill (restorable); its tools are released to every conversation."""
+    locked = Skill.objects.select_for_update().get(pk=skill.pk)
+    if locked.deleted_at is None:
+        locked.deleted_at = timezone.now()
+        locked.version += 1
+        locked.updated_by = user if getattr(user, "pk", None) else None
+        locked.save()
+    return locked
+
+
+@transaction.atomic
+def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
+    """Restore a soft-deleted skill. Refused (``ValidationError``) when a live skill took its code
+    or its tool_ids no longer validate."""
+    locked = Skill.objects.select_for_update().get(pk=skill.pk)
+    if locked.deleted_at is None:
+        return locked
+    _check_code_free(locked.skill_code, exclude_pk=locked.pk)
+    try:
+        clean_skill(skill_code=locked.skill_code, name=locked.name, description=locked.description,
+                    content=locked.content, tool_ids=locked.tool_ids, registry=tool_registry())
+    except SkillValidationError as exc:
+        raise _django_error(exc) from None
+    locked.deleted_at = None
+    locked.version += 1
+    locked.updated_by = user if getattr(user, "pk", None) else None
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def scenario_save(*, name: str, script: str, description: str = "", catalog: str = "") -> Scenario:
+    """Create or replace a saved scenario. The script must parse (``ValidationError`` naming the
+    line and cause otherwise)."""
+    try:
+        parse_script(script, source=f"scenario '{name}'")
+    except ScriptError as exc:
+        raise ValidationError({"script": [exc.message]}) from None
+    obj = Scenario.objects.filter(name=name).first() or Scenario(name=name)
+    obj.script, obj.description, obj.catalog = script, description, catalog
+    obj.full_clean()
+    obj.save()
+    return obj
+
+
+def _restriction_save(model: type, kind: str, *, name: str, description: str, tools: Iterable[str] | str):
+    names = normalize_tool_ids(tools)
+    registered = {r.tool_id for r in mcp_nodes()}
+    unknown = [t for t in names if t not in registered]
+    if unknown:
+        raise ValidationError({"tools": [f"'{t}' is not a registered MCP tool." for t in unknown]})
+    obj = model.objects.filter(name=name).first() or model(name=name)
+    obj.description, obj.tools = description, list(names)
+    obj.full_clean()
+    obj.save()
+    return obj
+
+
+@transaction.atomic
+def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> AccessProfile:
+    """Create or replace an access profile; every tool must be a registered MCP tool."""
+    return _restriction_save(AccessProfile, "access profile", name=name, description=description, tools=tools)
+
+
+@transaction.atomic
+def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> Stage:
+    """Create or replace a task stage; every tool must be a registered MCP tool."""
+    return _restriction_save(Stage, "stage", name=name, description=description, tools=tools)
+
+
+@transaction.atomic
+def intent_node_save(
+    *,
+    intent_code: str,
+    name: str,
+    kind: str,
+    parent: IntentNode | None = None,
+    mcp_tool_id: str = "",
+    require_confirm: bool = False,
+    description: str = "",
+    examples: Iterable[str] = (),
+    sort_order: int = 0,
+    enabled: bool = True,
+) -> IntentNode:
+    """Create or update an intent node by code; ``level`` follows the parent (0/1/2)."""
+    level = 0 if parent is None else parent.level + 1
+    if level > 2:
+        raise ValidationError({"parent": [f"'{intent_code}': the tree has three levels (domain, category, topic)."]})
+    node = IntentNode.objects.filter(intent_code=intent_code).first() or IntentNode(intent_code=intent_code)
+    node.name, node.kind, node.parent, node.level = name, kind, parent, level
+    node.mcp_tool_id, node.require_confirm = mcp_tool_id or "", require_confirm
+    node.description, node.examples, node.sort_order, node.enabled = description, list(examples), sort_order, enabled
+    node.deleted_at = None
+    node.full_clean()
+    node.save()
+    return node
+
+
+@transaction.atomic
+def mcp_tool_save(
+    *, name: str, title: str = "", description: str = "", input_schema: dict | None = None,
+    annotations: dict | None = None, server: str = "",
+) -> McpTool:
+    """Create or update an MCP tool definition (as ``tools/list`` returns it)."""
+    obj = McpTool.objects.filter(name=name).first() or McpTool(name=name)
+    obj.title, obj.description = title, description
+    obj.input_schema = input_schema or {"type": "object"}
+    obj.annotations, obj.server = annotations or {}, server
+    obj.full_clean()
+    obj.save()
+    return obj

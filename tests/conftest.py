@@ -1,0 +1,42 @@
+"""Shared fixtures: the demo catalogs loaded through the real services, and logged-in clients."""
+from __future__ import annotations
+
+import pytest
+
+from skills_app.demo_catalogs import demo_load
+
+
+@pytest.fixture
+def bitmall(db):
+    """The bitmall demo catalog (seed 000) in the test database."""
+    return demo_load(name="bitmall")
+
+
+@pytest.fixture
+def returns(db):
+    """The returns demo catalog (seed 004) in the test database."""
+    return demo_load(name="returns")
+
+
+@pytest.fixture
+def staff_user(db, django_user_model):
+    return django_user_model.objects.create_user(username="ops", password="ops-pass-123", is_staff=True)
+
+
+@pytest.fixture
+def staff_client(client, staff_user):
+    """A Django test client logged in as a staff user."""
+    client.force_login(staff_user)
+    return client
+
+
+@pytest.fixture
+def api_client(staff_user):
+    """A DRF client authenticated with the staff user's token."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    token, _ = Token.objects.get_or_create(user=staff_user)
+    c = APIClient()
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return c
