@@ -144,6 +144,8 @@ def demo_load(*, name: str = DEFAULT_DEMO, replace: bool = False) -> DemoSummary
         summary.skills += 1
         if Skill.objects.live().filter(skill_code=spec["code"]).exists():
             continue  # staff may have edited it: never overwrite
+        if not summary.replaced and Skill.objects.filter(skill_code=spec["code"]).exists():
+            continue  # staff deleted it: a re-run does not resurrect it (restore is explicit)
         try:
             services.skill_create(skill_code=spec["code"], **fields)
         except ValidationError as exc:
@@ -164,7 +166,9 @@ def demo_load(*, name: str = DEFAULT_DEMO, replace: bool = False) -> DemoSummary
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise DemoError(f"{path}: scenario file not found") from None
-        meta = yaml.safe_load(text) or {}
+        meta = _read_yaml(path)
+        if not isinstance(meta, dict):
+            raise DemoError(f"{path}: a scenario file is a mapping with name and steps")
         summary.scenarios.append(meta.get("name", path.stem))
         if Scenario.objects.filter(name=meta.get("name", path.stem)).exists():
             continue

@@ -97,6 +97,8 @@ def skill_update(*, skill: Skill, user: Any = None, **changes: Any) -> Skill:
     if "skill_code" in changes and changes["skill_code"] != skill.skill_code:
         raise ValidationError({"skill_code": [f"skill code '{skill.skill_code}' cannot be changed after creation."]})
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
+    if locked.deleted_at is not None:
+        raise ValidationError(f"skill '{locked.skill_code}' is deleted; restore it before editing.")
     merged = {f: changes.get(f, getattr(locked, f)) for f in EDITABLE_FIELDS}
     try:
         clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],

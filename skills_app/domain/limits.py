@@ -6,7 +6,7 @@ import re
 SKILL_CODE_MIN_LENGTH = 2
 SKILL_CODE_MAX_LENGTH = 64
 #: lowercase letter first, then lowercase letters/digits with single ``_`` or ``-`` separators.
-SKILL_CODE_PATTERN = re.compile(r"^[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*$")
+SKILL_CODE_PATTERN = re.compile(r"\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\Z")
 NAME_MAX_LENGTH = 64
 DESCRIPTION_MAX_LENGTH = 512
 INTENT_DESCRIPTION_MAX_LENGTH = 512
@@ -29,5 +29,5 @@ def is_valid_skill_code(code: str) -> bool:
     return (
         isinstance(code, str)
         and SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH
-        and SKILL_CODE_PATTERN.match(code) is not None
+        and SKILL_CODE_PATTERN.fullmatch(code) is not None  # not match(): `$` would let "ab\n" through
     )

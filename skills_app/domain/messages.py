@@ -12,6 +12,9 @@ from typing import Any, Iterable, Mapping
 from .errors import MessageError
 
 ROLES = ("user", "assistant", "tool", "system")
+#: Roles accepted on input and the role they are read as (OpenAI's newer ``developer`` role is a
+#: system message).
+ROLE_ALIASES = {"developer": "system"}
 STATES = ("success", "error")
 
 
@@ -101,6 +104,7 @@ def parse_message(raw: Any, index: int = 0) -> Message:
     if not isinstance(raw, Mapping):
         raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
+    role = ROLE_ALIASES.get(role, role)
     if role not in ROLES:
         raise MessageError(f"role must be one of {', '.join(ROLES)}, got {role!r}", index=index)
     raw_calls = raw.get("tool_calls") or []

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 import jsonschema
 
 from .catalog import BUILTIN, Catalog, Restriction, Skill
-from .errors import UnknownRestrictionError
+from .errors import MessageError, UnknownRestrictionError
 from .limits import LOAD_SKILL, is_valid_skill_code
 from .messages import Message, ToolCall, as_messages
 
@@ -311,13 +311,20 @@ def check_call(
     disabled or malformed code (refused ``unknown_skill`` before anything is read) → masked
     (refused with the skill to load) → access profile (``not_permitted``) → stage (``stage``) →
     arguments against ``inputSchema`` (``invalid_arguments``) → ``require_confirm`` (``confirm``)
-    → allowed. Raises ``UnknownRestrictionError`` for an unknown profile or stage name.
+    → allowed. Raises ``UnknownRestrictionError`` for an unknown profile or stage name and
+    ``MessageError`` when the call's arguments are not a JSON object (or JSON text of one).
     """
     if not isinstance(call, ToolCall):
+        call_name = str(call.get("name", ""))
         arguments = call.get("arguments") or {}
         if isinstance(arguments, str):
-            arguments = json.loads(arguments or "{}")
-        call = ToolCall(name=str(call.get("name", "")), arguments=arguments, id=str(call.get("id") or ""))
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise MessageError(f"call ({call_name}): arguments are not valid JSON: {exc.msg}") from None
+        if not isinstance(arguments, Mapping):
+            raise MessageError(f"call ({call_name}): arguments must be a JSON object")
+        call = ToolCall(name=call_name, arguments=dict(arguments), id=str(call.get("id") or ""))
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(

@@ -1,7 +1,7 @@
 """Scenario scripts (DESIGN §4): YAML → ``Script``, with file and line on every error."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import yaml
@@ -89,7 +89,7 @@ def _parse_calls(raw: Any, node: yaml.Node | None, source: str, line: int) -> tu
             raise ScriptError("a call has no tool name", source=source, line=item_line)
         if not isinstance(args, Mapping):
             raise ScriptError(f"arguments of '{name}' must be a mapping", source=source, line=item_line)
-        calls.append(ToolCall(name=name, arguments=dict(args), id=f"call_{line}_{i + 1}"))
+        calls.append(ToolCall(name=name, arguments=dict(args)))
     return tuple(calls)
 
 
@@ -170,6 +170,9 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
                     f"result of '{tool_name}' must be text or {{content, state: success|error}}",
                     source=source, line=body_line,
                 )
+        if "expect" in body and "expect" in raw:
+            raise ScriptError("'expect' is given twice (inside and beside 'assistant'); keep one",
+                              source=source, line=line)
         expect_raw = body.get("expect") if "expect" in body else raw.get("expect")
         expect_node = _mapping_child(body_node, "expect") or _mapping_child(node, "expect")
         expect = _parse_expect(expect_raw, source, _line(expect_node, line))
@@ -188,6 +191,21 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
         raise ScriptError("evict.tool must be a tool name", source=source, line=body_line)
     drop = _parse_indices(body["index"], "evict.index", source, body_line) if "index" in body else ()
     return Step(kind=kind, line=line, evict_tool=tool, drop=drop)
+
+
+def _number_calls(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """Give every call a script-wide unique id ``call_1``, ``call_2`` … in order. Ids built from
+    line numbers collide when several steps share a line (flow style), and a bare result answering
+    a colliding ``load_skill`` id would count as a loaded manual."""
+    out: list[Step] = []
+    n = 0
+    for step in steps:
+        calls = []
+        for c in step.calls:
+            n += 1
+            calls.append(replace(c, id=f"call_{n}"))
+        out.append(replace(step, calls=tuple(calls)) if calls else step)
+    return tuple(out)
 
 
 def parse_script(text: str, *, source: str = "<script>") -> Script:
@@ -231,6 +249,7 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
         raise ScriptError("'allowed_tools' must be a list of tool names", source=source,
                           line=_line(_mapping_child(node, "allowed_tools")))
     steps = tuple(_parse_step(raw, _seq_child(steps_node, i), source) for i, raw in enumerate(steps_raw))
+    steps = _number_calls(steps)
     if not any(s.kind == "assistant" for s in steps):
         raise ScriptError("a script needs at least one assistant step (a round sits before each)",
                           source=source, line=_line(steps_node))

@@ -20,9 +20,11 @@ class Command(BaseCommand):
         user = User.objects.filter(username=username).first()
         if user is None:
             user = User.objects.create_superuser(username=username, email="", password=password)
-            note = "created"
+            self.stdout.write(f"admin login created: user '{username}', password '{password}'")
         else:
-            note = "exists (password unchanged)"
+            self.stdout.write(
+                f"admin login: user '{username}' (exists; password as first set — "
+                f"'{password}' unless it was changed since)"
+            )
         token, _ = Token.objects.get_or_create(user=user)
-        self.stdout.write(f"admin login {note}: user '{username}', password '{password}' (if unchanged)")
         self.stdout.write(f"runtime API token: {token.key}")

@@ -1,0 +1,93 @@
+"""Access profiles and stages (DESIGN §2–§3, seed 004): they restrict MCP tools only, an unknown
+name is an error, and a tool missing from the registry drops out with a warning."""
+from __future__ import annotations
+
+import pytest
+
+from skills_app.domain import UnknownRestrictionError, compute_round, resolve_restrictions
+
+from .factories import BUILTINS, loaded, shop
+
+PROFILES = {"clerk": {"lookup", "cancel", "ship"}, "guest": set(), "stale": {"lookup", "retired_tool"}}
+STAGES = {"query": {"lookup", "export"}, "act": {"cancel", "refund", "ship", "lookup"}}
+
+
+def catalog():
+    return shop(profiles=PROFILES, stages=STAGES)
+
+
+@pytest.mark.parametrize(
+    ("profile", "stage", "messages", "mcp_visible", "withheld"),
+    [
+        pytest.param(None, None, [], ("lookup", "export"), {}, id="no restriction"),
+        pytest.param("clerk", None, [], ("lookup",), {"export": "not_permitted"},
+                     id="a profile drops MCP tools outside it"),
+        pytest.param(None, "query", [], ("lookup", "export"), {}, id="a stage allowing every unmasked tool"),
+        pytest.param("clerk", "query", [], ("lookup",), {"export": "not_permitted"},
+                     id="profile and stage intersect"),
+        pytest.param("clerk", "act", loaded("alpha") + loaded("beta"), ("lookup", "cancel", "ship"),
+                     {"refund": "not_permitted", "export": "not_permitted"},
+                     id="released tools outside the profile stay hidden"),
+        pytest.param(None, "act", loaded("alpha"), ("lookup", "refund", "cancel"), {"export": "stage"},
+                     id="a stage drops released tools outside it"),
+        pytest.param("guest", None, loaded("alpha"), (), {"lookup": "not_permitted", "refund": "not_permitted",
+                                                          "cancel": "not_permitted", "export": "not_permitted"},
+                     id="an empty profile leaves only the builtins"),
+    ],
+)
+def test_restrictions_apply_to_mcp_tools_only(profile, stage, messages, mcp_visible, withheld) -> None:
+    view = compute_round(catalog(), messages, access_profile=profile, stage=stage)
+    assert view.mcp_visible == mcp_visible
+    assert view.builtins == BUILTINS  # builtins are never subject to profiles or stages
+    assert view.visible == BUILTINS + mcp_visible
+    assert dict(view.withheld) == withheld
+
+
+def test_masked_tools_are_reported_masked_not_withheld() -> None:
+    view = compute_round(catalog(), [], access_profile="guest")
+    assert dict(view.masked) == {"refund": "alpha", "cancel": "alpha", "ship": "beta"}
+    assert set(view.withheld) == {"lookup", "export"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param({"access_profile": "admin"}, "unknown access profile 'admin'; access profiles on offer: "
+                                                  "clerk, guest, stale", id="unknown profile"),
+        pytest.param({"stage": "refund"}, "unknown stage 'refund'; stages on offer: act, query", id="unknown stage"),
+        pytest.param({"access_profile": "clerk", "stage": "ship"}, "unknown stage 'ship'; stages on offer: act, query",
+                     id="unknown stage with a known profile"),
+    ],
+)
+def test_an_unknown_name_is_an_error_listing_the_names_on_offer(kwargs, message) -> None:
+    with pytest.raises(UnknownRestrictionError) as exc:
+        compute_round(catalog(), [], **kwargs)
+    assert exc.value.message == message
+
+
+def test_an_unknown_name_is_an_error_even_when_none_are_defined() -> None:
+    with pytest.raises(UnknownRestrictionError) as exc:
+        resolve_restrictions(shop(), stage="query")
+    assert exc.value.message == "unknown stage 'query'; stages on offer: none defined"
+    assert exc.value.details == {"kind": "stage", "name": "query", "known": []}
+
+
+def test_a_profile_listing_an_unregistered_tool_warns_and_drops_it() -> None:
+    view = compute_round(catalog(), [], access_profile="stale")
+    assert view.mcp_visible == ("lookup",)
+    assert view.warnings == ("access profile 'stale' lists tools that are no longer registered: retired_tool",)
+
+
+def test_a_stage_losing_a_tool_from_the_registry_warns_instead_of_failing() -> None:
+    base = catalog()
+    without_export = type(base)(tools=tuple(t for t in base.tools if t.name != "export"), skills=base.skills,
+                                profiles=base.profiles, stages=base.stages)
+    view = compute_round(without_export, [], stage="query")
+    assert view.mcp_visible == ("lookup",)
+    assert view.warnings == ("stage 'query' lists tools that are no longer registered: export",)
+
+
+def test_an_explicit_allowed_list_narrows_mcp_tools_and_warns_about_strangers() -> None:
+    view = compute_round(catalog(), [], allowed_tools=["export", "search_knowledge", "nope"])
+    assert view.visible == BUILTINS + ("export",)
+    assert view.warnings == ("allowed tools that are not registered: nope",)

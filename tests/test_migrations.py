@@ -1,0 +1,15 @@
+"""The models and the committed migrations agree (a missing migration fails here, not in CI's migrate)."""
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+
+@pytest.mark.django_db
+def test_no_model_change_lacks_a_migration():
+    out = StringIO()
+    try:
+        call_command("makemigrations", "--check", "--dry-run", stdout=out, stderr=out)
+    except SystemExit as exc:  # makemigrations --check exits 1 when a migration is missing
+        pytest.fail(f"models changed without a migration:\n{out.getvalue()} (exit {exc.code})")
+    assert "No changes detected" in out.getvalue()

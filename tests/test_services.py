@@ -1,0 +1,163 @@
+"""Writes through ``skills_app.services`` against the bitmall demo (DESIGN §2): refused saves
+name the offending id and write nothing; versions move only on real changes; codes are immutable;
+soft delete and restore; disabling a skill releases its tools in the draft catalog."""
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from skills_app import selectors, services
+from skills_app.domain import compute_round
+from skills_app.models import IntentNode, Scenario, Skill
+
+NEW = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
+       "content": "# 退款\n先查订单。"}
+
+
+def skill(code: str) -> Skill:
+    return Skill.objects.live().get(skill_code=code)
+
+
+def masked_now() -> dict[str, str]:
+    return dict(compute_round(selectors.catalog_draft(), []).masked)
+
+
+@pytest.mark.parametrize(
+    ("tool_ids", "message"),
+    [
+        pytest.param(["query_order", "load_skill"], "'load_skill' is a builtin tool and can never be gated by a skill.",
+                     id="a builtin name"),
+        pytest.param(["cancel_orders"], "'cancel_orders' is not the tool of any MCP node.", id="an unknown id"),
+        pytest.param(["query_order", "cancel_order"], "'cancel_order' belongs only to a disabled or deleted MCP node.",
+                     id="the id of a disabled MCP node"),
+    ],
+)
+def test_skill_create_refuses_bad_tool_ids_naming_them_and_saves_nothing(bitmall, tool_ids, message) -> None:
+    IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
+    before = Skill.objects.count()
+    with pytest.raises(ValidationError) as exc:
+        services.skill_create(**NEW, tool_ids=tool_ids)
+    assert exc.value.message_dict == {"tool_ids": [message]}
+    assert Skill.objects.count() == before
+    assert not Skill.objects.filter(skill_code="refund_help").exists()
+
+
+def test_a_node_under_a_disabled_parent_no_longer_registers_its_tool(bitmall) -> None:
+    IntentNode.objects.filter(intent_code="order_change").update(enabled=False)
+    with pytest.raises(ValidationError) as exc:
+        services.skill_create(**NEW, tool_ids=["change_address"])
+    assert exc.value.message_dict == {"tool_ids": ["'change_address' belongs only to a disabled or deleted MCP node."]}
+
+
+def test_a_tool_id_named_by_another_enabled_node_is_still_accepted(bitmall) -> None:
+    IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
+    services.intent_node_save(intent_code="cancel_again", name="再次取消", kind=IntentNode.Kind.MCP,
+                              parent=IntentNode.objects.get(intent_code="order_query"), mcp_tool_id="cancel_order")
+    created = services.skill_create(**NEW, tool_ids=["cancel_order"])
+    assert created.tool_ids == ["cancel_order"]
+
+
+def test_skill_create_normalizes_tool_ids_and_starts_at_version_1(bitmall) -> None:
+    created = services.skill_create(**NEW, tool_ids=["query_order", " ", "pay_order", "query_order"])
+    created.refresh_from_db()
+    assert (created.tool_ids, created.version) == (["query_order", "pay_order"], 1)
+
+
+def test_skill_create_refuses_a_code_a_live_skill_has(bitmall) -> None:
+    with pytest.raises(ValidationError) as exc:
+        services.skill_create(**{**NEW, "skill_code": "order_change"})
+    assert exc.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
+    assert Skill.objects.filter(skill_code="order_change").count() == 1
+
+
+def test_skill_update_bumps_version_only_when_something_changed(bitmall) -> None:
+    s = skill("order_change")
+    assert s.version == 1
+    same = services.skill_update(skill=s, name=s.name, description=s.description, content=s.content,
+                                 tool_ids="cancel_order, change_address, cancel_order", sort_order=s.sort_order)
+    assert same.version == 1
+    changed = services.skill_update(skill=s, description="取消订单或修改地址时加载")
+    assert changed.version == 2
+    assert skill("order_change").version == 2
+    reordered = services.skill_update(skill=s, tool_ids=["change_address", "cancel_order"])
+    assert (reordered.version, reordered.tool_ids) == (3, ["change_address", "cancel_order"])
+
+
+def test_a_refused_update_saves_nothing(bitmall) -> None:
+    s = skill("order_change")
+    with pytest.raises(ValidationError) as exc:
+        services.skill_update(skill=s, name="新名字", tool_ids=["cancel_order", "flush_memory"])
+    assert exc.value.message_dict == {
+        "tool_ids": ["'flush_memory' is a builtin tool and can never be gated by a skill."]}
+    fresh = skill("order_change")
+    assert (fresh.name, fresh.tool_ids, fresh.version) == ("订单修改", ["cancel_order", "change_address"], 1)
+
+
+def test_the_skill_code_is_immutable(bitmall) -> None:
+    s = skill("order_change")
+    with pytest.raises(ValidationError) as exc:
+        services.skill_update(skill=s, skill_code="order_edit")
+    assert exc.value.message_dict == {
+        "skill_code": ["skill code 'order_change' cannot be changed after creation."]}
+    assert skill("order_change").version == 1
+    assert not Skill.objects.filter(skill_code="order_edit").exists()
+
+
+def test_disabling_a_skill_releases_its_tools_in_the_draft_catalog(bitmall) -> None:
+    assert {"cancel_order", "change_address"} <= set(masked_now())
+    disabled = services.skill_set_enabled(skill=skill("order_change"), enabled=False)
+    assert (disabled.enabled, disabled.version) == (False, 2)
+    view = compute_round(selectors.catalog_draft(), [])
+    assert "cancel_order" not in view.masked and "change_address" not in view.masked
+    assert {"cancel_order", "change_address"} <= set(view.visible)
+    assert view.count == 13
+    services.skill_set_enabled(skill=disabled, enabled=True)
+    assert {"cancel_order", "change_address"} <= set(masked_now())
+
+
+def test_deleting_a_skill_releases_its_tools_and_restoring_masks_them_again(bitmall) -> None:
+    deleted = services.skill_delete(skill=skill("order_checkout"))
+    assert deleted.deleted_at is not None and deleted.version == 2
+    assert not Skill.objects.live().filter(skill_code="order_checkout").exists()
+    assert set(masked_now()) == {"apply_after_sale", "cancel_order", "change_address"}
+    restored = services.skill_restore(skill=deleted)
+    assert restored.deleted_at is None and restored.version == 3
+    assert set(masked_now()) >= {"update_cart_item", "create_order", "pay_order"}
+
+
+def test_restore_is_refused_when_a_live_skill_took_the_code(bitmall) -> None:
+    old = services.skill_delete(skill=skill("order_change"))
+    services.skill_create(**{**NEW, "skill_code": "order_change"}, tool_ids=["cancel_order"])
+    with pytest.raises(ValidationError) as exc:
+        services.skill_restore(skill=old)
+    assert exc.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
+    old.refresh_from_db()
+    assert old.deleted_at is not None
+    assert Skill.objects.live().get(skill_code="order_change").name == NEW["name"]
+
+
+def test_restore_is_refused_when_a_tool_id_no_longer_validates(bitmall) -> None:
+    old = services.skill_delete(skill=skill("after_sale_apply"))
+    IntentNode.objects.filter(mcp_tool_id="apply_after_sale").update(enabled=False)
+    with pytest.raises(ValidationError) as exc:
+        services.skill_restore(skill=old)
+    assert exc.value.message_dict == {
+        "tool_ids": ["'apply_after_sale' belongs only to a disabled or deleted MCP node."]}
+    old.refresh_from_db()
+    assert old.deleted_at is not None
+
+
+def test_scenario_save_refuses_bad_yaml_naming_the_line(bitmall) -> None:
+    before = Scenario.objects.count()
+    with pytest.raises(ValidationError) as exc:
+        services.scenario_save(name="broken", script="steps:\n  - user: hi\n   - assistant: x\n")
+    assert exc.value.message_dict == {"script": [
+        "scenario 'broken':3: invalid YAML: expected <block end>, but found '<block sequence start>'"]}
+    assert Scenario.objects.count() == before
+
+
+def test_scenario_save_replaces_a_scenario_by_name(bitmall) -> None:
+    services.scenario_save(name="probe", script="- assistant: x\n")
+    services.scenario_save(name="probe", script="- assistant: y\n", description="second")
+    assert list(Scenario.objects.filter(name="probe").values_list("script", "description")) == [
+        ("- assistant: y\n", "second")]
