@@ -18,6 +18,8 @@ def simulation_text(sim: Simulation) -> str:
     lines.append(
         f"scenario {sim.scenario} ({source}) · access profile: {sim.access_profile or '—'} · stage: {sim.stage or '—'}"
     )
+    if sim.allowed_tools is not None:
+        lines.append(f"allowed tools: {', '.join(sim.allowed_tools) or '— (none)'}")
     for w in sim.warnings:
         lines.append(f"warning: {w}")
     for r in sim.rounds:

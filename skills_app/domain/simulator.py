@@ -107,6 +107,7 @@ class Simulation:
     access_profile: str | None = None
     stage: str | None = None
     release: int | None = None
+    allowed_tools: tuple[str, ...] | None = None
     events: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     messages: tuple[Message, ...] = ()
@@ -127,6 +128,7 @@ class Simulation:
             "release": self.release,
             "access_profile": self.access_profile,
             "stage": self.stage,
+            "allowed_tools": list(self.allowed_tools) if self.allowed_tools is not None else None,
             "rounds": [r.as_dict() for r in self.rounds],
             "matrix": {k: list(v) for k, v in self.matrix.items()},
             "events": list(self.events),
@@ -300,6 +302,7 @@ def simulate(
         access_profile=restrictions.profile,
         stage=restrictions.stage,
         release=catalog.release,
+        allowed_tools=tuple(allowed) if allowed is not None else None,
         events=tuple(events),
         warnings=restrictions.warnings,
         messages=tuple(context),
