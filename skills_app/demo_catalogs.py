@@ -74,7 +74,7 @@ def _walk_nodes(items: list[dict], parent: IntentNode | None, codes: list[str]) 
 
 def _holds_other_data(name: str) -> str | None:
     """Why loading demo ``name`` would mix catalogs, or ``None`` when it is safe."""
-    current = ConsoleSettings.load().catalog_name
+    current = ConsoleSettings.current().catalog_name
     if current == name:
         return None
     if current:

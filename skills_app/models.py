@@ -206,5 +206,11 @@ class ConsoleSettings(models.Model):
 
     @classmethod
     def load(cls) -> "ConsoleSettings":
+        """The settings row for writing (created on first use)."""
         obj, _created = cls.objects.get_or_create(pk=1)
         return obj
+
+    @classmethod
+    def current(cls) -> "ConsoleSettings":
+        """The settings for reading: the saved row, or the defaults (never writes)."""
+        return cls.objects.filter(pk=1).first() or cls(pk=1)

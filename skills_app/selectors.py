@@ -90,7 +90,7 @@ def _domain_skill(s: Skill) -> dom.Skill:
 def catalog_draft() -> dom.Catalog:
     """The draft catalog as the rule sees it: builtins then MCP tools in intent-tree order, live
     skills, profiles, stages and the marker/eviction settings. A fixed number of queries."""
-    settings = ConsoleSettings.load()
+    settings = ConsoleSettings.current()
     tools: list[dom.Tool] = []
     for b in BuiltinTool.objects.order_by("sort_order", "name"):
         tools.append(dom.Tool(name=b.name, kind=dom.BUILTIN, description=b.description,

@@ -1,0 +1,62 @@
+"""Refusals the runtime API raises itself (DESIGN §5), on top of ``skills_app.domain`` errors.
+
+They subclass ``DomainError`` so the one exception handler
+(``skills_app.api.exception_handlers.api_exception_handler``) renders every refusal the same way:
+``{"error": {"code", "message", "details"}}`` with ``status_code`` as the HTTP status (domain
+errors without one answer 400).
+"""
+from __future__ import annotations
+
+from skills_app.domain import DomainError
+from skills_app.domain.validation import validate_skill_code
+
+
+class ApiError(DomainError):
+    """A refusal with its own HTTP status (``status_code``)."""
+
+    status_code = 400
+
+
+class ReleaseNotFoundError(ApiError):
+    """``?release=N`` / body ``release`` names a release that was never published (404).
+
+    ``known`` lists the published release numbers (none exist yet).
+    """
+
+    code = "release_not_found"
+    status_code = 404
+
+    def __init__(self, number: int, *, known: list[int]) -> None:
+        on_offer = ", ".join(str(n) for n in known) if known else "none has been published yet"
+        super().__init__(
+            f"release {number} does not exist; releases on offer: {on_offer}",
+            details={"release": number, "known": known},
+        )
+
+
+class InvalidSkillCodeError(ApiError):
+    """A skill code that breaks the pattern of DESIGN §2 (400); refused before anything is read."""
+
+    code = "invalid_skill_code"
+    status_code = 400
+
+    def __init__(self, skill_code: str) -> None:
+        problems = validate_skill_code(skill_code) or [f"skill code {skill_code!r} is malformed."]
+        super().__init__(problems[0], details={"skill_code": skill_code})
+
+
+class SkillNotFoundError(ApiError):
+    """A well-formed code that names no enabled skill (unknown, disabled or deleted): 404.
+
+    ``message`` defaults to a sentence naming the skills on offer; ``details.known`` lists them.
+    """
+
+    code = "skill_not_found"
+    status_code = 404
+
+    def __init__(self, skill_code: str, *, known: list[str], message: str | None = None) -> None:
+        on_offer = ", ".join(known) if known else "none"
+        super().__init__(
+            message or f"skill '{skill_code}' is unknown or disabled; skills on offer: {on_offer}",
+            details={"skill_code": skill_code, "known": known},
+        )

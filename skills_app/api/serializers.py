@@ -1,0 +1,198 @@
+"""Serializers shared by the runtime endpoints (DESIGN §5).
+
+Per-endpoint input and output serializers live nested in their view (``views.py``); here are the
+pieces several endpoints share: the message list, the tool call, the round restrictions, the
+catalog items and the error shape. Messages are parsed by the domain (``parse_messages``), so a
+bad message is refused with ``invalid_messages`` naming its 0-based index, exactly as in the
+console and the CLI.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from rest_framework import serializers
+
+from skills_app.domain import Message, ToolCall, parse_messages
+from skills_app.domain.limits import TOOL_NAME_MAX_LENGTH
+from skills_app.domain.messages import ROLES, STATES
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+@extend_schema_serializer(component_name="ErrorBody")
+class ErrorBodySerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable machine-readable reason, e.g. `invalid_messages`.")
+    message = serializers.CharField(help_text="A sentence naming the item and the cause.")
+    details = serializers.DictField(help_text="JSON details; field errors map a field path to messages.")
+
+
+@extend_schema_serializer(component_name="Error")
+class ErrorSerializer(serializers.Serializer):
+    """``{"error": {"code", "message", "details"}}`` — every 4xx answer of the API."""
+
+    error = ErrorBodySerializer()
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+@extend_schema_serializer(component_name="ToolCall")
+class ToolCallDocSerializer(serializers.Serializer):
+    """A call in an assistant message (documentation of the accepted shape)."""
+
+    id = serializers.CharField(required=False)
+    name = serializers.CharField(help_text="Tool name (or OpenAI `function.name`).")
+    arguments = serializers.JSONField(
+        required=False, help_text="Object, or a JSON string of an object (OpenAI `function.arguments`)."
+    )
+
+
+@extend_schema_serializer(component_name="Message")
+class MessageDocSerializer(serializers.Serializer):
+    """A retained message, DESIGN §5 shape (OpenAI chat shape is accepted too)."""
+
+    role = serializers.ChoiceField(choices=ROLES)
+    content = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    tool_calls = ToolCallDocSerializer(many=True, required=False)
+    tool_call_id = serializers.CharField(required=False)
+    state = serializers.ChoiceField(choices=STATES, required=False, help_text="Tool results; default success.")
+    metadata = serializers.DictField(
+        required=False, help_text="E.g. `{\"ragent_loaded_skill\": \"order_change\", \"skill_version\": 3}`."
+    )
+
+
+@extend_schema_field(MessageDocSerializer(many=True))
+class MessagesField(serializers.Field):
+    """The retained messages of a conversation → ``tuple[skills_app.domain.Message, ...]``.
+
+    Parsed by ``skills_app.domain.parse_messages`` (DESIGN §5 and OpenAI chat shapes). A bad
+    message raises the domain's ``MessageError`` (not a field error), which the exception handler
+    answers with 400 ``invalid_messages`` and ``details = {"index", "cause"}``.
+    """
+
+    def to_internal_value(self, data: Any) -> tuple[Message, ...]:
+        return parse_messages(data)
+
+    def to_representation(self, value: Any) -> list[dict[str, Any]]:
+        return [m.as_dict() for m in value]
+
+
+# --- calls and restrictions -------------------------------------------------------------------
+
+
+@extend_schema_serializer(component_name="CallInput")
+class CallInputSerializer(serializers.Serializer):
+    """A tool call to check → ``skills_app.domain.ToolCall``.
+
+    ``{"name", "arguments"}`` with ``arguments`` an object or a JSON string of one; OpenAI's
+    ``{"id", "type": "function", "function": {"name", "arguments"}}`` is accepted too.
+    """
+
+    id = serializers.CharField(required=False, allow_blank=True, default="")
+    name = serializers.CharField(max_length=TOOL_NAME_MAX_LENGTH)
+    arguments = serializers.JSONField(required=False, default=dict)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("function"), dict):
+            data = {"id": data.get("id") or "", **data["function"]}
+        return super().to_internal_value(data)
+
+    def validate_arguments(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise serializers.ValidationError(f"arguments are not valid JSON: {exc.msg}") from None
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("arguments must be a JSON object.")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> ToolCall:
+        return ToolCall(name=attrs["name"], arguments=attrs["arguments"], id=attrs.get("id") or "")
+
+
+class ReleaseField(serializers.IntegerField):
+    """A release number (≥ 1); absent or ``null`` = the latest."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("help_text", "Release number; omit for the latest (the draft until releases exist).")
+        super().__init__(**kwargs)
+
+
+@extend_schema_serializer(component_name="ReleaseQuery")
+class ReleaseQuerySerializer(serializers.Serializer):
+    """``?release=N`` on any runtime endpoint."""
+
+    release = ReleaseField()
+
+
+class RoundInputSerializer(serializers.Serializer):
+    """Base input of the endpoints that compute a round: messages, restrictions, release."""
+
+    messages = MessagesField(help_text="Messages retained in context at this moment.")
+    access_profile = serializers.CharField(
+        required=False, allow_null=True, help_text="Access profile name; unknown → 400 unknown_restriction."
+    )
+    allowed_tools = serializers.ListField(
+        child=serializers.CharField(), required=False, allow_null=True,
+        help_text="Explicit MCP tool names the user may use (stands in for or narrows a profile).",
+    )
+    stage = serializers.CharField(
+        required=False, allow_null=True, help_text="Task stage name; unknown → 400 unknown_restriction."
+    )
+    release = ReleaseField()
+
+    def restrictions(self) -> dict[str, Any]:
+        """Keyword arguments for ``compute_round`` / ``check_call``."""
+        data = self.validated_data
+        return {
+            "access_profile": data.get("access_profile"),
+            "stage": data.get("stage"),
+            "allowed_tools": data.get("allowed_tools"),
+        }
+
+
+# --- catalog items ----------------------------------------------------------------------------
+
+
+@extend_schema_serializer(component_name="BuiltinTool")
+class BuiltinToolSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    parameters = serializers.DictField(help_text="JSON Schema of the arguments.")
+
+
+@extend_schema_serializer(component_name="McpTool")
+class McpToolSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    inputSchema = serializers.DictField(help_text="JSON Schema of the arguments (MCP `inputSchema`).")
+    annotations = serializers.DictField(help_text="MCP tool annotations.")
+    require_confirm = serializers.BooleanField()
+
+
+@extend_schema_serializer(component_name="CatalogSkill")
+class CatalogSkillSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    tool_ids = serializers.ListField(child=serializers.CharField(), help_text="MCP tools this manual gates.")
+    sort_order = serializers.IntegerField()
+    version = serializers.IntegerField()
+    content_sha256 = serializers.CharField(help_text="Hex SHA-256 of the manual's markdown (UTF-8).")
+
+
+@extend_schema_serializer(component_name="Restriction")
+class RestrictionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    tools = serializers.ListField(child=serializers.CharField(), help_text="MCP tool names, registration order.")

@@ -1,0 +1,287 @@
+"""The runtime JSON API of DESIGN §5: one ``APIView`` per operation, nested input and output
+serializers, and nothing but the domain underneath (``compute_round``, ``check_call``,
+``load_skill``) applied to ``runtime_catalog()``.
+
+Authentication and permissions come from ``settings.REST_FRAMEWORK`` (token first, then session;
+authenticated users only); every error is rendered by
+``skills_app.api.exception_handlers.api_exception_handler``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponseNotModified
+from django.utils.http import parse_etags
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import exceptions, serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from skills_app.domain import check_call, compute_round, load_skill
+from skills_app.domain.limits import is_valid_skill_code
+
+from .errors import InvalidSkillCodeError, SkillNotFoundError
+from .runtime import body_sha256, catalog_payload, content_sha256, runtime_catalog
+from .serializers import (
+    BuiltinToolSerializer,
+    CallInputSerializer,
+    CatalogSkillSerializer,
+    ErrorSerializer,
+    McpToolSerializer,
+    MessagesField,
+    ReleaseField,
+    ReleaseQuerySerializer,
+    RestrictionSerializer,
+    RoundInputSerializer,
+)
+
+TAG = "runtime"
+CACHE_CONTROL = "private, no-cache"
+
+RELEASE_PARAMETER = OpenApiParameter(
+    "release", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+    description="Release number; omit for the latest. No release exists yet: any number answers 404 "
+                "`release_not_found`.",
+)
+
+
+def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    text = {
+        400: "Invalid input (`invalid`, `malformed_json`, `invalid_messages`, `unknown_restriction`, "
+             "`invalid_skill_code`).",
+        401: "No or invalid token (`not_authenticated`, `authentication_failed`).",
+        404: "Unknown release or skill (`release_not_found`, `skill_not_found`).",
+    }
+    return {s: OpenApiResponse(ErrorSerializer, description=text[s]) for s in statuses}
+
+
+def _if_none_match(header: str | None, etag: str) -> bool:
+    """True when an ``If-None-Match`` header matches ``etag`` (RFC 9110 §13.1.2).
+
+    ``*`` matches any current representation; otherwise the header is a comma-separated list of
+    entity tags compared with the *weak* comparison function (``W/"x"`` matches ``"x"``).
+    """
+    if not header:
+        return False
+    tags = parse_etags(header)
+    if tags == ["*"]:
+        return True
+    target = etag.removeprefix("W/")
+    return any(tag.removeprefix("W/") == target for tag in tags)
+
+
+def _requested_release(request: Request, body: dict[str, Any] | None = None) -> int | None:
+    """The release asked for by ``?release=N`` or body ``release`` (``None`` = the latest).
+
+    Raises DRF ``ValidationError`` (400 ``invalid``) for a malformed number or two different ones.
+    """
+    query = ReleaseQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    from_query = query.validated_data.get("release")
+    from_body = (body or {}).get("release")
+    if from_query is not None and from_body is not None and from_query != from_body:
+        raise exceptions.ValidationError(
+            {"release": [f"release {from_body} in the body and {from_query} in the query differ."]}
+        )
+    return from_body if from_body is not None else from_query
+
+
+class RuntimeApi(APIView):
+    """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts)."""
+
+    parser_classes = [JSONParser]
+    renderer_classes = [JSONRenderer]
+
+
+class CatalogApi(RuntimeApi):
+    """``GET runtime/catalog`` — the catalog the agent is served (DESIGN §5)."""
+
+    @extend_schema_serializer(component_name="RuntimeCatalog")
+    class OutputSerializer(serializers.Serializer):
+        release = serializers.IntegerField(allow_null=True, help_text="Release number; null = the draft.")
+        sha256 = serializers.CharField(
+            help_text="Hex SHA-256 of the canonical JSON of this body without `sha256` (sorted keys, "
+                      "separators `,` `:`, UTF-8 unescaped). Also the strong ETag."
+        )
+        marker_key = serializers.CharField()
+        eviction_prefix = serializers.CharField()
+        builtins = BuiltinToolSerializer(many=True)
+        mcp_tools = McpToolSerializer(many=True, help_text="Registration (intent-tree) order.")
+        skills = CatalogSkillSerializer(many=True, help_text="Enabled skills by sort_order, then code.")
+        gated_tool_ids = serializers.ListField(child=serializers.CharField())
+        access_profiles = RestrictionSerializer(many=True)
+        stages = RestrictionSerializer(many=True)
+
+    @extend_schema(
+        tags=[TAG], operation_id="runtime_catalog", parameters=[RELEASE_PARAMETER],
+        responses={200: OutputSerializer, 304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
+                   **_errors(400, 401, 404)},
+    )
+    def get(self, request: Request) -> Response | HttpResponseNotModified:
+        catalog = runtime_catalog(release=_requested_release(request))
+        payload = catalog_payload(catalog)
+        sha = body_sha256(payload)
+        etag = f'"{sha}"'
+        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+        if _if_none_match(request.headers.get("If-None-Match"), etag):
+            return HttpResponseNotModified(headers=headers)
+        data = self.OutputSerializer({**payload, "sha256": sha}).data
+        return Response(data, headers=headers)
+
+
+class SkillDetailApi(RuntimeApi):
+    """``GET runtime/skills/{code}`` — one enabled skill's manual (DESIGN §5)."""
+
+    @extend_schema_serializer(component_name="RuntimeSkill")
+    class OutputSerializer(serializers.Serializer):
+        release = serializers.IntegerField(allow_null=True)
+        code = serializers.CharField()
+        name = serializers.CharField()
+        version = serializers.IntegerField()
+        content = serializers.CharField(help_text="The manual (markdown).")
+        content_sha256 = serializers.CharField()
+        tool_ids = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(
+        tags=[TAG], operation_id="runtime_skill", parameters=[RELEASE_PARAMETER],
+        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+    )
+    def get(self, request: Request, code: str) -> Response:
+        if not is_valid_skill_code(code):
+            raise InvalidSkillCodeError(code)
+        catalog = runtime_catalog(release=_requested_release(request))
+        skill = catalog.skill(code)
+        if skill is None:
+            raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills])
+        data = self.OutputSerializer({
+            "release": catalog.release, "code": skill.code, "name": skill.name, "version": skill.version,
+            "content": skill.content, "content_sha256": content_sha256(skill.content),
+            "tool_ids": list(skill.tool_ids),
+        }).data
+        return Response(data, headers={"Cache-Control": CACHE_CONTROL})
+
+
+class RoundsApi(RuntimeApi):
+    """``POST runtime/rounds`` — what the model is given this round (DESIGN §3, §5)."""
+
+    @extend_schema_serializer(component_name="RoundsInput")
+    class InputSerializer(RoundInputSerializer):
+        pass
+
+    @extend_schema_serializer(component_name="Round")
+    class OutputSerializer(serializers.Serializer):
+        release = serializers.IntegerField(allow_null=True)
+        loaded = serializers.ListField(child=serializers.CharField(), help_text="Loaded skill codes.")
+        masked = serializers.DictField(child=serializers.CharField(), help_text="Masked tool → skill to load.")
+        visible = serializers.ListField(child=serializers.CharField(), help_text="Tools given, registration order.")
+        count = serializers.IntegerField()
+        builtins = serializers.ListField(child=serializers.CharField())
+        mcp_visible = serializers.ListField(child=serializers.CharField())
+        withheld = serializers.DictField(
+            child=serializers.CharField(), help_text="Unmasked MCP tool → `not_permitted` or `stage`."
+        )
+        warnings = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(
+        tags=[TAG], operation_id="runtime_rounds", parameters=[RELEASE_PARAMETER], request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
+        view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
+        return Response(self.OutputSerializer({"release": catalog.release, **view.as_dict()}).data)
+
+
+class LoadSkillApi(RuntimeApi):
+    """``POST runtime/load-skill`` — the ``load_skill`` tool result under the repeat-load rule.
+
+    A malformed code answers 400 ``invalid_skill_code`` and an unknown or disabled one 404
+    ``skill_not_found`` naming the skills on offer — both before any manual is read (DESIGN §3).
+    """
+
+    @extend_schema_serializer(component_name="LoadSkillInput")
+    class InputSerializer(serializers.Serializer):
+        messages = MessagesField()
+        skill_code = serializers.CharField(help_text="The code the model passed to load_skill.")
+        release = ReleaseField()
+
+    @extend_schema_serializer(component_name="LoadSkillResult")
+    class OutputSerializer(serializers.Serializer):
+        release = serializers.IntegerField(allow_null=True)
+        state = serializers.ChoiceField(choices=["success", "error"])
+        content = serializers.CharField(help_text="The full manual, or the short already-loaded stub.")
+        metadata = serializers.DictField(
+            help_text="Full body: `{marker_key: code, \"skill_version\": v}`; stub: no marker key."
+        )
+        already_loaded = serializers.BooleanField()
+        version = serializers.IntegerField(allow_null=True)
+
+    @extend_schema(
+        tags=[TAG], operation_id="runtime_load_skill", parameters=[RELEASE_PARAMETER], request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        code = serializer.validated_data["skill_code"]
+        if not is_valid_skill_code(code):
+            raise InvalidSkillCodeError(code)
+        catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
+        result = load_skill(catalog, serializer.validated_data["messages"], code)
+        if result.state != "success":
+            raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills], message=result.content)
+        return Response(self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data)
+
+
+class CheckCallApi(RuntimeApi):
+    """``POST runtime/check-call`` — the execution guard (DESIGN §3): allowed, refused or confirm."""
+
+    @extend_schema_serializer(component_name="CheckCallInput")
+    class InputSerializer(RoundInputSerializer):
+        call = CallInputSerializer()
+
+    @extend_schema_serializer(component_name="CheckCallVerdict")
+    class OutputSerializer(serializers.Serializer):
+        release = serializers.IntegerField(allow_null=True)
+        verdict = serializers.ChoiceField(choices=["allowed", "refused", "confirm"])
+        reason = serializers.ChoiceField(
+            choices=["masked", "unknown_tool", "unknown_skill", "not_permitted", "stage", "invalid_arguments"],
+            allow_null=True,
+        )
+        skill_code = serializers.CharField(
+            allow_null=True, help_text="The manual to load (masked) or the code a load_skill call asks for."
+        )
+        message = serializers.CharField()
+
+    @extend_schema(
+        tags=[TAG], operation_id="runtime_check_call", parameters=[RELEASE_PARAMETER], request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
+        verdict = check_call(
+            catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
+            **serializer.restrictions(),
+        )
+        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict()}).data)
+
+
+@extend_schema(exclude=True)
+class NotFoundApi(RuntimeApi):
+    """Any other path under ``/api/v1/``: a JSON 404 instead of Django's HTML page."""
+
+    permission_classes = [AllowAny]
+
+    def _not_found(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        raise exceptions.NotFound(f"no API endpoint at '{request.path}'.")
+
+    get = post = put = patch = delete = options = _not_found

@@ -1,0 +1,76 @@
+"""Support for the runtime API tests: endpoint URLs, the error-shape assertion, and message
+builders in the DESIGN §5 shape and OpenAI chat shape (plain JSON-able dicts, as a runtime posts them).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+CATALOG = "/api/v1/runtime/catalog"
+ROUNDS = "/api/v1/runtime/rounds"
+LOAD_SKILL = "/api/v1/runtime/load-skill"
+CHECK_CALL = "/api/v1/runtime/check-call"
+
+
+def skill_url(code: str) -> str:
+    return f"/api/v1/runtime/skills/{code}"
+
+
+def error_of(response, status: int) -> dict[str, Any]:
+    """Assert the status and the error shape of DESIGN §5; return the inner ``error`` object."""
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    return body["error"]
+
+
+MARKER = "ragent_loaded_skill"
+EVICTED = "[历史工具结果已省略，原长 2048 字]"
+CANCEL_IPHONE = "那台iPhone 18 Pro Max我不想要了，还没发货吧？帮我取消"
+USER = {"role": "user", "content": CANCEL_IPHONE}
+
+#: Seed 000, second table: the six gated tools and the manual that releases each.
+BITMALL_GATED = {
+    "apply_after_sale": "after_sale_apply",
+    "cancel_order": "order_change",
+    "change_address": "order_change",
+    "update_cart_item": "order_checkout",
+    "create_order": "order_checkout",
+    "pay_order": "order_checkout",
+}
+
+
+def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "c1") -> dict[str, Any]:
+    """An assistant message making one call (DESIGN §5 shape)."""
+    return {"role": "assistant", "content": "",
+            "tool_calls": [{"id": call_id, "name": name, "arguments": arguments or {}}]}
+
+
+def result(content: str, call_id: str = "c1", *, state: str = "success",
+           metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A tool result answering ``call_id``."""
+    msg: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": content, "state": state}
+    if metadata is not None:
+        msg["metadata"] = metadata
+    return msg
+
+
+def loaded(code: str, version: int = 1, call_id: str = "c1", *, content: str = "# manual",
+           state: str = "success", **metadata: Any) -> list[dict[str, Any]]:
+    """A ``load_skill`` call and its full result carrying the marker."""
+    meta = {MARKER: code, "skill_version": version, **metadata}
+    return [call("load_skill", {"skill_code": code}, call_id),
+            result(content, call_id, state=state, metadata=meta)]
+
+
+def openai_loaded(code: str, call_id: str = "call_1", content: str = "# manual") -> list[dict[str, Any]]:
+    """The same in OpenAI chat shape: ``function.arguments`` a JSON string, a result without
+    metadata answering the call id."""
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": call_id, "type": "function",
+             "function": {"name": "load_skill", "arguments": json.dumps({"skill_code": code})}},
+        ]},
+        {"role": "tool", "tool_call_id": call_id, "content": content},
+    ]

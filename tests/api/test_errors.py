@@ -1,0 +1,161 @@
+"""One error shape for the whole API: ``{"error": {"code", "message", "details"}}`` with the right
+4xx (DESIGN §5), from DRF, the domain and Django alike."""
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from skills_app.api.exception_handlers import api_exception_handler
+
+from .support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, skill_url
+
+ENDPOINTS = [
+    ("get", CATALOG), ("get", skill_url("order_change")), ("post", ROUNDS), ("post", LOAD_SKILL), ("post", CHECK_CALL),
+]
+
+
+# --- authentication ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "url"), ENDPOINTS)
+def test_without_a_token_every_endpoint_is_401_json(bitmall, method, url):
+    response = getattr(APIClient(), method)(url, {}, format="json") if method == "post" else APIClient().get(url)
+    error = error_of(response, 401)
+    assert error["code"] == "not_authenticated"
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_401_message_follows_the_request_language(bitmall):
+    assert error_of(APIClient().get(CATALOG), 401)["message"] == "身份认证信息未提供。"
+    english = APIClient().get(CATALOG, HTTP_ACCEPT_LANGUAGE="en")
+    assert error_of(english, 401) == {
+        "code": "not_authenticated", "message": "Authentication credentials were not provided.", "details": {},
+    }
+
+
+def test_an_invalid_token_is_401(bitmall):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    response = client.get(CATALOG, HTTP_ACCEPT_LANGUAGE="en")
+    assert error_of(response, 401) == {"code": "authentication_failed", "message": "Invalid token.", "details": {}}
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_a_token_of_an_inactive_user_is_401(bitmall, staff_user):
+    token, _ = Token.objects.get_or_create(user=staff_user)
+    staff_user.is_active = False
+    staff_user.save()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert error_of(client.get(CATALOG), 401)["code"] == "authentication_failed"
+
+
+def test_a_console_session_works_too(bitmall, staff_client):
+    assert staff_client.get(CATALOG).status_code == 200
+
+
+# --- request bodies ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", [ROUNDS, LOAD_SKILL, CHECK_CALL])
+def test_malformed_json_is_400(bitmall, api_client, url):
+    response = api_client.post(url, data='{"messages": [', content_type="application/json")
+    error = error_of(response, 400)
+    assert error["code"] == "malformed_json"
+    assert error["message"] == "JSON parse error - Expecting value: line 1 column 15 (char 14)"
+    assert error["details"] == {}
+
+
+def test_a_form_post_is_415(bitmall, api_client):
+    response = api_client.post(ROUNDS, {"messages": "[]"}, HTTP_ACCEPT_LANGUAGE="en")
+    error = error_of(response, 415)
+    assert error["code"] == "unsupported_media_type"
+    assert error["message"].startswith('Unsupported media type "multipart/form-data')
+
+
+def test_a_wrong_method_is_405(bitmall, api_client):
+    error = error_of(api_client.get(ROUNDS, HTTP_ACCEPT_LANGUAGE="en"), 405)
+    assert error == {"code": "method_not_allowed", "message": 'Method "GET" not allowed.', "details": {}}
+
+
+def test_an_unknown_path_is_a_json_404(bitmall, api_client):
+    error = error_of(api_client.get("/api/v1/runtime/nothing-here"), 404)
+    assert error == {"code": "not_found", "message": "no API endpoint at '/api/v1/runtime/nothing-here'.",
+                     "details": {}}
+
+
+def test_missing_messages_is_400_invalid_with_field_details(bitmall, post):
+    error = error_of(post(ROUNDS, {}, HTTP_ACCEPT_LANGUAGE="en"), 400)
+    assert error == {
+        "code": "invalid",
+        "message": "messages: This field is required.",
+        "details": {"messages": ["This field is required."]},
+    }
+
+
+def test_field_errors_are_listed_by_path(bitmall, post):
+    body = {"messages": [], "allowed_tools": ["query_order", {"x": 1}], "stage": None, "release": "x"}
+    error = error_of(post(ROUNDS, body, HTTP_ACCEPT_LANGUAGE="en"), 400)
+    assert error["code"] == "invalid"
+    assert error["details"] == {"allowed_tools.1": ["Not a valid string."], "release": ["A valid integer is required."]}
+    assert error["message"] == "allowed_tools.1: Not a valid string.; release: A valid integer is required."
+
+
+def test_a_body_that_is_not_an_object_is_400(bitmall, post):
+    error = error_of(post(ROUNDS, [USER], HTTP_ACCEPT_LANGUAGE="en"), 400)
+    assert error["code"] == "invalid"
+    assert error["details"] == {"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("messages", "index", "cause"), [
+    ([USER, {"role": "robot", "content": "hi"}], 1,
+     "role must be one of user, assistant, tool, system, got 'robot'"),
+    ([USER, USER, "text"], 2, "a message must be a JSON object"),
+    ([{"role": "assistant", "tool_calls": [{"function": {"name": "load_skill", "arguments": "{oops"}}]}], 0,
+     "tool_calls[0] (load_skill): arguments are not valid JSON: Expecting property name enclosed in double quotes"),
+    ([{"role": "tool", "content": "x", "state": "done"}], 0, "state must be success or error, got 'done'"),
+    ([{"role": "tool", "content": "x", "metadata": ["a"]}], 0, "metadata must be an object"),
+    ([{"role": "user", "content": 42}], 0, "content must be a string, got int"),
+])
+@pytest.mark.parametrize("url", [ROUNDS, LOAD_SKILL, CHECK_CALL])
+def test_malformed_messages_are_400_naming_the_index(bitmall, post, url, messages, index, cause):
+    body = {"messages": messages, "skill_code": "order_change", "call": {"name": "query_order"}}
+    assert error_of(post(url, body), 400) == {
+        "code": "invalid_messages",
+        "message": f"messages[{index}]: {cause}",
+        "details": {"index": index, "cause": cause},
+    }
+
+
+def test_messages_that_are_not_a_list_are_400(bitmall, post):
+    assert error_of(post(ROUNDS, {"messages": {"role": "user"}}), 400) == {
+        "code": "invalid_messages",
+        "message": "messages must be a JSON list",
+        "details": {"index": None, "cause": "messages must be a JSON list"},
+    }
+
+
+# --- Django validation errors (services raise them) -------------------------------------------
+
+
+def test_django_validation_errors_map_to_400_invalid():
+    exc = DjangoValidationError({"tool_ids": ["'load_skill' is a builtin tool and can never be gated by a skill."],
+                                 "__all__": ["nothing saved."]})
+    response = api_exception_handler(exc, {})
+    assert response.status_code == 400
+    assert response.data == {"error": {
+        "code": "invalid",
+        "message": "tool_ids: 'load_skill' is a builtin tool and can never be gated by a skill.; "
+                   "non_field_errors: nothing saved.",
+        "details": {"tool_ids": ["'load_skill' is a builtin tool and can never be gated by a skill."],
+                    "non_field_errors": ["nothing saved."]},
+    }}
+
+
+def test_unexpected_exceptions_are_left_to_django():
+    assert api_exception_handler(RuntimeError("boom"), {}) is None
