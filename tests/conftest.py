@@ -6,6 +6,12 @@ import pytest
 from skills_app.demo_catalogs import demo_load
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """PBKDF2 costs ~0.3 s per user; tests are not about password hashing."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def bitmall(db):
     """The bitmall demo catalog (seed 000) in the test database."""
