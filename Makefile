@@ -16,12 +16,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Debian's Chromium for the browser tests (never a downloaded browser).
+## Debian's Chromium (and a CJK font so Chinese pages render) for the browser tests —
+## never a downloaded browser.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing Debian's chromium for the browser tests"; \
+	@{ command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk"; } || { \
+	  echo "installing Debian's chromium and fonts-wqy-microhei for the browser tests"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; }
 
 migrate: install
 	mkdir -p var
@@ -31,7 +32,6 @@ demo: migrate
 	$(PY) manage.py load_demo
 
 setup: demo
-	$(PY) manage.py compilemessages -v0 2>/dev/null || true
 	$(PY) manage.py ensure_admin
 
 run: setup

@@ -1,0 +1,140 @@
+"""Django admin for the records of DESIGN §2.
+
+Records with a service (skills, scenarios, access profiles, stages) are read-only here: their
+rules live in ``skills_app.services`` and the console pages call them, so the admin links to the
+console instead of writing around the rules. Intent nodes are saved through
+``services.intent_node_save`` (level follows the parent); tool definitions through
+``services.mcp_tool_save``.
+"""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from . import services
+from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Browse only: writes go through the console, which calls the services."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Skill)
+class SkillAdmin(ReadOnlyAdmin):
+    list_display = ("skill_code", "name", "enabled", "version", "sort_order", "tools", "deleted_at", "console_link")
+    list_filter = ("enabled", ("deleted_at", admin.EmptyFieldListFilter))
+    search_fields = ("skill_code", "name", "description")
+    ordering = ("deleted_at", "sort_order", "skill_code")
+
+    @admin.display(description=_("gated tools"))
+    def tools(self, obj: Skill) -> str:
+        return ", ".join(obj.tool_ids)
+
+    @admin.display(description=_("console"))
+    def console_link(self, obj: Skill) -> str:
+        if obj.deleted_at is not None:
+            return "—"
+        return format_html('<a href="{}">{}</a>', reverse("skills:skill_edit", args=[obj.skill_code]), _("edit"))
+
+
+@admin.register(Scenario)
+class ScenarioAdmin(ReadOnlyAdmin):
+    list_display = ("name", "catalog", "description", "updated_at", "run_link")
+    search_fields = ("name", "description")
+
+    @admin.display(description=_("preview"))
+    def run_link(self, obj: Scenario) -> str:
+        return format_html('<a href="{}?scenario={}">{}</a>', reverse("skills:preview"), obj.name, _("run"))
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("skills_app.delete_scenario")
+
+
+@admin.register(AccessProfile)
+class AccessProfileAdmin(ReadOnlyAdmin):
+    list_display = ("name", "description", "tool_list")
+
+    @admin.display(description=_("tools"))
+    def tool_list(self, obj: AccessProfile) -> str:
+        return ", ".join(obj.tools)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("skills_app.delete_accessprofile")
+
+
+@admin.register(Stage)
+class StageAdmin(ReadOnlyAdmin):
+    list_display = ("name", "description", "tool_list")
+
+    @admin.display(description=_("tools"))
+    def tool_list(self, obj: Stage) -> str:
+        return ", ".join(obj.tools)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("skills_app.delete_stage")
+
+
+@admin.register(IntentNode)
+class IntentNodeAdmin(admin.ModelAdmin):
+    list_display = ("intent_code", "name", "level", "kind", "mcp_tool_id", "require_confirm", "enabled", "sort_order")
+    list_filter = ("kind", "level", "enabled", "require_confirm")
+    search_fields = ("intent_code", "name", "mcp_tool_id", "description")
+    fields = ("intent_code", "name", "parent", "kind", "mcp_tool_id", "require_confirm", "description", "examples",
+              "sort_order", "enabled")
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("intent_code",) if obj is not None else ()
+
+    def save_model(self, request, obj: IntentNode, form, change) -> None:
+        saved = services.intent_node_save(
+            intent_code=obj.intent_code, name=obj.name, kind=obj.kind, parent=obj.parent,
+            mcp_tool_id=obj.mcp_tool_id, require_confirm=obj.require_confirm, description=obj.description,
+            examples=obj.examples or [], sort_order=obj.sort_order, enabled=obj.enabled,
+        )
+        obj.pk = saved.pk
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # disable instead: a node is never silently deleted (DESIGN §2)
+
+
+@admin.register(McpTool)
+class McpToolAdmin(admin.ModelAdmin):
+    list_display = ("name", "title", "server")
+    search_fields = ("name", "title", "description")
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("name",) if obj is not None else ()
+
+    def save_model(self, request, obj: McpTool, form, change) -> None:
+        saved = services.mcp_tool_save(
+            name=obj.name, title=obj.title, description=obj.description, input_schema=obj.input_schema,
+            annotations=obj.annotations, server=obj.server,
+        )
+        obj.pk = saved.pk
+
+
+@admin.register(BuiltinTool)
+class BuiltinToolAdmin(ReadOnlyAdmin):
+    list_display = ("name", "sort_order", "description")
+
+
+@admin.register(ConsoleSettings)
+class ConsoleSettingsAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "marker_key", "eviction_prefix", "catalog_name")
+
+    def has_add_permission(self, request) -> bool:
+        return not ConsoleSettings.objects.exists()
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

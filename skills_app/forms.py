@@ -1,0 +1,408 @@
+"""Console forms. Every write goes through ``skills_app.services`` so a rule lives in one place.
+
+The skill, scenario and restriction forms call their service from ``clean()``: the service
+validates everything and saves in one transaction, and when it refuses (``ValidationError``) the
+messages — which name the offending value, e.g. ``'load_skill' is a builtin tool …`` — land on the
+form's fields and nothing is saved. A form built with ``preview=True`` validates with the same
+domain rule (``domain.clean_skill``) but never calls a service: STYLE "Preview never saves".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from . import selectors, services
+from .domain import catalog as dom
+from .domain.errors import SkillValidationError
+from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH
+from .domain.validation import clean_skill, normalize_tool_ids
+from .models import Skill
+
+# --------------------------------------------------------------------------------------------
+# Service messages are English sentences that name the value; the console shows them in the
+# user's language. Unknown messages pass through unchanged (they still name the value).
+# --------------------------------------------------------------------------------------------
+_MESSAGE_PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
+    (re.compile(r"^'(?P<v>[^']*)' is a builtin tool and can never be gated by a skill\.$"),
+     _("'%(v)s' is a builtin tool and can never be gated by a skill.")),
+    (re.compile(r"^'(?P<v>[^']*)' belongs only to a disabled or deleted MCP node\.$"),
+     _("'%(v)s' belongs only to a disabled or deleted MCP node.")),
+    (re.compile(r"^'(?P<v>[^']*)' is not the tool of any MCP node\.$"),
+     _("'%(v)s' is not the tool of any MCP node.")),
+    (re.compile(r"^'(?P<v>[^']*)' is not a registered MCP tool\.$"),
+     _("'%(v)s' is not a registered MCP tool.")),
+    (re.compile(r"^a live skill with code '(?P<v>[^']*)' already exists\.$"),
+     _("a live skill with code '%(v)s' already exists.")),
+    (re.compile(r"^skill code '(?P<v>[^']*)' cannot be changed after creation\.$"),
+     _("skill code '%(v)s' cannot be changed after creation.")),
+    (re.compile(r"^skill code '(?P<v>[^']*)' must start with a lowercase letter.*$"),
+     _("skill code '%(v)s' must start with a lowercase letter and use only lowercase letters, digits and "
+       "single '_' or '-' separators.")),
+    (re.compile(r"^skill code '(?P<v>[^']*)' must be (?P<a>\d+)–(?P<b>\d+) characters long\.$"),
+     _("skill code '%(v)s' must be %(a)s–%(b)s characters long.")),
+    (re.compile(r"^skill code is required\.$"), _("skill code is required.")),
+    (re.compile(r"^name is required\.$"), _("name is required.")),
+    (re.compile(r"^description is required.*$"), _("description is required (1–512 characters, one line).")),
+    (re.compile(r"^description must be a single line.*$"),
+     _("description must be a single line (the model sees it in a catalog).")),
+    (re.compile(r"^the manual \(content\) must not be blank\.$"), _("the manual (content) must not be blank.")),
+)
+
+
+def localize_message(message: str) -> str:
+    """Translate a known service/domain message (keeping the value it names); else return it."""
+    for pattern, template in _MESSAGE_PATTERNS:
+        m = pattern.match(message)
+        if m:
+            return str(template) % m.groupdict()
+    return message
+
+
+def _add_service_errors(form: forms.Form, exc: ValidationError) -> None:
+    """Put a service's ``ValidationError`` on the form's fields (unknown fields → non-field)."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            target = field if field in form.fields else None
+            for msg in errors:
+                text = localize_message(msg)
+                if target is None and field != "__all__":
+                    text = f"{field}: {text}"
+                form.add_error(target, text)
+    else:
+        for msg in exc.messages:
+            form.add_error(None, localize_message(msg))
+
+
+class AnyValueMultipleChoiceField(forms.MultipleChoiceField):
+    """A multiple choice that accepts any submitted value: the service decides and names the
+    offending id (a builtin, an unknown id, a disabled node's tool) instead of Django's generic
+    "not one of the available choices"."""
+
+    def valid_value(self, value: str) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class ToolOption:
+    """One checkbox of a tool picker: a registered MCP tool or a submitted/stored id that is not
+    one (``registered`` False, shown as an error so it never silently disappears)."""
+
+    tool_id: str
+    title: str
+    checked: bool
+    registered: bool
+    require_confirm: bool = False
+    available: bool = True
+    gated_by: tuple[str, ...] = ()
+
+
+def tool_options(
+    rows: list[selectors.McpNodeRow], selected: Iterable[str], gated_by: dict[str, tuple[str, ...]] | None = None
+) -> list[ToolOption]:
+    """Registered MCP tools in registration order, then any selected id that is not registered."""
+    chosen = list(normalize_tool_ids(list(selected)))
+    registered = {r.tool_id for r in rows}
+    gated_by = gated_by or {}
+    opts = [
+        ToolOption(
+            tool_id=r.tool_id,
+            title=(r.definition.title if r.definition and r.definition.title else r.node.name),
+            checked=r.tool_id in chosen,
+            registered=True,
+            require_confirm=r.node.require_confirm,
+            available=r.available,
+            gated_by=gated_by.get(r.tool_id, ()),
+        )
+        for r in rows
+    ]
+    opts += [ToolOption(tool_id=t, title="", checked=True, registered=False) for t in chosen if t not in registered]
+    return opts
+
+
+# --------------------------------------------------------------------------------------------
+# Skills
+# --------------------------------------------------------------------------------------------
+class SkillForm(forms.Form):
+    """Create or edit a skill (DESIGN §2).
+
+    ``skill`` is the live skill being edited (``None`` to create). ``clean()`` calls
+    ``services.skill_create`` / ``services.skill_update`` and keeps the saved skill in
+    ``self.instance``; with ``preview=True`` it only validates (``domain.clean_skill``) and keeps
+    an unsaved ``domain.Skill`` in ``self.draft``. ``base_version`` refuses a save made from a
+    stale page (someone else saved the skill meanwhile).
+    """
+
+    skill_code = forms.CharField(
+        label=_("Skill code"), max_length=SKILL_CODE_MAX_LENGTH, required=False,
+        help_text=_("Lowercase letter first, then lowercase letters, digits, single _ or -; 2–64 characters. "
+                    "Cannot be changed after creation."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false", "class": "mono"}),
+    )
+    name = forms.CharField(label=_("Name"), max_length=NAME_MAX_LENGTH, required=False)
+    description = forms.CharField(
+        label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False,
+        help_text=_("One line, shown to the model in the skill catalog: say when to load this manual."),
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    content = forms.CharField(
+        label=_("Manual (markdown)"), required=False, strip=False,
+        widget=forms.Textarea(attrs={"rows": 22, "class": "mono", "spellcheck": "false"}),
+    )
+    tool_ids = AnyValueMultipleChoiceField(label=_("Gated tools"), required=False)
+    sort_order = forms.IntegerField(label=_("Sort order"), initial=0, required=False)
+    enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
+    base_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, skill: Skill | None = None, user: Any = None, preview: bool = False,
+                 **kwargs: Any) -> None:
+        self.skill = skill
+        self.user = user
+        self.preview = preview
+        self.instance: Skill | None = None
+        self.draft: dom.Skill | None = None
+        if skill is not None and "initial" not in kwargs:
+            kwargs["initial"] = {
+                "skill_code": skill.skill_code, "name": skill.name, "description": skill.description,
+                "content": skill.content, "tool_ids": list(skill.tool_ids), "sort_order": skill.sort_order,
+                "enabled": skill.enabled, "base_version": skill.version,
+            }
+        super().__init__(*args, **kwargs)
+        if skill is not None:
+            self.fields["skill_code"].disabled = True
+
+    def _clean_preview(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Build the unsaved ``self.draft`` from whatever was typed (so the preview follows the
+        typing even while a field is still invalid), then report what a save would refuse."""
+        code = self.skill.skill_code if self.skill else (self.data.get(self.add_prefix("skill_code")) or "").strip()
+        sort_order = data.get("sort_order")
+        self.draft = dom.Skill(
+            code=code,
+            name=(self.data.get(self.add_prefix("name")) or "").strip(),
+            description=(self.data.get(self.add_prefix("description")) or "").strip(),
+            content=self.data.get(self.add_prefix("content")) or "",
+            tool_ids=normalize_tool_ids(self.selected_tool_ids()),
+            sort_order=sort_order if isinstance(sort_order, int) else 0,
+            enabled=bool(data.get("enabled")),
+            version=(self.skill.version + 1) if self.skill else 1,
+        )
+        try:
+            clean_skill(skill_code=code or "draft", name=self.draft.name, description=self.draft.description,
+                        content=self.draft.content, tool_ids=self.draft.tool_ids,
+                        registry=selectors.tool_registry())
+        except SkillValidationError as exc:
+            errors = {f: msgs for f, msgs in exc.errors.items() if not (f == "skill_code" and not code)}
+            if errors:
+                _add_service_errors(self, ValidationError(errors))
+        if self.skill is None:
+            if not code:
+                self.add_error("skill_code", gettext("skill code is required."))
+            elif selectors.skill_get(code=code) is not None:
+                self.add_error("skill_code", localize_message(f"a live skill with code '{code}' already exists."))
+        return data
+
+    # What the picker shows: the bound selection (even an invalid one) or the initial one.
+    def selected_tool_ids(self) -> list[str]:
+        if self.is_bound:
+            return list(self.data.getlist(self.add_prefix("tool_ids")))
+        return list(self.initial.get("tool_ids") or [])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.preview:
+            return self._clean_preview(data)
+        if self.errors:
+            return data
+        code = self.skill.skill_code if self.skill else (data.get("skill_code") or "").strip()
+        fields = {
+            "name": data.get("name") or "",
+            "description": data.get("description") or "",
+            "content": data.get("content") or "",
+            "tool_ids": data.get("tool_ids") or [],
+            "sort_order": data.get("sort_order") if data.get("sort_order") is not None else 0,
+            "enabled": bool(data.get("enabled")),
+        }
+        if self.skill is not None and data.get("base_version") not in (None, self.skill.version):
+            raise ValidationError(
+                gettext("This skill was saved as version %(v)s while you were editing version %(b)s. "
+                   "Reload the page to see the change, then edit again.")
+                % {"v": self.skill.version, "b": data["base_version"]},
+                code="stale",
+            )
+        try:
+            if self.skill is None:
+                self.instance = services.skill_create(skill_code=code, user=self.user, **fields)
+            else:
+                self.instance = services.skill_update(skill=self.skill, user=self.user, **fields)
+        except ValidationError as exc:
+            _add_service_errors(self, exc)
+        return data
+
+
+# --------------------------------------------------------------------------------------------
+# Preview / simulate
+# --------------------------------------------------------------------------------------------
+NO_RESTRICTION = "-"
+
+
+class PreviewForm(forms.Form):
+    """What to simulate: a saved scenario, or a pasted YAML script / JSON transcript, with an
+    optional access profile and stage. Empty profile/stage = as the script says; ``-`` = none.
+    Profile and stage are free text on purpose: an unknown name must reach the domain, which
+    refuses it with the names on offer (DESIGN §3)."""
+
+    scenario = forms.CharField(label=_("Saved scenario"), required=False)
+    script = forms.CharField(
+        label=_("Script (YAML) or transcript (JSON)"), required=False, strip=False,
+        widget=forms.Textarea(attrs={"rows": 14, "class": "mono", "spellcheck": "false"}),
+    )
+    profile = forms.CharField(label=_("Access profile"), required=False)
+    stage = forms.CharField(label=_("Stage"), required=False)
+
+    def __init__(self, *args: Any, scenarios: list[Any] = (), catalog: dom.Catalog | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.scenarios = {s.name: s for s in scenarios}
+        self.catalog = catalog
+        self.fields["scenario"].widget = forms.Select(
+            choices=[("", gettext("— pasted script —"))] + [(n, n) for n in self.scenarios]
+        )
+        for field, table in (("profile", catalog.profiles if catalog else {}),
+                             ("stage", catalog.stages if catalog else {})):
+            choices = [("", gettext("as the script says")), (NO_RESTRICTION, gettext("none (no restriction)"))]
+            choices += [(n, n) for n in sorted(table)]
+            asked = (self.data.get(self.add_prefix(field)) or "") if self.is_bound else ""
+            if asked and asked not in dict(choices):  # keep an unknown name visible (the domain refuses it)
+                choices.append((asked, gettext("%(name)s (unknown)") % {"name": asked}))
+            self.fields[field].widget = forms.Select(choices=choices)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        name = (data.get("scenario") or "").strip()
+        text = data.get("script") or ""
+        saved = self.scenarios.get(name) if name else None
+        if name and saved is None:
+            on_offer = ", ".join(self.scenarios) or gettext("none saved")
+            self.add_error("scenario", gettext("No saved scenario '%(name)s'; scenarios: %(names)s")
+                           % {"name": name, "names": on_offer})
+            return data
+        if saved is not None and (not text.strip() or _same_text(text, saved.script)):
+            data["source_text"], data["source_name"], data["saved"] = saved.script, f"scenario '{saved.name}'", saved
+        elif text.strip():
+            data["source_text"], data["source_name"], data["saved"] = text, "<pasted>", None
+        else:
+            raise ValidationError(gettext("Choose a saved scenario or paste a script."), code="empty")
+        return data
+
+    @staticmethod
+    def restriction(value: str | None) -> str | None:
+        """Form value → ``simulate`` argument: empty → ``None`` (the script's), ``-`` → ``""`` (none)."""
+        if not value:
+            return None
+        return "" if value == NO_RESTRICTION else value
+
+
+def _same_text(a: str, b: str) -> bool:
+    norm = lambda s: "\n".join(line.rstrip() for line in s.replace("\r\n", "\n").strip().split("\n"))  # noqa: E731
+    return norm(a) == norm(b)
+
+
+# --------------------------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------------------------
+class ScenarioForm(forms.Form):
+    """Create or replace a saved scenario through ``services.scenario_save`` (the script must
+    parse; the error names the line)."""
+
+    name = forms.CharField(
+        label=_("Name"), max_length=NAME_MAX_LENGTH,
+        help_text=_("Lowercase letters, digits, single _ or -, e.g. cancel-iphone."),
+        widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
+    )
+    description = forms.CharField(label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False)
+    script = forms.CharField(
+        label=_("Script (YAML)"), strip=False,
+        widget=forms.Textarea(attrs={"rows": 22, "class": "mono", "spellcheck": "false"}),
+    )
+
+    def __init__(self, *args: Any, scenario: Any = None, **kwargs: Any) -> None:
+        self.scenario = scenario
+        self.instance = None
+        if scenario is not None and "initial" not in kwargs:
+            kwargs["initial"] = {"name": scenario.name, "description": scenario.description, "script": scenario.script}
+        super().__init__(*args, **kwargs)
+        if scenario is not None:
+            self.fields["name"].disabled = True
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        name = data["name"].strip()
+        if self.scenario is None and selectors.scenario_get(name=name) is not None:
+            self.add_error("name", gettext("A scenario named '%(name)s' already exists.") % {"name": name})
+            return data
+        try:
+            self.instance = services.scenario_save(
+                name=name, script=data["script"], description=data.get("description") or "",
+                catalog=self.scenario.catalog if self.scenario else "",
+            )
+        except ValidationError as exc:
+            _add_service_errors(self, exc)
+        return data
+
+
+# --------------------------------------------------------------------------------------------
+# Access profiles and stages
+# --------------------------------------------------------------------------------------------
+RESTRICTION_KINDS = {"profile": _("access profile"), "stage": _("stage")}
+
+
+class RestrictionForm(forms.Form):
+    """Create or replace an access profile or a stage (``kind`` = ``profile`` | ``stage``) through
+    ``services.access_profile_save`` / ``services.stage_save``; an error names each tool that is
+    not a registered MCP tool."""
+
+    name = forms.CharField(
+        label=_("Name"), max_length=NAME_MAX_LENGTH,
+        help_text=_("Lowercase letters, digits, single _ or -."),
+        widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
+    )
+    description = forms.CharField(label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False)
+    tools = AnyValueMultipleChoiceField(label=_("Allowed MCP tools"), required=False)
+
+    def __init__(self, *args: Any, kind: str, obj: Any = None, existing: Iterable[str] = (), **kwargs: Any) -> None:
+        self.kind = kind
+        self.obj = obj
+        self.existing = set(existing)
+        self.instance = None
+        if obj is not None and "initial" not in kwargs:
+            kwargs["initial"] = {"name": obj.name, "description": obj.description, "tools": list(obj.tools)}
+        super().__init__(*args, **kwargs)
+        if obj is not None:
+            self.fields["name"].disabled = True
+
+    def selected_tools(self) -> list[str]:
+        if self.is_bound:
+            return list(self.data.getlist(self.add_prefix("tools")))
+        return list(self.initial.get("tools") or [])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        name = data["name"].strip()
+        if self.obj is None and name in self.existing:
+            self.add_error("name", gettext("'%(name)s' already exists.") % {"name": name})
+            return data
+        save = services.access_profile_save if self.kind == "profile" else services.stage_save
+        try:
+            self.instance = save(name=name, description=data.get("description") or "", tools=data.get("tools") or [])
+        except ValidationError as exc:
+            _add_service_errors(self, exc)
+        return data

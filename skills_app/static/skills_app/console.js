@@ -1,0 +1,152 @@
+/* Skill Console — keyboard shortcuts and small page behaviours. No dependencies besides htmx.
+ *
+ * Shortcuts (also listed in the "?" dialog):
+ *   /            focus the page's search / filter box (or its first field)
+ *   g s / g p / g c / g r / g t   go to Skills, Preview, Scenarios, Profiles & stages, Tools
+ *   n            "new" on pages that have one
+ *   ?            show the shortcut list
+ *   Ctrl+Enter   (⌘+Enter on macOS) submit the form you are typing in
+ *   Esc          leave the current field / close the dialog
+ */
+(function () {
+  "use strict";
+
+  function typing(el) {
+    if (!el) return false;
+    var tag = el.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
+  }
+
+  function go(selector) {
+    var link = document.querySelector(selector);
+    if (link) window.location.href = link.href;
+  }
+
+  var pendingG = false;
+  var pendingTimer = null;
+
+  document.addEventListener("keydown", function (e) {
+    // Ctrl/Cmd + Enter submits the form of the focused field (htmx forms included).
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      var form = (document.activeElement && document.activeElement.form) ||
+        (document.activeElement && document.activeElement.closest && document.activeElement.closest("form")) ||
+        document.querySelector("form[data-primary]");
+      if (form) {
+        e.preventDefault();
+        var submitter = form.querySelector("[data-default-submit]") || undefined;
+        if (form.requestSubmit) form.requestSubmit(submitter); else form.submit();
+      }
+      return;
+    }
+    if (e.key === "Escape") {
+      var dlg = document.getElementById("shortcut-help");
+      if (dlg && dlg.open) { dlg.close(); return; }
+      if (typing(document.activeElement)) document.activeElement.blur();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(document.activeElement)) return;
+
+    if (pendingG) {
+      pendingG = false;
+      clearTimeout(pendingTimer);
+      var map = { s: "skills", p: "preview", c: "scenarios", r: "restrictions", t: "tools" };
+      if (map[e.key]) { e.preventDefault(); go('[data-nav="' + map[e.key] + '"]'); }
+      return;
+    }
+    if (e.key === "g") {
+      pendingG = true;
+      pendingTimer = setTimeout(function () { pendingG = false; }, 1200);
+      return;
+    }
+    if (e.key === "/") {
+      var box = document.querySelector("[data-search]") ||
+        document.querySelector("main input:not([type=hidden]):not([disabled]), main textarea, main select");
+      if (box) { e.preventDefault(); box.focus(); if (box.select) box.select(); }
+      return;
+    }
+    if (e.key === "n") {
+      var n = document.querySelector("[data-shortcut-new]");
+      if (n) { e.preventDefault(); window.location.href = n.href; }
+      return;
+    }
+    if (e.key === "?") {
+      var help = document.getElementById("shortcut-help");
+      if (help && help.showModal) { e.preventDefault(); help.showModal(); }
+    }
+  });
+
+  // Live filter of table rows: <input data-filter="#table-id"> and rows with data-filter-text.
+  document.addEventListener("input", function (e) {
+    var input = e.target;
+    if (!input.matches || !input.matches("[data-filter]")) return;
+    var scope = document.querySelector(input.getAttribute("data-filter"));
+    if (!scope) return;
+    var needle = input.value.trim().toLowerCase();
+    var shown = 0;
+    scope.querySelectorAll("[data-filter-text]").forEach(function (row) {
+      var hit = !needle || row.getAttribute("data-filter-text").toLowerCase().indexOf(needle) !== -1;
+      row.hidden = !hit;
+      if (hit) shown += 1;
+    });
+    var empty = scope.querySelector("[data-filter-empty]");
+    if (empty) empty.hidden = shown !== 0;
+  });
+
+  // Forms that need a confirmation: <form data-confirm="text">.
+  document.addEventListener("submit", function (e) {
+    var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
+    if (msg && !window.confirm(msg)) e.preventDefault();
+  }, true);
+
+  // Preview page: choosing a saved scenario shows its script; editing the script means "pasted".
+  function scenarioScripts() {
+    var node = document.getElementById("scenario-scripts");
+    if (!node) return null;
+    try { return JSON.parse(node.textContent); } catch (err) { return null; }
+  }
+  document.addEventListener("change", function (e) {
+    if (!e.target.matches || !e.target.matches("[data-scenario-select]")) return;
+    var scripts = scenarioScripts();
+    var area = document.querySelector("[data-script-area]");
+    if (scripts && area && e.target.value && scripts[e.target.value] !== undefined) {
+      area.value = scripts[e.target.value];
+    }
+  });
+  document.addEventListener("input", function (e) {
+    if (!e.target.matches || !e.target.matches("[data-script-area]")) return;
+    var select = document.querySelector("[data-scenario-select]");
+    var scripts = scenarioScripts();
+    if (select && select.value && scripts && scripts[select.value] !== e.target.value) select.value = "";
+  });
+
+  // Show which element htmx is updating (and keep focus where it was).
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var t = e.detail && e.detail.target;
+    if (t) t.setAttribute("aria-busy", "true");
+  });
+  document.addEventListener("htmx:afterSettle", function (e) {
+    var t = e.detail && e.detail.target;
+    if (t) t.removeAttribute("aria-busy");
+  });
+})();
+
+/* Skill editor: keep the rendered manual scrolled to the part being edited. */
+(function () {
+  "use strict";
+  function sync() {
+    var area = document.getElementById("id_content");
+    var box = document.querySelector("#live-preview [data-manual-preview]");
+    if (!area || !box) return;
+    var range = area.scrollHeight - area.clientHeight;
+    var ratio = range > 0 ? area.scrollTop / range : 0;
+    if (area.selectionStart !== undefined && area.value.length &&
+        area.selectionStart >= area.value.length - 2) ratio = 1;  // typing at the end
+    box.scrollTop = ratio * (box.scrollHeight - box.clientHeight);
+  }
+  document.addEventListener("scroll", function (e) {
+    if (e.target && e.target.id === "id_content") sync();
+  }, true);
+  document.addEventListener("htmx:afterSettle", function (e) {
+    if (e.detail && e.detail.target && e.detail.target.id === "live-preview") sync();
+  });
+})();

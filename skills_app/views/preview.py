@@ -1,0 +1,113 @@
+"""Preview / simulate (DESIGN §4): run a saved scenario, a pasted YAML script or a pasted JSON
+transcript against the draft catalog and show every round and the gated-tool matrix.
+
+``GET /preview/?scenario=cancel-iphone[&profile=…][&stage=…]`` runs directly, so a result is a
+link. ``POST`` runs pasted text; with htmx only the results panel is re-rendered.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django_htmx.http import push_url
+
+from .. import selectors
+from ..domain import (
+    Catalog,
+    MessageError,
+    ScriptError,
+    UnknownRestrictionError,
+    parse_messages,
+    parse_script,
+    replay,
+    simulate,
+)
+from ..forms import PreviewForm
+from .presenters import simulation_page
+
+FORM_KEYS = ("scenario", "script", "profile", "stage")
+EXCERPT_CONTEXT = 3
+
+
+def looks_like_transcript(text: str) -> bool:
+    """A pasted JSON message list (DESIGN §5 or OpenAI chat shape) rather than a YAML script."""
+    stripped = text.lstrip()
+    return stripped[:1] in ("[", "{") and '"role"' in stripped
+
+
+def _excerpt(text: str, line: int | None) -> list[tuple[int, str, bool]]:
+    """Lines around ``line`` as ``(number, text, is_the_line)`` to show where a script breaks."""
+    if not line:
+        return []
+    lines = text.splitlines() or [""]
+    lo, hi = max(1, line - EXCERPT_CONTEXT), min(len(lines), line + EXCERPT_CONTEXT)
+    return [(n, lines[n - 1], n == line) for n in range(lo, hi + 1)]
+
+
+def run(catalog: Catalog, data: dict[str, Any]) -> dict[str, Any]:
+    """Parse and simulate the form's source; returns the template context of the results panel
+    (``page`` on success, or ``script_error`` / ``message_error`` / ``restriction_error``)."""
+    text, source = data["source_text"], data["source_name"]
+    profile = PreviewForm.restriction(data.get("profile"))
+    stage = PreviewForm.restriction(data.get("stage"))
+    kind = "transcript" if looks_like_transcript(text) else "script"
+    try:
+        if kind == "transcript":
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ScriptError(f"invalid JSON: {exc.msg}", source="<transcript>", line=exc.lineno) from None
+            sim = replay(catalog, parse_messages(raw), name="transcript", access_profile=profile or None,
+                         stage=stage or None)
+        else:
+            sim = simulate(catalog, parse_script(text, source=source), access_profile=profile, stage=stage)
+    except ScriptError as exc:
+        return {"kind": kind, "script_error": exc, "excerpt": _excerpt(text, exc.line)}
+    except MessageError as exc:
+        return {"kind": kind, "message_error": exc}
+    except UnknownRestrictionError as exc:
+        return {"kind": kind, "restriction_error": exc}
+    return {"kind": kind, "page": simulation_page(sim, catalog)}
+
+
+@login_required
+def preview(request: HttpRequest) -> HttpResponse:
+    """The simulate page; see the module docstring for the parameters."""
+    catalog = selectors.catalog_draft()
+    scenarios = selectors.scenario_list()
+    params = request.POST if request.method == "POST" else request.GET
+    bound = any(k in params for k in FORM_KEYS)
+    data = None
+    if bound:
+        data = params.copy()
+        saved = next((s for s in scenarios if s.name == data.get("scenario")), None)
+        if saved is not None and not (data.get("script") or "").strip():
+            data["script"] = saved.script  # show what runs, ready to be tweaked
+    form = PreviewForm(data, scenarios=scenarios, catalog=catalog)
+    context: dict[str, Any] = {
+        "form": form,
+        "catalog": catalog,
+        "scenarios": scenarios,
+        "scenario_scripts": {s.name: s.script for s in scenarios},
+        "ran": False,
+    }
+    link = None
+    if bound and form.is_valid():
+        context.update(run(catalog, form.cleaned_data))
+        context["ran"] = True
+        context["source_name"] = form.cleaned_data["source_name"]
+        saved = form.cleaned_data.get("saved")
+        if saved is not None:
+            query = {"scenario": saved.name}
+            query.update({k: form.cleaned_data[k] for k in ("profile", "stage") if form.cleaned_data.get(k)})
+            link = f"{reverse('skills:preview')}?{urlencode(query)}"
+    context["link"] = link
+    if request.htmx and request.method == "POST":
+        response = render(request, "preview/_results.html", context)
+        return push_url(response, link or reverse("skills:preview"))
+    return render(request, "preview/page.html", context)

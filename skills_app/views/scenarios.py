@@ -1,0 +1,75 @@
+"""Saved scenarios (DESIGN §2, §4): list with each one's last result against the draft, a link
+that runs it in the preview, and create/edit through ``services.scenario_save``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from .. import selectors
+from ..domain import DomainError, parse_script, simulate
+from ..forms import ScenarioForm
+
+
+@dataclass(frozen=True)
+class ScenarioRow:
+    """A saved scenario and how it runs against the draft catalog right now."""
+
+    scenario: object
+    rounds: int = 0
+    counts: tuple[int, ...] = ()
+    failures: tuple[str, ...] = ()
+    error: str = ""
+    expectations: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return not self.error and not self.failures
+
+
+@login_required
+def scenario_list(request: HttpRequest) -> HttpResponse:
+    """Every saved scenario, re-run against the draft (as a publish would)."""
+    catalog = selectors.catalog_draft()
+    rows = []
+    for s in selectors.scenario_list():
+        try:
+            sim = simulate(catalog, parse_script(s.script, source=f"scenario '{s.name}'"))
+        except DomainError as exc:
+            rows.append(ScenarioRow(scenario=s, error=exc.message))
+            continue
+        rows.append(ScenarioRow(scenario=s, rounds=len(sim.rounds), counts=tuple(r.view.count for r in sim.rounds),
+                                failures=sim.failures, expectations=sum(1 for r in sim.rounds if r.expect)))
+    return render(request, "scenarios/list.html", {"rows": rows})
+
+
+def _edit(request: HttpRequest, scenario) -> HttpResponse:
+    if request.method == "POST":
+        form = ScenarioForm(request.POST, scenario=scenario)
+        if form.is_valid() and form.instance is not None:
+            messages.success(request, _("Scenario %(name)s saved.") % {"name": form.instance.name})
+            if "run" in request.POST:
+                return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': form.instance.name})}")
+            return redirect("skills:scenario_list")
+    else:
+        form = ScenarioForm(scenario=scenario)
+    return render(request, "scenarios/edit.html", {"form": form, "scenario": scenario})
+
+
+@login_required
+def scenario_create(request: HttpRequest) -> HttpResponse:
+    return _edit(request, None)
+
+
+@login_required
+def scenario_edit(request: HttpRequest, name: str) -> HttpResponse:
+    scenario = selectors.scenario_get(name=name)
+    if scenario is None:
+        raise Http404(f"no scenario '{name}'")
+    return _edit(request, scenario)

@@ -1,0 +1,234 @@
+"""Skill pages: list (with enable/disable, delete, restore), detail, create/edit with a live
+preview of the manual and of what the model gets (DESIGN §2, §3)."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from .. import selectors, services
+from ..domain import Catalog
+from ..domain import catalog as dom
+from ..forms import SkillForm, localize_message, tool_options
+from ..models import Skill
+from ..templatetags.console import render_markdown
+from .common import safe_next
+from .presenters import manual_effect
+
+
+def _gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Tool → codes of the enabled skills that gate it (sort order, then code)."""
+    out: dict[str, list[str]] = {}
+    for s in catalog.enabled_skills:
+        for t in s.tool_ids:
+            out.setdefault(t, []).append(s.code)
+    return {t: tuple(codes) for t, codes in out.items()}
+
+
+@login_required
+def skill_list(request: HttpRequest) -> HttpResponse:
+    """Live skills with their gated tools and the tool counts; deleted skills with restore.
+
+    A fixed number of queries whatever the number of skills (``selectors`` contract)."""
+    catalog = selectors.catalog_draft()
+    every = selectors.skill_list(include_deleted=True)
+    live = [s for s in every if s.deleted_at is None]
+    deleted = [s for s in every if s.deleted_at is not None]
+    q = (request.GET.get("q") or "").strip()
+    if q:
+        needle = q.lower()
+        live = [s for s in live if needle in " ".join(
+            [s.skill_code, s.name, s.description, *s.tool_ids]).lower()]
+    registered = catalog.registered_tools
+    mcp_names = set(catalog.mcp_tool_names)
+    gated = catalog.gated_tool_ids
+    free = [t for t in catalog.mcp_tool_names if t not in gated]
+    live_codes = {s.skill_code for s in every if s.deleted_at is None}
+    context = {
+        "skills": live,
+        "deleted": deleted,
+        "live_codes": live_codes,
+        "mcp_names": mcp_names,
+        "q": q,
+        "stats": {
+            "registered": len(registered),
+            "builtins": len([t for t in registered if t.kind == dom.BUILTIN]),
+            "mcp": len(catalog.mcp_tool_names),
+            "gated": len(gated),
+            "free": len(free),
+            "enabled": len(catalog.enabled_skills),
+            "live": len([s for s in every if s.deleted_at is None]),
+        },
+        "gated_tools": gated,
+        "free_tools": free,
+    }
+    return render(request, "skills/list.html", context)
+
+
+def _live_or_404(code: str) -> Skill:
+    skill = selectors.skill_get(code=code)
+    if skill is None:
+        raise Http404(f"no live skill '{code}'")
+    return skill
+
+
+@login_required
+def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
+    """One skill: fields, gated tools, the manual as safe HTML and what loading it changes."""
+    skill = _live_or_404(code)
+    catalog = selectors.catalog_draft()
+    stored = next(s for s in catalog.skills if s.code == skill.skill_code)
+    return render(request, "skills/detail.html", {
+        "skill": skill,
+        "effect": manual_effect(catalog, stored),
+        "mcp_names": set(catalog.mcp_tool_names),
+        "gated_by": _gated_by(catalog),
+    })
+
+
+def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> dict:
+    """The editor page: the form, the tool picker and the initial live-preview panel."""
+    preview_form = SkillForm(form.data if form.is_bound else None, skill=skill, preview=True,
+                             initial=None if form.is_bound else form.initial)
+    return {
+        "form": form,
+        "skill": skill,
+        "tool_options": tool_options(selectors.mcp_nodes(), form.selected_tool_ids(), _gated_by(catalog)),
+        **_preview_context(preview_form, catalog, skill),
+    }
+
+
+def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> dict:
+    """Bind-validate-compute, never save (STYLE "Preview never saves")."""
+    if form.is_bound:
+        form.is_valid()
+        draft = form.draft
+    else:
+        init = form.initial
+        draft = dom.Skill(
+            code=init.get("skill_code") or "", name=init.get("name") or "",
+            description=init.get("description") or "", content=init.get("content") or "",
+            tool_ids=tuple(init.get("tool_ids") or ()), sort_order=init.get("sort_order") or 0,
+            enabled=bool(init.get("enabled", True)), version=(skill.version if skill else 1),
+        )
+    effect = manual_effect(catalog, draft, replaces=skill.skill_code if skill else None) if draft else None
+    problems = []
+    if form.is_bound:
+        for field, errors in form.errors.items():
+            label = form.fields[field].label if field in form.fields else ""
+            problems += [(label, e) for e in errors]
+    return {
+        "manual_html": render_markdown(draft.content if draft else ""),
+        "effect": effect,
+        "draft": draft,
+        "problems": problems,
+        "is_edit": skill is not None,
+    }
+
+
+@login_required
+def skill_create(request: HttpRequest) -> HttpResponse:
+    """New skill: ``SkillForm.clean()`` calls ``services.skill_create``; errors name the value."""
+    catalog = selectors.catalog_draft()
+    if request.method == "POST":
+        form = SkillForm(request.POST, user=request.user)
+        if form.is_valid() and form.instance is not None:
+            messages.success(request, _("Skill %(code)s created (version %(v)s).")
+                             % {"code": form.instance.skill_code, "v": form.instance.version})
+            return redirect("skills:skill_detail", code=form.instance.skill_code)
+    else:
+        form = SkillForm(initial={"enabled": True, "sort_order": 0, "content": "", "tool_ids": []})
+    return render(request, "skills/edit.html", _editor_context(form, catalog, None))
+
+
+@login_required
+def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
+    """Edit a skill (code read-only); a saved change bumps ``version`` (service rule)."""
+    skill = _live_or_404(code)
+    catalog = selectors.catalog_draft()
+    if request.method == "POST":
+        form = SkillForm(request.POST, skill=skill, user=request.user)
+        if form.is_valid() and form.instance is not None:
+            if form.instance.version == skill.version:
+                messages.info(request, _("No change: %(code)s stays at version %(v)s.")
+                              % {"code": skill.skill_code, "v": skill.version})
+            else:
+                messages.success(request, _("Skill %(code)s saved as version %(v)s.")
+                                 % {"code": skill.skill_code, "v": form.instance.version})
+            return redirect("skills:skill_detail", code=skill.skill_code)
+    else:
+        form = SkillForm(skill=skill)
+    return render(request, "skills/edit.html", _editor_context(form, catalog, skill))
+
+
+@login_required
+@require_POST
+def skill_preview(request: HttpRequest, code: str | None = None) -> HttpResponse:
+    """Live preview for the editor (htmx): the manual as safe HTML and the round with and without
+    it, computed from the bound form with the edited skill in place. Never saves."""
+    skill = _live_or_404(code) if code else None
+    catalog = selectors.catalog_draft()
+    form = SkillForm(request.POST, skill=skill, preview=True)
+    return render(request, "skills/_live_preview.html", _preview_context(form, catalog, skill))
+
+
+def _refused(request: HttpRequest, exc: ValidationError) -> None:
+    for msg in exc.messages:
+        messages.error(request, localize_message(msg))
+
+
+@login_required
+@require_POST
+def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
+    """Enable or disable (``enabled`` = ``1`` / ``0``) through ``services.skill_set_enabled``."""
+    skill = _live_or_404(code)
+    enabled = request.POST.get("enabled") == "1"
+    try:
+        saved = services.skill_set_enabled(skill=skill, enabled=enabled, user=request.user)
+    except ValidationError as exc:
+        _refused(request, exc)
+    else:
+        if enabled:
+            messages.success(request, _("%(code)s enabled (version %(v)s): its tools are masked until its manual "
+                                        "is loaded.") % {"code": code, "v": saved.version})
+        else:
+            messages.warning(request, _("%(code)s disabled (version %(v)s): its tools are now released to every "
+                                        "conversation.") % {"code": code, "v": saved.version})
+    return redirect(safe_next(request, "skills:skill_list"))
+
+
+@login_required
+@require_POST
+def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
+    """Soft-delete through ``services.skill_delete`` (restorable from the list)."""
+    skill = _live_or_404(code)
+    services.skill_delete(skill=skill, user=request.user)
+    messages.warning(request, _("%(code)s deleted: its tools are now released to every conversation. "
+                                "You can restore it below.") % {"code": code})
+    return redirect("skills:skill_list")
+
+
+@login_required
+@require_POST
+def skill_restore(request: HttpRequest, pk: int) -> HttpResponse:
+    """Restore a soft-deleted skill through ``services.skill_restore`` (refused when its code was
+    taken or its tool_ids no longer validate — the message names which)."""
+    skill = get_object_or_404(Skill.objects.deleted(), pk=pk)
+    try:
+        saved = services.skill_restore(skill=skill, user=request.user)
+    except ValidationError as exc:
+        _refused(request, exc)
+    else:
+        messages.success(request, _("%(code)s restored (version %(v)s).") % {"code": saved.skill_code,
+                                                                          "v": saved.version})
+    return redirect("skills:skill_list")
+
+
+__all__ = [
+    "skill_list", "skill_detail", "skill_create", "skill_edit", "skill_preview",
+    "skill_set_enabled", "skill_delete", "skill_restore",
+]

@@ -1,0 +1,58 @@
+"""A real browser against pytest-django's live server: Debian's Chromium driven by Playwright
+(sync API). Never downloads a browser; skips when /usr/bin/chromium is absent."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls of the fixtures are safe.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path("/tmp/shots")
+USERNAME, PASSWORD = "ops", "ops-pass-123"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (make chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def console(live_server, transactional_db, django_user_model):
+    """The live server's URL with the bitmall demo loaded and a staff user."""
+    from skills_app.demo_catalogs import demo_load
+
+    demo_load(name="bitmall")
+    django_user_model.objects.create_user(username=USERNAME, password=PASSWORD, is_staff=True)
+    return live_server.url
+
+
+@pytest.fixture
+def page(browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="zh-CN")
+    pg = context.new_page()
+    pg.set_default_timeout(10_000)
+    yield pg
+    context.close()
+
+
+def login(page, base_url: str) -> None:
+    """Log in through the login form, with the keyboard."""
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("#id_username", USERNAME)
+    page.fill("#id_password", PASSWORD)
+    page.press("#id_password", "Enter")
+    page.wait_for_url(f"{base_url}/skills/")

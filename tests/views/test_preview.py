@@ -1,0 +1,205 @@
+"""The preview / simulate page (DESIGN §4): real numbers read from the rendered HTML."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skills_app.models import Scenario, Skill
+
+from .html import parse
+
+URL = "/preview/"
+GATED = ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
+BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
+
+
+def rounds_of(doc):
+    return doc.select("data-round", tag="section")
+
+
+def visible(round_node, kind=None):
+    return [n["data-visible-tool"] for n in round_node.select("data-visible-tool")
+            if kind is None or n["data-kind"] == kind]
+
+
+@pytest.fixture
+def cancel_iphone(staff_client, bitmall):
+    response = staff_client.get(URL, {"scenario": "cancel-iphone"})
+    assert response.status_code == 200
+    return parse(response.content)
+
+
+def test_cancel_iphone_shows_11_13_13_tools(cancel_iphone):
+    rounds = rounds_of(cancel_iphone)
+    assert [(r["data-round"], r["data-count"]) for r in rounds] == [("1", "11"), ("2", "13"), ("3", "13")]
+    for r in rounds:
+        assert len(visible(r)) == int(r["data-count"])
+        assert r.one("data-count-value").text().strip() == r["data-count"]
+
+
+def test_cancel_order_is_masked_in_round_1_and_visible_in_rounds_2_and_3(cancel_iphone):
+    r1, r2, r3 = rounds_of(cancel_iphone)
+    assert "cancel_order" not in visible(r1)
+    assert r1.one("data-masked-tool", "cancel_order")["data-skill"] == "order_change"
+    assert "cancel_order" in visible(r2) and "cancel_order" in visible(r3)
+    assert r2.values("data-newly-released") == ["cancel_order", "change_address"]
+    assert r2.values("data-loaded") == ["order_change"] and r1.values("data-loaded") == []
+
+
+def test_builtins_are_listed_apart_from_mcp_tools(cancel_iphone):
+    r1 = rounds_of(cancel_iphone)[0]
+    assert visible(r1, "builtin") == BUILTINS
+    assert visible(r1, "mcp") == ["query_order", "query_logistics", "query_after_sale", "search_product",
+                                  "query_cart", "query_coupons", "submit_ticket", "current_date"]
+
+
+def test_matrix_is_six_gated_tools_by_three_rounds(cancel_iphone):
+    cells = cancel_iphone.select("data-matrix-tool", tag="td")
+    assert len(cells) == 18
+    states = {(c["data-matrix-tool"], int(c["data-matrix-round"])): c["data-state"] for c in cells}
+    assert [c["data-matrix-row"] for c in cancel_iphone.select("data-matrix-row")] == GATED
+    released = {("cancel_order", 2), ("cancel_order", 3), ("change_address", 2), ("change_address", 3)}
+    for tool in GATED:
+        for n in (1, 2, 3):
+            assert states[(tool, n)] == ("released" if (tool, n) in released else "masked"), (tool, n)
+
+
+def test_round_3_cancel_order_stops_at_a_confirmation(cancel_iphone):
+    r1, r2, r3 = rounds_of(cancel_iphone)
+    assert r1.one("data-call", "load_skill")["data-verdict"] == "allowed"
+    assert r2.one("data-call", "query_order")["data-verdict"] == "allowed"
+    assert r3.one("data-call", "cancel_order")["data-verdict"] == "confirm"
+    assert cancel_iphone.one("data-simulation")["data-passed"] == "1"
+
+
+def test_running_with_htmx_renders_only_the_results_and_pushes_a_link(staff_client, bitmall):
+    response = staff_client.post(URL, {"scenario": "cancel-iphone", "script": "", "profile": "", "stage": ""},
+                                 HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert b"<html" not in response.content
+    assert [r["data-count"] for r in rounds_of(parse(response.content))] == ["11", "13", "13"]
+    assert response["HX-Push-Url"] == "/preview/?scenario=cancel-iphone"
+
+
+def test_post_without_htmx_renders_the_full_page(staff_client, bitmall):
+    script = Scenario.objects.get(name="cancel-iphone").script
+    response = staff_client.post(URL, {"scenario": "", "script": script})
+    doc = parse(response.content)
+    assert doc.by_tag("html")
+    assert [r["data-count"] for r in rounds_of(doc)] == ["11", "13", "13"]
+
+
+def test_pasted_script_that_drops_the_manual_masks_its_tools_again(staff_client, bitmall):
+    script = (
+        "name: compacted\n"
+        "steps:\n"
+        "  - user: cancel it\n"
+        "  - assistant: {calls: [{load_skill: {skill_code: order_change}}]}\n"
+        "  - compact: {drop: [2, 3]}\n"
+        "  - assistant: {calls: [{cancel_order: {order_no: '88239'}}]}\n"
+    )
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    r1, r2 = rounds_of(doc)
+    assert (r1["data-count"], r2["data-count"]) == ("11", "11")
+    call = r2.one("data-call", "cancel_order")
+    assert (call["data-verdict"], call["data-reason"]) == ("refused", "masked")
+    assert doc.select("data-event-after", "1")
+
+
+def test_yaml_error_shows_the_line_and_keeps_the_pasted_text(staff_client, bitmall):
+    script = "name: broken\nsteps:\n  - user: hi\n  - shout: loud\n  - assistant: {}\n"
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    error = doc.one("data-script-error")
+    assert error["data-line"] == "4"
+    assert "shout" in error.text()
+    assert doc.one("data-script-area").text() == script
+    assert not rounds_of(doc)
+
+
+def test_invalid_yaml_syntax_points_at_its_line(staff_client, bitmall):
+    script = "steps:\n  - user: hi\n  - assistant: {calls: [\n"
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    error = doc.one("data-script-error")
+    assert error["data-line"].isdigit() and "invalid YAML" in error.text()
+
+
+def test_unknown_stage_is_an_error_that_lists_the_stages_on_offer(staff_client, returns):
+    doc = parse(staff_client.get(URL, {"scenario": "return-query", "stage": "shipping"}).content)
+    error = doc.one("data-restriction-error")
+    assert error["data-kind"] == "stage"
+    assert "shipping" in error.text()
+    assert [n.text() for n in error.select("data-on-offer")] == ["prepare", "query"]
+    assert not rounds_of(doc)
+
+
+def test_unknown_profile_in_a_pasted_script_lists_the_profiles_on_offer(staff_client, returns):
+    script = "access_profile: guest\nsteps:\n  - user: hi\n  - assistant: {}\n"
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    error = doc.one("data-restriction-error")
+    assert error["data-kind"] == "access profile"
+    assert [n.text() for n in error.select("data-on-offer")] == ["member_full", "no_business_tools"]
+
+
+def test_return_prepare_no_tools_shows_no_mcp_tool_in_any_round(staff_client, returns):
+    doc = parse(staff_client.get(URL, {"scenario": "return-prepare-no-tools"}).content)
+    rounds = rounds_of(doc)
+    assert len(rounds) == 2
+    assert doc.one("data-profile").text() == "no_business_tools" and doc.one("data-stage").text() == "prepare"
+    for r in rounds:
+        assert visible(r, "mcp") == []
+        assert r.select("data-no-mcp")
+        assert visible(r, "builtin") == BUILTINS
+    assert rounds[1].one("data-call", "order_query")["data-verdict"] == "refused"
+
+
+def test_choosing_no_profile_overrides_the_scripts_profile(staff_client, returns):
+    doc = parse(staff_client.get(URL, {"scenario": "return-prepare-no-tools", "profile": "-"}).content)
+    r2 = rounds_of(doc)[1]
+    assert doc.one("data-profile").text() == "—"
+    assert visible(r2, "mcp") == ["order_query", "prepare_return"]  # the stage still applies
+
+
+def test_pasted_json_transcript_is_replayed(staff_client, bitmall):
+    messages = [
+        {"role": "user", "content": "取消 88239"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "manual", "state": "success",
+         "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1}},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c2", "type": "function",
+             "function": {"name": "cancel_order", "arguments": "{\"order_no\": \"88239\"}"}}]},
+    ]
+    doc = parse(staff_client.post(URL, {"script": json.dumps(messages, ensure_ascii=False)}).content)
+    rounds = rounds_of(doc)
+    assert [r["data-count"] for r in rounds] == ["11", "13"]
+    assert rounds[1].one("data-call", "cancel_order")["data-verdict"] == "confirm"
+
+
+def test_malformed_transcript_names_the_message(staff_client, bitmall):
+    doc = parse(staff_client.post(URL, {"script": '[{"role": "user"}, {"role": "robot"}]'}).content)
+    error = doc.one("data-message-error")
+    assert error["data-index"] == "1" and "robot" in error.text()
+
+
+def test_unknown_saved_scenario_is_reported(staff_client, bitmall):
+    doc = parse(staff_client.get(URL, {"scenario": "nope"}).content)
+    assert "nope" in doc.one("data-form-error").text()
+
+
+def test_empty_page_runs_nothing(staff_client, bitmall):
+    doc = parse(staff_client.get(URL).content)
+    assert not rounds_of(doc)
+    assert [o.get("value") for o in doc.by_tag("option") if o.get("value") == "cancel-iphone"]
+
+
+def test_preview_saves_nothing(staff_client, bitmall):
+    before = list(Skill.objects.values_list("skill_code", "version"))
+    staff_client.post(URL, {"scenario": "cancel-iphone"})
+    assert list(Skill.objects.values_list("skill_code", "version")) == before
+
+
+def test_preview_needs_a_login(client, bitmall):
+    response = client.get(URL, {"scenario": "cancel-iphone"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")

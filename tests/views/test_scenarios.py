@@ -1,0 +1,56 @@
+"""Saved scenarios: list with a run link and the result against the draft, create/edit through
+``services.scenario_save``."""
+from __future__ import annotations
+
+from skills_app.models import Scenario
+
+from .html import parse
+
+SCRIPT = "name: quick\nsteps:\n  - user: hi\n  - assistant:\n      calls: [{query_order: {}}]\n      expect: {count: 11}\n"
+
+
+def test_list_links_each_scenario_to_the_preview_and_shows_its_result(staff_client, bitmall):
+    doc = parse(staff_client.get("/scenarios/").content)
+    row = doc.one("data-scenario", "cancel-iphone")
+    assert row["data-passed"] == "1"
+    assert row.one("data-run-link")["href"] == "/preview/?scenario=cancel-iphone"
+    assert "11 → 13 → 13" in row.text()
+
+
+def test_create_scenario(staff_client, bitmall):
+    response = staff_client.post("/scenarios/new", {"name": "quick", "description": "d", "script": SCRIPT})
+    assert response.status_code == 302
+    assert Scenario.objects.get(name="quick").script == SCRIPT
+
+
+def test_save_and_run_opens_the_preview(staff_client, bitmall):
+    response = staff_client.post("/scenarios/new", {"name": "quick", "script": SCRIPT, "run": "1"})
+    assert response["Location"] == "/preview/?scenario=quick"
+
+
+def test_yaml_error_names_the_line_and_saves_nothing(staff_client, bitmall):
+    bad = "steps:\n  - user: hi\n  - wave: hello\n"
+    doc = parse(staff_client.post("/scenarios/new", {"name": "bad", "script": bad}).content)
+    error = doc.one("data-errors-for", "script").text()
+    assert ":3:" in error and "wave" in error
+    assert not Scenario.objects.filter(name="bad").exists()
+    assert doc.one("data-field", "script").by_tag("textarea")[0].text().lstrip("\n") == bad
+
+
+def test_create_refuses_an_existing_name(staff_client, bitmall):
+    before = Scenario.objects.get(name="cancel-iphone").script
+    doc = parse(staff_client.post("/scenarios/new", {"name": "cancel-iphone", "script": SCRIPT}).content)
+    assert "cancel-iphone" in doc.one("data-errors-for", "name").text()
+    assert Scenario.objects.get(name="cancel-iphone").script == before
+
+
+def test_edit_scenario_keeps_its_name(staff_client, bitmall):
+    response = staff_client.post("/scenarios/cancel-iphone/edit", {"name": "renamed", "script": SCRIPT})
+    assert response.status_code == 302
+    assert Scenario.objects.get(name="cancel-iphone").script == SCRIPT
+    assert not Scenario.objects.filter(name="renamed").exists()
+
+
+def test_a_scenario_that_no_longer_meets_its_expectations_is_flagged(staff_client, bitmall):
+    staff_client.post("/scenarios/new", {"name": "quick", "script": SCRIPT.replace("count: 11", "count: 12")})
+    assert parse(staff_client.get("/scenarios/").content).one("data-scenario", "quick")["data-passed"] == "0"

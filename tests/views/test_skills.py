@@ -1,0 +1,281 @@
+"""Skill pages: list, create/edit through the services, live preview that never saves."""
+from __future__ import annotations
+
+import pytest
+
+from skills_app import services
+from skills_app.models import IntentNode, Skill
+
+from .html import parse
+
+MANUAL = "# 取消订单\n\n先用 `query_order` 查订单，再 `cancel_order`。\n"
+
+
+def new_skill_data(**overrides):
+    data = {
+        "skill_code": "refund_fast", "name": "极速退款", "description": "用户要求极速退款时加载。",
+        "content": MANUAL, "tool_ids": ["cancel_order"], "sort_order": "60", "enabled": "on",
+    }
+    data.update(overrides)
+    return data
+
+
+# ---- list -----------------------------------------------------------------------------------
+def test_list_shows_live_skills_with_their_gated_tools_and_the_counts(staff_client, bitmall):
+    doc = parse(staff_client.get("/skills/").content)
+    assert doc.values("data-skill") == ["after_sale_apply", "order_change", "fault_diagnosis", "order_checkout",
+                                        "iot_bundle"]
+    order_change = doc.one("data-skill", "order_change")
+    assert order_change.values("data-gated-tool") == ["cancel_order", "change_address"]
+    stats = {n["data-stat"]: n.by_tag("div")[0].text().strip() for n in doc.select("data-stat")}
+    assert stats["registered"] == "17" and stats["gated"] == "6" and stats["free"] == "8"
+    assert doc.select("data-consequence")
+
+
+def test_root_url_is_the_skill_list(staff_client, bitmall):
+    assert parse(staff_client.get("/").content).values("data-skill")[:1] == ["after_sale_apply"]
+
+
+def test_list_query_count_does_not_grow_with_the_skills(staff_client, bitmall, django_assert_max_num_queries):
+    with django_assert_max_num_queries(12) as before:
+        staff_client.get("/skills/")
+    for i in range(12):
+        services.skill_create(skill_code=f"extra_{i}", name=f"extra {i}", description="extra skill",
+                              content="body", tool_ids=["query_cart"])
+    services.skill_delete(skill=Skill.objects.get(skill_code="extra_0"))
+    with django_assert_max_num_queries(12) as after:
+        response = staff_client.get("/skills/")
+    assert len(after.captured_queries) == len(before.captured_queries)
+    doc = parse(response.content)
+    assert len(doc.select("data-skill")) == 16 and doc.values("data-deleted-skill") == ["extra_0"]
+
+
+def test_server_side_filter(staff_client, bitmall):
+    doc = parse(staff_client.get("/skills/", {"q": "cancel_order"}).content)
+    assert doc.values("data-skill") == ["order_change"]
+
+
+def test_disable_releases_the_tools_and_bumps_the_version(staff_client, bitmall):
+    response = staff_client.post("/skills/order_change/enabled", {"enabled": "0"}, follow=True)
+    skill = Skill.objects.get(skill_code="order_change")
+    assert (skill.enabled, skill.version) == (False, 2)
+    doc = parse(response.content)
+    assert doc.one("data-skill", "order_change")["data-enabled"] == "0"
+    assert doc.one("data-stat", "gated").by_tag("div")[0].text().strip() == "4"
+    rounds = parse(staff_client.get("/preview/", {"scenario": "cancel-iphone"}).content).select("data-round",
+                                                                                               tag="section")
+    assert rounds[0]["data-count"] == "13"  # cancel_order and change_address released everywhere
+
+
+def test_enable_again(staff_client, bitmall):
+    services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=False)
+    staff_client.post("/skills/order_change/enabled", {"enabled": "1"})
+    assert Skill.objects.get(skill_code="order_change").enabled is True
+
+
+def test_toggle_needs_post(staff_client, bitmall):
+    assert staff_client.get("/skills/order_change/enabled").status_code == 405
+
+
+def test_delete_then_restore(staff_client, bitmall):
+    doc = parse(staff_client.post("/skills/order_change/delete", follow=True).content)
+    assert "order_change" not in doc.values("data-skill")
+    assert doc.values("data-deleted-skill") == ["order_change"]
+    deleted = Skill.objects.get(skill_code="order_change")
+    assert deleted.deleted_at is not None
+    doc = parse(staff_client.post(f"/skills/deleted/{deleted.pk}/restore", follow=True).content)
+    assert "order_change" in doc.values("data-skill")
+    assert Skill.objects.live().filter(skill_code="order_change").exists()
+
+
+def test_restore_is_refused_when_the_code_is_taken(staff_client, bitmall):
+    old = Skill.objects.get(skill_code="iot_bundle")
+    services.skill_delete(skill=old)
+    services.skill_create(skill_code="iot_bundle", name="new", description="new one", content="x")
+    response = staff_client.post(f"/skills/deleted/{old.pk}/restore", follow=True)
+    assert "iot_bundle" in response.content.decode()
+    old.refresh_from_db()
+    assert old.deleted_at is not None
+
+
+# ---- create ---------------------------------------------------------------------------------
+def test_create_saves_through_the_service(staff_client, bitmall):
+    response = staff_client.post("/skills/new", new_skill_data())
+    assert response.status_code == 302 and response["Location"] == "/skills/refund_fast/"
+    skill = Skill.objects.get(skill_code="refund_fast")
+    assert (skill.tool_ids, skill.version, skill.sort_order, skill.enabled) == (["cancel_order"], 1, 60, True)
+
+
+@pytest.mark.parametrize(
+    "tool_id, words",
+    [
+        ("load_skill", "内置工具"),
+        ("no_such_tool", "MCP"),
+    ],
+)
+def test_create_refuses_a_bad_tool_id_naming_it_and_saves_nothing(staff_client, bitmall, tool_id, words):
+    count = Skill.objects.count()
+    response = staff_client.post("/skills/new", new_skill_data(tool_ids=["cancel_order", tool_id]))
+    assert response.status_code == 200
+    doc = parse(response.content)
+    errors = doc.one("data-errors-for", "tool_ids").text()
+    assert tool_id in errors and words in errors
+    assert Skill.objects.count() == count
+    option = doc.one("data-tool-option", tool_id)  # kept visible, still ticked
+    assert "is-unregistered" in option["class"] and option.by_tag("input")[0].get("checked") is not None
+
+
+def test_create_refuses_a_disabled_nodes_tool(staff_client, bitmall):
+    IntentNode.objects.filter(mcp_tool_id="current_date").update(enabled=False)
+    count = Skill.objects.count()
+    doc = parse(staff_client.post("/skills/new", new_skill_data(tool_ids=["current_date"])).content)
+    errors = doc.one("data-errors-for", "tool_ids").text()
+    assert "current_date" in errors
+    assert Skill.objects.count() == count
+    assert "is-unregistered" in doc.one("data-tool-option", "current_date")["class"]
+
+
+def test_create_refuses_a_taken_code_and_a_bad_code(staff_client, bitmall):
+    count = Skill.objects.count()
+    doc = parse(staff_client.post("/skills/new", new_skill_data(skill_code="order_change")).content)
+    assert "order_change" in doc.one("data-errors-for", "skill_code").text()
+    doc = parse(staff_client.post("/skills/new", new_skill_data(skill_code="Bad Code")).content)
+    assert "Bad Code" in doc.one("data-errors-for", "skill_code").text()
+    assert Skill.objects.count() == count
+
+
+def test_new_skill_form_lists_registered_tools_in_registration_order(staff_client, bitmall):
+    doc = parse(staff_client.get("/skills/new").content)
+    assert doc.values("data-tool-option") == [
+        "query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order", "change_address",
+        "search_product", "query_cart", "query_coupons", "update_cart_item", "create_order", "pay_order",
+        "submit_ticket", "current_date",
+    ]
+
+
+# ---- edit -----------------------------------------------------------------------------------
+def edit_data(skill, **overrides):
+    data = {
+        "name": skill.name, "description": skill.description, "content": skill.content,
+        "tool_ids": list(skill.tool_ids), "sort_order": str(skill.sort_order), "enabled": "on",
+        "base_version": str(skill.version),
+    }
+    data.update(overrides)
+    return data
+
+
+def test_edit_bumps_the_version_and_keeps_the_code(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    response = staff_client.post("/skills/order_change/edit",
+                                 edit_data(skill, content=skill.content + "\n补充一条。\n", skill_code="hacked"))
+    assert response.status_code == 302
+    skill.refresh_from_db()
+    assert (skill.skill_code, skill.version) == ("order_change", 2)
+    assert skill.content.endswith("补充一条。\n")
+    assert not Skill.objects.filter(skill_code="hacked").exists()
+
+
+def test_edit_without_change_keeps_the_version(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    staff_client.post("/skills/order_change/edit", edit_data(skill))
+    skill.refresh_from_db()
+    assert skill.version == 1
+
+
+def test_edit_refuses_a_builtin_and_saves_nothing(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    doc = parse(staff_client.post("/skills/order_change/edit",
+                                  edit_data(skill, tool_ids=["cancel_order", "flush_memory"])).content)
+    assert "flush_memory" in doc.one("data-errors-for", "tool_ids").text()
+    skill.refresh_from_db()
+    assert (skill.version, skill.tool_ids) == (1, ["cancel_order", "change_address"])
+
+
+def test_edit_from_a_stale_page_is_refused(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    stale = edit_data(skill, content="mine")
+    services.skill_update(skill=skill, content="theirs")
+    doc = parse(staff_client.post("/skills/order_change/edit", stale).content)
+    assert doc.select("data-errors-for", "__all__")
+    skill.refresh_from_db()
+    assert (skill.content, skill.version) == ("theirs", 2)
+
+
+def test_edit_page_shows_the_code_read_only(staff_client, bitmall):
+    doc = parse(staff_client.get("/skills/order_change/edit").content)
+    code = [n for n in doc.by_tag("input") if n.get("name") == "skill_code"][0]
+    assert code.get("disabled") is not None and code["value"] == "order_change"
+
+
+def test_unknown_skill_is_404(staff_client, bitmall):
+    assert staff_client.get("/skills/nope/edit").status_code == 404
+    assert staff_client.get("/skills/nope/").status_code == 404
+
+
+# ---- live preview ---------------------------------------------------------------------------
+def test_live_preview_renders_safe_markdown_and_what_the_model_gets_without_saving(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    before = (Skill.objects.count(), skill.version, skill.content)
+    data = edit_data(skill, content="# 新手册\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script>",
+                     tool_ids=["cancel_order"])
+    response = staff_client.post("/skills/order_change/preview", data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    doc = parse(response.content)
+    manual = doc.one("data-manual-preview")
+    assert manual.by_tag("h1")[0].text() == "新手册" and manual.by_tag("table")
+    assert not doc.by_tag("script") and b"alert(1)" not in response.content
+    effect = doc.one("data-effect")
+    assert (effect["data-effect-without"], effect["data-effect-with"]) == ("12", "13")  # change_address freed
+    assert effect.values("data-releases") == ["cancel_order"]
+    skill.refresh_from_db()
+    assert (Skill.objects.count(), skill.version, skill.content) == before
+
+
+def test_live_preview_of_a_new_skill_shows_what_its_manual_releases(staff_client, bitmall):
+    data = new_skill_data(skill_code="", tool_ids=["query_cart", "load_skill"])
+    doc = parse(staff_client.post("/skills/new-preview", data).content)
+    effect = doc.one("data-effect")
+    assert (effect["data-effect-without"], effect["data-effect-with"]) == ("10", "11")
+    assert effect.values("data-releases") == ["query_cart"]
+    problems = doc.one("data-preview-problems").text()
+    assert "load_skill" in problems
+    assert not Skill.objects.filter(name="极速退款").exists()
+
+
+def test_live_preview_says_when_a_mentioned_tool_stays_masked(staff_client, bitmall):
+    data = new_skill_data(content="先调用 create_order 下单。", tool_ids=[])
+    doc = parse(staff_client.post("/skills/new-preview", data).content)
+    assert "create_order" in doc.one("data-mentioned-masked").text()
+
+
+def test_live_preview_needs_post(staff_client, bitmall):
+    assert staff_client.get("/skills/order_change/preview").status_code == 405
+
+
+# ---- detail ---------------------------------------------------------------------------------
+def test_detail_renders_the_manual_as_html(staff_client, bitmall):
+    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"),
+                          content="## 步骤\n1. 先查\n2. 再办\n\n<img src=x onerror=alert(1)>")
+    doc = parse(staff_client.get("/skills/iot_bundle/").content)
+    manual = doc.one("data-manual")
+    assert manual.by_tag("h2")[0].text() == "步骤" and len(manual.by_tag("li")) == 2
+    assert all("onerror" not in img.attrs for img in manual.by_tag("img"))
+    assert doc.one("data-version")["data-version"] == "2"
+
+
+def test_detail_shows_what_loading_the_manual_releases(staff_client, bitmall):
+    doc = parse(staff_client.get("/skills/order_change/").content)
+    effect = doc.one("data-effect")
+    assert (effect["data-effect-without"], effect["data-effect-with"]) == ("11", "13")
+    assert effect.values("data-releases") == ["cancel_order", "change_address"]
+
+
+def test_edit_page_keeps_a_stored_tool_of_a_disabled_node_visible_as_an_error(staff_client, bitmall):
+    IntentNode.objects.filter(mcp_tool_id="change_address").update(enabled=False)
+    doc = parse(staff_client.get("/skills/order_change/edit").content)
+    option = doc.one("data-tool-option", "change_address")
+    assert "is-unregistered" in option["class"] and option.by_tag("input")[0].get("checked") is not None
+    assert doc.values("data-tool-option")[-1] == "change_address"  # after the registered tools
+    skill = Skill.objects.get(skill_code="order_change")
+    doc = parse(staff_client.post("/skills/order_change/edit", edit_data(skill)).content)
+    assert "change_address" in doc.one("data-errors-for", "tool_ids").text()
