@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test install setup chromium migrate demo clean
+.PHONY: run test test-postgres install setup chromium migrate demo clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ run: setup
 
 test: install chromium
 	$(PY) -m pytest
+
+## The same suite (browser tests aside) on the scale-out database: PostgreSQL at 127.0.0.1:5432.
+test-postgres: install
+	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest --ignore=tests/browser -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
