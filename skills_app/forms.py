@@ -8,7 +8,6 @@ domain rule (``domain.clean_skill``) but never calls a service: STYLE "Preview n
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -19,64 +18,71 @@ from django.utils.translation import gettext_lazy as _
 
 from . import selectors, services
 from .domain import catalog as dom
-from .domain.errors import SkillValidationError
+from .domain.errors import Problem, SkillValidationError
 from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH
 from .domain.validation import clean_skill, normalize_tool_ids
 from .models import Skill
 
 # --------------------------------------------------------------------------------------------
-# Service messages are English sentences that name the value; the console shows them in the
-# user's language. Unknown messages pass through unchanged (they still name the value).
+# Services and the domain refuse with a stable ``code`` and ``params`` (the English sentence names
+# the value); pages show the sentence for that code in the user's language. A code not listed here
+# shows the English sentence, which still names the value.
 # --------------------------------------------------------------------------------------------
-_MESSAGE_PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
-    (re.compile(r"^'(?P<v>[^']*)' is a builtin tool and can never be gated by a skill\.$"),
-     _("'%(v)s' is a builtin tool and can never be gated by a skill.")),
-    (re.compile(r"^'(?P<v>[^']*)' belongs only to a disabled or deleted MCP node\.$"),
-     _("'%(v)s' belongs only to a disabled or deleted MCP node.")),
-    (re.compile(r"^'(?P<v>[^']*)' is not the tool of any MCP node\.$"),
-     _("'%(v)s' is not the tool of any MCP node.")),
-    (re.compile(r"^'(?P<v>[^']*)' is not a registered MCP tool\.$"),
-     _("'%(v)s' is not a registered MCP tool.")),
-    (re.compile(r"^a live skill with code '(?P<v>[^']*)' already exists\.$"),
-     _("a live skill with code '%(v)s' already exists.")),
-    (re.compile(r"^skill code '(?P<v>[^']*)' cannot be changed after creation\.$"),
-     _("skill code '%(v)s' cannot be changed after creation.")),
-    (re.compile(r"^skill code '(?P<v>[^']*)' must start with a lowercase letter.*$"),
-     _("skill code '%(v)s' must start with a lowercase letter and use only lowercase letters, digits and "
-       "single '_' or '-' separators.")),
-    (re.compile(r"^skill code '(?P<v>[^']*)' must be (?P<a>\d+)–(?P<b>\d+) characters long\.$"),
-     _("skill code '%(v)s' must be %(a)s–%(b)s characters long.")),
-    (re.compile(r"^skill code is required\.$"), _("skill code is required.")),
-    (re.compile(r"^name is required\.$"), _("name is required.")),
-    (re.compile(r"^description is required.*$"), _("description is required (1–512 characters, one line).")),
-    (re.compile(r"^description must be a single line.*$"),
-     _("description must be a single line (the model sees it in a catalog).")),
-    (re.compile(r"^the manual \(content\) must not be blank\.$"), _("the manual (content) must not be blank.")),
-)
+MESSAGES_BY_CODE: dict[str, Any] = {
+    "tool_id_builtin": _("'%(tool_id)s' is a builtin tool and can never be gated by a skill."),
+    "tool_id_disabled": _("'%(tool_id)s' belongs only to a disabled or deleted MCP node."),
+    "tool_id_unknown": _("'%(tool_id)s' is not the tool of any MCP node."),
+    "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
+    "skill_code_taken": _("a live skill with code '%(code)s' already exists."),
+    "skill_code_immutable": _("skill code '%(code)s' cannot be changed after creation."),
+    "skill_code_pattern": _("skill code '%(code)s' must start with a lowercase letter and use only lowercase "
+                            "letters, digits and single '_' or '-' separators."),
+    "skill_code_length": _("skill code '%(code)s' must be %(min)s–%(max)s characters long."),
+    "skill_code_required": _("skill code is required."),
+    "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
+    "skill_stale": _("This skill was saved as version %(current)s while you were editing version %(base)s. "
+                     "Reload the page to see the change, then edit again."),
+    "name_required": _("name is required."),
+    "name_too_long": _("name has %(length)s characters; at most %(max)s allowed."),
+    "description_required": _("description is required (1–%(max)s characters, one line)."),
+    "description_too_long": _("description has %(length)s characters; at most %(max)s allowed."),
+    "description_multiline": _("description must be a single line (the model sees it in a catalog)."),
+    "content_blank": _("the manual (content) must not be blank."),
+}
 
 
-def localize_message(message: str) -> str:
-    """Translate a known service/domain message (keeping the value it names); else return it."""
-    for pattern, template in _MESSAGE_PATTERNS:
-        m = pattern.match(message)
-        if m:
-            return str(template) % m.groupdict()
-    return message
+def translate_error(error: ValidationError | Problem) -> str:
+    """The sentence of one service ``ValidationError`` (or domain ``Problem``) in the active
+    language, chosen by its ``code`` and filled with its ``params``."""
+    code = getattr(error, "code", None)
+    params = dict(getattr(error, "params", None) or {})
+    template = MESSAGES_BY_CODE.get(code or "")
+    if template is not None:
+        return str(template) % params if params else str(template)
+    if isinstance(error, Problem):
+        return str(error)
+    return " ".join(error.messages)
+
+
+def iter_errors(exc: ValidationError) -> Iterable[tuple[str | None, ValidationError]]:
+    """Every single error of a (possibly nested) ``ValidationError`` as ``(field, error)``."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.error_dict.items():
+            for e in errors:
+                yield (None if field == "__all__" else field), e
+    else:
+        for e in exc.error_list:
+            yield None, e
 
 
 def _add_service_errors(form: forms.Form, exc: ValidationError) -> None:
     """Put a service's ``ValidationError`` on the form's fields (unknown fields → non-field)."""
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.message_dict.items():
-            target = field if field in form.fields else None
-            for msg in errors:
-                text = localize_message(msg)
-                if target is None and field != "__all__":
-                    text = f"{field}: {text}"
-                form.add_error(target, text)
-    else:
-        for msg in exc.messages:
-            form.add_error(None, localize_message(msg))
+    for field, error in iter_errors(exc):
+        text = translate_error(error)
+        target = field if field in form.fields else None
+        if target is None and field is not None:
+            text = f"{field}: {text}"
+        form.add_error(target, text)
 
 
 class AnyValueMultipleChoiceField(forms.MultipleChoiceField):
@@ -196,14 +202,16 @@ class SkillForm(forms.Form):
                         content=self.draft.content, tool_ids=self.draft.tool_ids,
                         registry=selectors.tool_registry())
         except SkillValidationError as exc:
-            errors = {f: msgs for f, msgs in exc.errors.items() if not (f == "skill_code" and not code)}
-            if errors:
-                _add_service_errors(self, ValidationError(errors))
+            for field, problems in exc.problems.items():
+                if field == "skill_code" and not code:
+                    continue
+                for problem in problems:
+                    self.add_error(field if field in self.fields else None, translate_error(problem))
         if self.skill is None:
             if not code:
-                self.add_error("skill_code", gettext("skill code is required."))
+                self.add_error("skill_code", str(MESSAGES_BY_CODE["skill_code_required"]))
             elif selectors.skill_get(code=code) is not None:
-                self.add_error("skill_code", localize_message(f"a live skill with code '{code}' already exists."))
+                self.add_error("skill_code", str(MESSAGES_BY_CODE["skill_code_taken"]) % {"code": code})
         return data
 
     # What the picker shows: the bound selection (even an invalid one) or the initial one.
@@ -227,18 +235,12 @@ class SkillForm(forms.Form):
             "sort_order": data.get("sort_order") if data.get("sort_order") is not None else 0,
             "enabled": bool(data.get("enabled")),
         }
-        if self.skill is not None and data.get("base_version") not in (None, self.skill.version):
-            raise ValidationError(
-                gettext("This skill was saved as version %(v)s while you were editing version %(b)s. "
-                   "Reload the page to see the change, then edit again.")
-                % {"v": self.skill.version, "b": data["base_version"]},
-                code="stale",
-            )
         try:
             if self.skill is None:
                 self.instance = services.skill_create(skill_code=code, user=self.user, **fields)
             else:
-                self.instance = services.skill_update(skill=self.skill, user=self.user, **fields)
+                self.instance = services.skill_update(skill=self.skill, user=self.user,
+                                                      expected_version=data.get("base_version"), **fields)
         except ValidationError as exc:
             _add_service_errors(self, exc)
         return data

@@ -29,8 +29,17 @@ BUILTIN_TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
+def _problem(error_code: str, template: str, /, **params: Any) -> ValidationError:
+    """A Django ``ValidationError`` whose ``code`` and ``params`` let a page translate it
+    (``forms.translate_error``); ``str()`` of it is the English sentence naming the value."""
+    return ValidationError(template, code=error_code, params=params or None)
+
+
 def _django_error(exc: SkillValidationError) -> ValidationError:
-    return ValidationError({field: list(msgs) for field, msgs in exc.errors.items()})
+    return ValidationError({
+        field: [_problem(p.code, p.template, **dict(p.params)) for p in problems]
+        for field, problems in exc.problems.items()
+    })
 
 
 def builtin_tools_ensure() -> list[BuiltinTool]:
@@ -49,7 +58,8 @@ def _check_code_free(code: str, *, exclude_pk: int | None = None) -> None:
     if exclude_pk is not None:
         qs = qs.exclude(pk=exclude_pk)
     if qs.exists():
-        raise ValidationError({"skill_code": [f"a live skill with code '{code}' already exists."]})
+        raise ValidationError({"skill_code": [_problem(
+            "skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]})
 
 
 @transaction.atomic
@@ -87,18 +97,28 @@ EDITABLE_FIELDS = ("name", "description", "content", "tool_ids", "sort_order", "
 
 
 @transaction.atomic
-def skill_update(*, skill: Skill, user: Any = None, **changes: Any) -> Skill:
+def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None = None, **changes: Any) -> Skill:
     """Change a skill's editable fields (``skill_code`` is immutable). ``version`` goes up by one
-    when anything actually changed. Raises ``ValidationError`` (nothing saved) for bad fields or
-    an attempt to change the code."""
+    when anything actually changed. ``expected_version`` (the version the editor started from)
+    refuses a save over someone else's newer save (code ``skill_stale``). Raises
+    ``ValidationError`` (nothing saved) for bad fields, a deleted skill or an attempt to change the
+    code."""
     unknown = set(changes) - set(EDITABLE_FIELDS) - {"skill_code"}
     if unknown:
-        raise ValidationError({field: ["not an editable field."] for field in sorted(unknown)})
+        raise ValidationError({field: [_problem("not_editable", "not an editable field.")] for field in sorted(unknown)})
     if "skill_code" in changes and changes["skill_code"] != skill.skill_code:
-        raise ValidationError({"skill_code": [f"skill code '{skill.skill_code}' cannot be changed after creation."]})
+        raise ValidationError({"skill_code": [_problem(
+            "skill_code_immutable", "skill code '%(code)s' cannot be changed after creation.", code=skill.skill_code)]})
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
+    if expected_version is not None and locked.version != expected_version:
+        raise _problem(
+            "skill_stale",
+            "This skill was saved as version %(current)s while you were editing version %(base)s. "
+            "Reload the page to see the change, then edit again.",
+            current=locked.version, base=expected_version,
+        )
     if locked.deleted_at is not None:
-        raise ValidationError(f"skill '{locked.skill_code}' is deleted; restore it before editing.")
+        raise _problem("skill_deleted", "skill '%(code)s' is deleted; restore it before editing.", code=locked.skill_code)
     merged = {f: changes.get(f, getattr(locked, f)) for f in EDITABLE_FIELDS}
     try:
         clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],
@@ -166,7 +186,7 @@ def scenario_save(*, name: str, script: str, description: str = "", catalog: str
     try:
         parse_script(script, source=f"scenario '{name}'")
     except ScriptError as exc:
-        raise ValidationError({"script": [exc.message]}) from None
+        raise ValidationError({"script": [_problem("script_invalid", "%(message)s", message=exc.message)]}) from None
     obj = Scenario.objects.filter(name=name).first() or Scenario(name=name)
     obj.script, obj.description, obj.catalog = script, description, catalog
     obj.full_clean()
@@ -179,7 +199,8 @@ def _restriction_save(model: type, kind: str, *, name: str, description: str, to
     registered = {r.tool_id for r in mcp_nodes()}
     unknown = [t for t in names if t not in registered]
     if unknown:
-        raise ValidationError({"tools": [f"'{t}' is not a registered MCP tool." for t in unknown]})
+        raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
+                                                  tool_id=t) for t in unknown]})
     obj = model.objects.filter(name=name).first() or model(name=name)
     obj.description, obj.tools = description, list(names)
     obj.full_clean()
@@ -216,7 +237,8 @@ def intent_node_save(
     """Create or update an intent node by code; ``level`` follows the parent (0/1/2)."""
     level = 0 if parent is None else parent.level + 1
     if level > 2:
-        raise ValidationError({"parent": [f"'{intent_code}': the tree has three levels (domain, category, topic)."]})
+        raise ValidationError({"parent": [_problem(
+            "tree_too_deep", "'%(code)s': the tree has three levels (domain, category, topic).", code=intent_code)]})
     node = IntentNode.objects.filter(intent_code=intent_code).first() or IntentNode(intent_code=intent_code)
     node.name, node.kind, node.parent, node.level = name, kind, parent, level
     node.mcp_tool_id, node.require_confirm = mcp_tool_id or "", require_confirm

@@ -161,3 +161,20 @@ def test_scenario_save_replaces_a_scenario_by_name(bitmall) -> None:
     services.scenario_save(name="probe", script="- assistant: y\n", description="second")
     assert list(Scenario.objects.filter(name="probe").values_list("script", "description")) == [
         ("- assistant: y\n", "second")]
+
+
+def test_skill_update_refuses_a_save_over_a_newer_version(bitmall):
+    from django.core.exceptions import ValidationError
+
+    from skills_app import services
+    from skills_app.models import Skill
+
+    skill = Skill.objects.live().get(skill_code="order_change")
+    started_from = skill.version
+    services.skill_update(skill=skill, name="订单修改（他人先保存）")
+    with pytest.raises(ValidationError) as exc:
+        services.skill_update(skill=skill, name="我的修改", expected_version=started_from)
+    assert exc.value.error_list[0].code == "skill_stale"
+    assert f"editing version {started_from}" in exc.value.messages[0]
+    fresh = Skill.objects.get(pk=skill.pk)
+    assert (fresh.name, fresh.version) == ("订单修改（他人先保存）", started_from + 1)

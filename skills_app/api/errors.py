@@ -41,7 +41,7 @@ class InvalidSkillCodeError(ApiError):
     status_code = 400
 
     def __init__(self, skill_code: str) -> None:
-        problems = validate_skill_code(skill_code) or [f"skill code {skill_code!r} is malformed."]
+        problems = [str(p) for p in validate_skill_code(skill_code)] or [f"skill code {skill_code!r} is malformed."]
         super().__init__(problems[0], details={"skill_code": skill_code})
 
 

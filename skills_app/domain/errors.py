@@ -6,6 +6,23 @@ the offending line.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One refusal in a form a UI can translate: a stable ``code``, an English ``template`` with
+    ``%(name)s`` placeholders, and the ``params`` that fill it (the offending value among them).
+    ``str(problem)`` is the English sentence."""
+
+    code: str
+    template: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.template % dict(self.params) if self.params else self.template
+
 
 class DomainError(Exception):
     """Base class of every refusal raised by ``skills_app.domain``.
@@ -25,13 +42,16 @@ class DomainError(Exception):
 class SkillValidationError(DomainError):
     """A skill's fields break a rule of DESIGN §2.
 
-    ``errors`` maps a field name (``skill_code``, ``name``, ``description``, ``content``,
-    ``tool_ids``) to a list of messages, each naming the offending value.
+    ``problems`` maps a field name (``skill_code``, ``name``, ``description``, ``content``,
+    ``tool_ids``) to a list of ``Problem``; ``errors`` is the same as English sentences, each
+    naming the offending value.
     """
 
     code = "invalid_skill"
 
-    def __init__(self, errors: dict[str, list[str]]) -> None:
+    def __init__(self, problems: dict[str, list[Problem]]) -> None:
+        self.problems = problems
+        errors = {f: [str(p) for p in probs] for f, probs in problems.items()}
         self.errors = errors
         text = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in errors.items())
         super().__init__(text, details={"fields": errors})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .errors import SkillValidationError
+from .errors import Problem, SkillValidationError
 from .limits import (
     BUILTIN_TOOL_NAMES,
     DESCRIPTION_MAX_LENGTH,
@@ -48,32 +48,38 @@ def normalize_tool_ids(raw: Iterable[str] | str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def validate_skill_code(code: str) -> list[str]:
-    """Messages for a bad skill code (empty list when valid)."""
+def validate_skill_code(code: str) -> list[Problem]:
+    """Problems of a bad skill code (empty list when valid)."""
     if not isinstance(code, str) or not code:
-        return ["skill code is required."]
+        return [Problem("skill_code_required", "skill code is required.")]
     if not (SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH):
-        return [f"skill code '{code}' must be {SKILL_CODE_MIN_LENGTH}–{SKILL_CODE_MAX_LENGTH} characters long."]
+        return [Problem("skill_code_length", "skill code '%(code)s' must be %(min)s–%(max)s characters long.",
+                        {"code": code, "min": SKILL_CODE_MIN_LENGTH, "max": SKILL_CODE_MAX_LENGTH})]
     if not is_valid_skill_code(code):
-        return [
-            f"skill code '{code}' must start with a lowercase letter and use only lowercase letters, "
-            f"digits and single '_' or '-' separators."
-        ]
+        return [Problem(
+            "skill_code_pattern",
+            "skill code '%(code)s' must start with a lowercase letter and use only lowercase letters, "
+            "digits and single '_' or '-' separators.",
+            {"code": code},
+        )]
     return []
 
 
-def validate_tool_ids(tool_ids: Iterable[str], registry: ToolRegistry) -> list[str]:
-    """Messages naming every tool id that is a builtin, unknown, or only on a disabled node."""
-    problems: list[str] = []
+def validate_tool_ids(tool_ids: Iterable[str], registry: ToolRegistry) -> list[Problem]:
+    """Problems naming every tool id that is a builtin, unknown, or only on a disabled node."""
+    problems: list[Problem] = []
     for tid in tool_ids:
         if tid in registry.builtins:
-            problems.append(f"'{tid}' is a builtin tool and can never be gated by a skill.")
+            problems.append(Problem("tool_id_builtin", "'%(tool_id)s' is a builtin tool and can never be gated by a skill.",
+                                    {"tool_id": tid}))
         elif tid in registry.enabled:
             continue
         elif tid in registry.disabled:
-            problems.append(f"'{tid}' belongs only to a disabled or deleted MCP node.")
+            problems.append(Problem("tool_id_disabled", "'%(tool_id)s' belongs only to a disabled or deleted MCP node.",
+                                    {"tool_id": tid}))
         else:
-            problems.append(f"'{tid}' is not the tool of any MCP node.")
+            problems.append(Problem("tool_id_unknown", "'%(tool_id)s' is not the tool of any MCP node.",
+                                    {"tool_id": tid}))
     return problems
 
 
@@ -103,27 +109,31 @@ def clean_skill(
     Name ≤ 64 characters, description 1–512 characters on one line, content non-blank markdown,
     tool ids normalized then checked against ``registry``.
     """
-    errors: dict[str, list[str]] = {}
+    errors: dict[str, list[Problem]] = {}
     code_problems = validate_skill_code(skill_code)
     if code_problems:
         errors["skill_code"] = code_problems
     name = (name or "").strip()
     if not name:
-        errors["name"] = ["name is required."]
+        errors["name"] = [Problem("name_required", "name is required.")]
     elif len(name) > NAME_MAX_LENGTH:
-        errors["name"] = [f"name has {len(name)} characters; at most {NAME_MAX_LENGTH} allowed."]
+        errors["name"] = [Problem("name_too_long", "name has %(length)s characters; at most %(max)s allowed.",
+                                  {"length": len(name), "max": NAME_MAX_LENGTH})]
     description = (description or "").strip()
     if not description:
-        errors["description"] = ["description is required (1–512 characters, one line)."]
+        errors["description"] = [Problem("description_required",
+                                         "description is required (1–%(max)s characters, one line).",
+                                         {"max": DESCRIPTION_MAX_LENGTH})]
     elif len(description) > DESCRIPTION_MAX_LENGTH:
-        errors["description"] = [
-            f"description has {len(description)} characters; at most {DESCRIPTION_MAX_LENGTH} allowed."
-        ]
+        errors["description"] = [Problem("description_too_long",
+                                         "description has %(length)s characters; at most %(max)s allowed.",
+                                         {"length": len(description), "max": DESCRIPTION_MAX_LENGTH})]
     elif "\n" in description:
-        errors["description"] = ["description must be a single line (the model sees it in a catalog)."]
+        errors["description"] = [Problem("description_multiline",
+                                         "description must be a single line (the model sees it in a catalog).")]
     content = content or ""
     if not content.strip():
-        errors["content"] = ["the manual (content) must not be blank."]
+        errors["content"] = [Problem("content_blank", "the manual (content) must not be blank.")]
     ids = normalize_tool_ids(tool_ids)
     id_problems = validate_tool_ids(ids, registry)
     if id_problems:

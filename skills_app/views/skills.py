@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from .. import selectors, services
 from ..domain import Catalog
 from ..domain import catalog as dom
-from ..forms import SkillForm, localize_message, tool_options
+from ..forms import SkillForm, iter_errors, tool_options, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from .common import safe_next
@@ -177,8 +177,8 @@ def skill_preview(request: HttpRequest, code: str | None = None) -> HttpResponse
 
 
 def _refused(request: HttpRequest, exc: ValidationError) -> None:
-    for msg in exc.messages:
-        messages.error(request, localize_message(msg))
+    for _field, error in iter_errors(exc):
+        messages.error(request, translate_error(error))
 
 
 @login_required
