@@ -96,10 +96,14 @@ class BuiltinTool(models.Model):
 
 
 class SkillQuerySet(models.QuerySet):
+    """``live()`` = not soft-deleted; ``deleted()`` = soft-deleted (restorable)."""
+
     def live(self) -> "SkillQuerySet":
+        """Skills that are not soft-deleted."""
         return self.filter(deleted_at__isnull=True)
 
     def deleted(self) -> "SkillQuerySet":
+        """Soft-deleted skills."""
         return self.filter(deleted_at__isnull=False)
 
 

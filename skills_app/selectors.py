@@ -116,8 +116,10 @@ def catalog_draft() -> dom.Catalog:
 
 
 def scenario_list() -> list[Scenario]:
+    """Saved scenarios by name (one query)."""
     return list(Scenario.objects.order_by("name"))
 
 
 def scenario_get(*, name: str) -> Scenario | None:
+    """The saved scenario with this name, or ``None``."""
     return Scenario.objects.filter(name=name).first()

@@ -48,11 +48,13 @@ class Restrictions:
         return self.profile_permits(tool_name) and self.stage_permits(tool_name)
 
     def profile_permits(self, tool_name: str) -> bool:
+        """True unless the access profile or the explicit allowed list leaves this MCP tool out."""
         if self.profile_tools is not None and tool_name not in self.profile_tools:
             return False
         return self.explicit is None or tool_name in self.explicit
 
     def stage_permits(self, tool_name: str) -> bool:
+        """True unless the task stage leaves this MCP tool out."""
         return self.stage_tools is None or tool_name in self.stage_tools
 
 
