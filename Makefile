@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+DEMO   ?=
 
 .PHONY: run test test-postgres install setup chromium migrate demo clean
 
@@ -28,8 +29,9 @@ migrate: install
 	mkdir -p var
 	$(PY) manage.py migrate --noinput -v0
 
+## DEMO= names a demo catalog (bitmall, returns); empty = top up whatever demo the database holds.
 demo: migrate
-	$(PY) manage.py load_demo
+	$(PY) manage.py load_demo $(DEMO)
 
 setup: demo
 	$(PY) manage.py ensure_admin

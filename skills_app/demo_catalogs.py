@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.core import serializers
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from . import services
 from .models import AccessProfile, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
@@ -36,6 +38,8 @@ class DemoSummary:
     stages: int = 0
     scenarios: list[str] = field(default_factory=list)
     replaced: bool = False
+    skipped: bool = False
+    backup: Path | None = None
 
 
 def demo_names() -> list[str]:
@@ -79,20 +83,93 @@ def _holds_other_data(name: str) -> str | None:
         return None
     if current:
         return f"the database holds the '{current}' demo catalog"
-    if Skill.objects.live().exists() or IntentNode.objects.filter(deleted_at__isnull=True).exists():
+    if Skill.objects.exists() or IntentNode.objects.exists():
         return "the database holds a catalog that staff built"
     return None
 
 
+#: The catalog's tables, in an order that lets a backup be loaded back (parents first).
+CATALOG_MODELS = (McpTool, IntentNode, Skill, AccessProfile, Stage, Scenario)
+
+
+def catalog_backup(*, directory: Path, label: str) -> Path:
+    """Write every catalog record (soft-deleted skills included) and the settings row to
+    ``directory/<UTC time>-<label>.json`` with Django's JSON serializer; return the path. The file
+    is read back by ``catalog_restore`` (``manage.py restore_catalog FILE``)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%S%fZ")
+    path = directory / f"{stamp}-{label or 'catalog'}.json"
+    objects: list[Any] = []
+    for model in CATALOG_MODELS:
+        qs = model.objects.all()
+        if model is IntentNode:
+            qs = qs.order_by("level", "pk")
+        objects.extend(qs)
+    objects.extend(ConsoleSettings.objects.all())
+    path.write_text(serializers.serialize("json", objects, indent=1, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def catalog_counts() -> dict[str, int]:
+    """How many records of each catalog table exist (skills counted with the soft-deleted)."""
+    return {model._meta.verbose_name_plural.__str__(): model.objects.count() for model in CATALOG_MODELS}
+
+
+def _catalog_clear() -> None:
+    Scenario.objects.all().delete()
+    AccessProfile.objects.all().delete()
+    Stage.objects.all().delete()
+    Skill.objects.all().delete()
+    for level in (2, 1, 0):  # children before parents (PROTECT on parent)
+        IntentNode.objects.filter(level=level).delete()
+    McpTool.objects.all().delete()
+
+
 @transaction.atomic
-def demo_load(*, name: str = DEFAULT_DEMO, replace: bool = False) -> DemoSummary:
+def catalog_restore(*, path: Path, backup_dir: Path) -> Path:
+    """Replace the catalog with the one saved in ``path`` by ``catalog_backup``, after backing up
+    the current one to ``backup_dir`` (returned). All or nothing; raises ``DemoError`` naming the
+    file and the cause when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
+        raise DemoError(f"{path}: cannot read the backup ({exc.__class__.__name__})") from None
+    allowed = {m._meta.label_lower for m in CATALOG_MODELS} | {ConsoleSettings._meta.label_lower}
+    try:
+        objects = list(serializers.deserialize("json", text))
+    except serializers.base.DeserializationError as exc:
+        raise DemoError(f"{path}: not a catalog backup: {str(exc).splitlines()[0]}") from None
+    foreign = sorted({o.object._meta.label_lower for o in objects} - allowed)
+    if foreign:
+        raise DemoError(f"{path}: not a catalog backup (holds {', '.join(foreign)})")
+    saved = catalog_backup(directory=backup_dir, label=f"before-restore-{ConsoleSettings.current().catalog_name}")
+    _catalog_clear()
+    ConsoleSettings.objects.all().delete()
+    for obj in objects:
+        obj.save()
+    return saved
+
+
+@transaction.atomic
+def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Path | None = None) -> DemoSummary:
     """Load demo catalog ``name`` (idempotent, all or nothing).
 
-    Records that already exist are left exactly as staff edited them; only missing ones are
-    created. When the database holds another catalog (another demo, or one staff built), loading is
-    refused unless ``replace`` is true; then live skills are soft-deleted (restorable) and intent
-    nodes, tool definitions, profiles, stages and scenarios are removed before the demo is written. Raises ``DemoError`` naming the file and cause, or the service's ``ValidationError``.
+    ``name=None`` tops up the demo the database already holds (or loads ``bitmall`` into an empty
+    one; a catalog staff built is left alone: ``summary.skipped``). Records that already exist are
+    left exactly as staff edited them; only missing ones are created, and a demo skill staff
+    deleted is not resurrected. When the database holds another catalog, loading is refused unless
+    ``replace`` is true: then the whole catalog is first written to a backup file in
+    ``backup_dir`` (``summary.backup``; ``catalog_restore`` reads it back) and removed. Raises
+    ``DemoError`` naming the file and cause, or the service's ``ValidationError``.
     """
+    current = ConsoleSettings.current().catalog_name
+    if name is None:
+        if current:
+            name = current
+        elif Skill.objects.exists() or IntentNode.objects.exists():
+            return DemoSummary(name="", skipped=True)
+        else:
+            name = DEFAULT_DEMO
     if name not in demo_names():
         raise DemoError(f"unknown demo catalog '{name}'; demo catalogs: {', '.join(demo_names())}")
     root = DEMO_DIR / name
@@ -102,18 +179,14 @@ def demo_load(*, name: str = DEFAULT_DEMO, replace: bool = False) -> DemoSummary
     if conflict and not replace:
         raise DemoError(
             f"{conflict}; run again with --replace to switch to '{name}' "
-            f"(skills are soft-deleted and stay restorable)"
+            f"(the current catalog is saved to a backup file first)"
         )
     if conflict:
+        if backup_dir is None:
+            raise DemoError("replacing a catalog needs a backup directory")
         summary.replaced = True
-        for skill in Skill.objects.live():
-            services.skill_delete(skill=skill)
-        Scenario.objects.all().delete()
-        AccessProfile.objects.all().delete()
-        Stage.objects.all().delete()
-        for level in (2, 1, 0):  # children before parents (PROTECT on parent)
-            IntentNode.objects.filter(level=level).delete()
-        McpTool.objects.all().delete()
+        summary.backup = catalog_backup(directory=backup_dir, label=current or "custom")
+        _catalog_clear()
 
     services.builtin_tools_ensure()
     tool_names = [t["name"] for t in catalog.get("tools", [])]
@@ -173,11 +246,12 @@ def demo_load(*, name: str = DEFAULT_DEMO, replace: bool = False) -> DemoSummary
         if Scenario.objects.filter(name=meta.get("name", path.stem)).exists():
             continue
         desc = meta.get("description", "")
+        desc_en = ""
         if isinstance(desc, dict):
-            desc = desc.get("zh") or desc.get("en") or ""
+            desc, desc_en = desc.get("zh") or desc.get("en") or "", desc.get("en") or ""
         try:
             services.scenario_save(name=meta.get("name", path.stem), script=text, description=str(desc)[:512],
-                                   catalog=name)
+                                   description_en=str(desc_en)[:512], catalog=name)
         except ValidationError as exc:
             raise DemoError(f"{path}: {'; '.join(exc.messages)}") from None
 

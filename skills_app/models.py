@@ -181,6 +181,7 @@ class Scenario(models.Model):
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
                             validators=[RegexValidator(SKILL_CODE_PATTERN)])
     description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
+    description_en = models.CharField(_("description (English)"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
     script = models.TextField(_("script"))
     catalog = models.CharField(_("demo catalog"), max_length=64, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -191,6 +192,12 @@ class Scenario(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def description_for(self, language: str | None) -> str:
+        """The description in ``language`` (``en…`` → English when there is one), else the default."""
+        if language and language.startswith("en") and self.description_en:
+            return self.description_en
+        return self.description
 
 
 class ConsoleSettings(models.Model):

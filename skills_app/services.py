@@ -180,7 +180,9 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
 
 
 @transaction.atomic
-def scenario_save(*, name: str, script: str, description: str = "", catalog: str = "") -> Scenario:
+def scenario_save(
+    *, name: str, script: str, description: str = "", catalog: str = "", description_en: str | None = None
+) -> Scenario:
     """Create or replace a saved scenario. The script must parse (``ValidationError`` naming the
     line and cause otherwise)."""
     try:
@@ -189,6 +191,8 @@ def scenario_save(*, name: str, script: str, description: str = "", catalog: str
         raise ValidationError({"script": [_problem("script_invalid", "%(message)s", message=exc.message)]}) from None
     obj = Scenario.objects.filter(name=name).first() or Scenario(name=name)
     obj.script, obj.description, obj.catalog = script, description, catalog
+    if description_en is not None:
+        obj.description_en = description_en
     obj.full_clean()
     obj.save()
     return obj

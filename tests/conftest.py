@@ -12,6 +12,12 @@ def _fast_password_hasher(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _private_var_dir(settings, tmp_path):
+    """Backups and other files written under VAR_DIR go to the test's own folder."""
+    settings.VAR_DIR = tmp_path / "var"
+
+
 @pytest.fixture
 def bitmall(db):
     """The bitmall demo catalog (seed 000) in the test database."""

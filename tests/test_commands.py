@@ -156,34 +156,61 @@ def test_load_demo_leaves_staff_edits_alone(bitmall) -> None:
     assert Skill.objects.live().get(skill_code="iot_bundle").name == "套装"
 
 
-def test_load_demo_switches_catalogs_only_with_replace(bitmall) -> None:
+def test_load_demo_switches_catalogs_only_with_replace_and_backs_up_first(bitmall, settings) -> None:
+    from skills_app import services
+    services.scenario_save(name="mine", script="steps:\n  - assistant: {calls: []}\n")
     with pytest.raises(CommandError) as exc:
         run_command("load_demo", "returns")
     assert str(exc.value) == ("the database holds the 'bitmall' demo catalog; run again with --replace to switch "
-                              "to 'returns' (skills are soft-deleted and stay restorable)")
+                              "to 'returns' (the current catalog is saved to a backup file first)")
     assert {s.skill_code for s in Skill.objects.live()} == BITMALL_SKILLS
 
     out = run_command("load_demo", "returns", "--replace")
-    assert out.startswith("switched to demo catalog 'returns'")
-    assert {s.skill_code for s in Skill.objects.live()} == RETURNS_SKILLS
-    assert {s.skill_code for s in Skill.objects.deleted()} == BITMALL_SKILLS
+    backups = sorted((settings.VAR_DIR / "backups").glob("*-bitmall.json"))
+    assert len(backups) == 1
+    assert out.splitlines()[0] == (f"saved the previous catalog to {backups[0]} "
+                                   f"(restore it with: manage.py restore_catalog {backups[0]})")
+    assert out.splitlines()[1].startswith("switched to demo catalog 'returns'")
+    assert {s.skill_code for s in Skill.objects.all()} == RETURNS_SKILLS
     assert sorted(Scenario.objects.values_list("name", flat=True)) == [
         "load-unknown-skill", "policy-query-member", "return-prepare", "return-prepare-no-tools", "return-query"]
     assert set(IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)) == {
         "policy_search", "order_query", "prepare_return", "submit"}
+    # `load_demo` without a name now tops up the returns demo instead of failing (make run keeps working)
+    assert run_command("load_demo").startswith("loaded demo catalog 'returns'")
 
-    out = run_command("load_demo", "bitmall", "--replace")
-    assert out.startswith("switched to demo catalog 'bitmall'")
+    # the backup brings back everything, staff's own scenario included
+    out = run_command("restore_catalog", str(backups[0]))
+    assert out.startswith(f"restored the catalog from {backups[0]}; the one it replaced is in ")
     assert {s.skill_code for s in Skill.objects.live()} == BITMALL_SKILLS
-    assert {s.skill_code for s in Skill.objects.deleted()} == BITMALL_SKILLS | RETURNS_SKILLS
+    assert set(Scenario.objects.values_list("name", flat=True)) == {"cancel-iphone", "mine"}
     check_seed_json(json.loads(run_command("simulate", "cancel-iphone", "--json")))
+
+    out = run_command("load_demo", "returns", "--replace")
+    out = run_command("load_demo", "bitmall", "--replace")
+    assert out.splitlines()[1].startswith("switched to demo catalog 'bitmall'")
+    assert {s.skill_code for s in Skill.objects.all()} == BITMALL_SKILLS
+    check_seed_json(json.loads(run_command("simulate", "cancel-iphone", "--json")))
+
+
+def test_restore_catalog_refuses_a_file_that_is_no_backup(bitmall, tmp_path) -> None:
+    bad = tmp_path / "users.json"
+    bad.write_text('[{"model": "auth.user", "pk": 99, "fields": {"username": "x", "password": ""}}]')
+    with pytest.raises(CommandError) as exc:
+        run_command("restore_catalog", str(bad))
+    assert str(exc.value) == f"{bad}: not a catalog backup (holds auth.user)"
+    with pytest.raises(CommandError) as exc:
+        run_command("restore_catalog", str(tmp_path / "missing.json"))
+    assert str(exc.value) == f"{tmp_path / 'missing.json'}: cannot read the backup (FileNotFoundError)"
+    assert {s.skill_code for s in Skill.objects.live()} == BITMALL_SKILLS
 
 
 def test_load_demo_refuses_over_a_catalog_staff_built(db) -> None:
     from skills_app import services
     services.intent_node_save(intent_code="mine", name="自建", kind="SYSTEM")
+    assert run_command("load_demo").startswith("the database holds a catalog that staff built; no demo loaded")
     with pytest.raises(CommandError) as exc:
-        run_command("load_demo")
+        run_command("load_demo", "bitmall")
     assert str(exc.value).startswith("the database holds a catalog that staff built; run again with --replace")
     assert list(IntentNode.objects.values_list("intent_code", flat=True)) == ["mine"]
 

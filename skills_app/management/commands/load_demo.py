@@ -1,6 +1,7 @@
 """``python manage.py load_demo [NAME] [--replace]`` — load a demo catalog idempotently."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
@@ -8,20 +9,30 @@ from skills_app.demo_catalogs import DEFAULT_DEMO, DemoError, demo_load, demo_na
 
 
 class Command(BaseCommand):
-    help = "Load a demo catalog (default: bitmall). Idempotent: existing records are left as they are."
+    help = (
+        "Load a demo catalog. Without NAME: top up the demo the database holds, or load "
+        f"'{DEFAULT_DEMO}' into an empty database. Existing records are never overwritten."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("name", nargs="?", default=DEFAULT_DEMO, help=f"one of: {', '.join(demo_names())}")
+        parser.add_argument("name", nargs="?", default=None, help=f"one of: {', '.join(demo_names())}")
         parser.add_argument("--replace", action="store_true",
-                            help="switch catalogs: soft-delete live skills and drop the current tree first")
+                            help="switch catalogs: back up the current catalog to var/backups/, then replace it")
 
-    def handle(self, *args, name: str, replace: bool, **options):
+    def handle(self, *args, name: str | None, replace: bool, **options):
         try:
-            summary = demo_load(name=name, replace=replace)
+            summary = demo_load(name=name, replace=replace, backup_dir=settings.VAR_DIR / "backups")
         except DemoError as exc:
             raise CommandError(str(exc)) from None
         except ValidationError as exc:
             raise CommandError(f"demo '{name}': {'; '.join(exc.messages)}") from None
+        if summary.skipped:
+            self.stdout.write("the database holds a catalog that staff built; no demo loaded "
+                              "(name one with: load_demo NAME --replace)")
+            return
+        if summary.backup:
+            self.stdout.write(f"saved the previous catalog to {summary.backup} "
+                              f"(restore it with: manage.py restore_catalog {summary.backup})")
         verb = "switched to" if summary.replaced else "loaded"
         self.stdout.write(
             f"{verb} demo catalog '{summary.name}': {summary.nodes} intent nodes, {summary.tools} MCP tools, "
