@@ -58,5 +58,10 @@ def simulation_text(sim: Simulation) -> str:
         for tool, states in sim.matrix.items():
             lines.append(tool.ljust(width) + "".join(f"  {s:<8}" for s in states))
     lines.append("")
-    lines.append("all expectations met" if sim.passed else f"{len(sim.failures)} expectation(s) not met")
+    if not sim.passed:
+        lines.append(f"{len(sim.failures)} expectation(s) not met")
+    elif sim.checked_rounds:
+        lines.append(f"{sim.checked_rounds} of {len(sim.rounds)} rounds checked: all expectations met")
+    else:
+        lines.append("no expectations set")
     return "\n".join(lines)

@@ -134,8 +134,14 @@ def test_a_tool_removed_from_the_registry_drops_out_with_a_warning(returns) -> N
         "stage 'prepare' lists tools that are no longer registered: prepare_return",
     )
     assert sim.rounds[-1].view.mcp_visible == ("order_query",)
-    assert compute_round(catalog, [], stage="prepare").warnings == (
-        "stage 'prepare' lists tools that are no longer registered: prepare_return",)
+    view = compute_round(catalog, [], stage="prepare")
+    assert view.warnings == (
+        "stage 'prepare' lists tools that are no longer registered: prepare_return",
+        "skill 'return' gates tools that are no longer registered: prepare_return",
+    )
+    # neither visible nor shown as masked: it is simply gone from the registry
+    assert view.gated == ("policy_search", "order_query")
+    assert dict(view.masked) == {"policy_search": "policy", "order_query": "return"}
 
 
 # --- the loader is all or nothing ------------------------------------------------------------------

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -111,6 +114,13 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             code = getattr(exc.detail, "code", None) or exc.default_code
             details = {"wait": int(exc.wait)} if getattr(exc, "wait", None) else {}
             body = error_body(str(code), str(exc.detail), details)
+    elif isinstance(exc, RequestDataTooBig):
+        status_code = 413
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = error_body("request_too_large", f"the request body is larger than {limit} bytes", {"limit": limit})
+    elif isinstance(exc, RecursionError):
+        status_code = 400
+        body = error_body(MALFORMED_JSON, "the JSON body is nested too deeply")
     else:
         return None
 

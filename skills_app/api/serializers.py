@@ -64,6 +64,25 @@ class MessageDocSerializer(serializers.Serializer):
     )
 
 
+class StrictInputSerializer(serializers.Serializer):
+    """An input body that refuses keys it does not know: a misspelt ``stage`` or ``profile`` must
+    be a 400 naming the key, never a silent "no restriction" (DESIGN §3)."""
+
+    #: Keys accepted besides the declared fields (e.g. OpenAI's call shape).
+    extra_keys: frozenset[str] = frozenset()
+
+    def validate(self, attrs: Any) -> Any:
+        if isinstance(self.initial_data, dict):
+            known = set(self.fields) | set(self.extra_keys)
+            unknown = sorted(set(self.initial_data) - known)
+            if unknown:
+                on_offer = ", ".join(sorted(set(self.fields)))
+                raise serializers.ValidationError(
+                    {key: [f"unknown field '{key}'; fields: {on_offer}."] for key in unknown}
+                )
+        return super().validate(attrs)
+
+
 @extend_schema_field(MessageDocSerializer(many=True))
 class MessagesField(serializers.Field):
     """The retained messages of a conversation → ``tuple[skills_app.domain.Message, ...]``.
@@ -134,19 +153,21 @@ class ReleaseQuerySerializer(serializers.Serializer):
     release = ReleaseField()
 
 
-class RoundInputSerializer(serializers.Serializer):
+class RoundInputSerializer(StrictInputSerializer):
     """Base input of the endpoints that compute a round: messages, restrictions, release."""
 
     messages = MessagesField(help_text="Messages retained in context at this moment.")
     access_profile = serializers.CharField(
-        required=False, allow_null=True, help_text="Access profile name; unknown → 400 unknown_restriction."
+        required=False, allow_null=True, allow_blank=True,
+        help_text="Access profile name; empty or null = none; unknown → 400 unknown_restriction.",
     )
     allowed_tools = serializers.ListField(
         child=serializers.CharField(), required=False, allow_null=True,
         help_text="Explicit MCP tool names the user may use (stands in for or narrows a profile).",
     )
     stage = serializers.CharField(
-        required=False, allow_null=True, help_text="Task stage name; unknown → 400 unknown_restriction."
+        required=False, allow_null=True, allow_blank=True,
+        help_text="Task stage name; empty or null = none; unknown → 400 unknown_restriction.",
     )
     release = ReleaseField()
 
@@ -154,8 +175,8 @@ class RoundInputSerializer(serializers.Serializer):
         """Keyword arguments for ``compute_round`` / ``check_call``."""
         data = self.validated_data
         return {
-            "access_profile": data.get("access_profile"),
-            "stage": data.get("stage"),
+            "access_profile": data.get("access_profile") or None,
+            "stage": data.get("stage") or None,
             "allowed_tools": data.get("allowed_tools"),
         }
 

@@ -38,6 +38,7 @@ from .serializers import (
     ReleaseQuerySerializer,
     RestrictionSerializer,
     RoundInputSerializer,
+    StrictInputSerializer,
 )
 
 TAG = "runtime"
@@ -207,7 +208,7 @@ class LoadSkillApi(RuntimeApi):
     """
 
     @extend_schema_serializer(component_name="LoadSkillInput")
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictInputSerializer):
         messages = MessagesField()
         skill_code = serializers.CharField(help_text="The code the model passed to load_skill.")
         release = ReleaseField()

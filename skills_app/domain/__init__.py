@@ -1,7 +1,7 @@
 """The pure core of Skill Console (DESIGN §3–§4). No Django import anywhere in this package."""
 from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from .errors import DomainError, MessageError, ScriptError, SkillValidationError, UnknownRestrictionError
-from .messages import Message, ToolCall, parse_messages
+from .messages import Message, ToolCall, parse_messages, parse_transcript
 from .rules import (
     ALLOWED,
     CONFIRM,
@@ -25,5 +25,5 @@ __all__ = [
     "RoundView", "ScriptError", "SimRound", "Simulation", "Skill", "SkillValidationError", "Script",
     "Step", "Tool", "ToolCall", "ToolRegistry", "UnknownRestrictionError", "Verdict",
     "check_call", "clean_skill", "compute_round", "load_skill", "loaded_skills", "normalize_tool_ids",
-    "parse_messages", "parse_script", "replay", "resolve_restrictions", "simulate",
+    "parse_messages", "parse_script", "parse_transcript", "replay", "resolve_restrictions", "simulate",
 ]

@@ -122,13 +122,24 @@ class Catalog:
 
     @property
     def gated_tool_ids(self) -> tuple[str, ...]:
-        """``G`` of DESIGN §3 in registration order (ids that are no registered tool come last)."""
+        """``G`` of DESIGN §3 in registration order, limited to registered tools: a tool that left
+        the registry is neither visible nor masked (see ``dangling_tool_ids``)."""
         gated: set[str] = set()
         for s in self.enabled_skills:
             gated.update(s.tool_ids)
-        ordered = [t.name for t in self.tools if t.name in gated]
-        extra = sorted(gated - set(ordered))
-        return tuple(ordered + extra)
+        return tuple(t.name for t in self.registered_tools if t.name in gated)
+
+    @property
+    def dangling_tool_ids(self) -> dict[str, tuple[str, ...]]:
+        """Enabled skill code → its tool_ids that are no registered tool (their MCP node was
+        disabled or deleted after the skill was saved). Reported as warnings, never an error."""
+        registered = {t.name for t in self.registered_tools}
+        out: dict[str, tuple[str, ...]] = {}
+        for s in self.enabled_skills:
+            missing = tuple(t for t in s.tool_ids if t not in registered)
+            if missing:
+                out[s.code] = missing
+        return out
 
     @property
     def builtin_names(self) -> tuple[str, ...]:

@@ -17,6 +17,12 @@ TOOL_NAME_MAX_LENGTH = 128
 DEFAULT_MARKER_KEY = "ragent_loaded_skill"
 DEFAULT_EVICTION_PREFIX = "[历史工具结果已省略，原长 "
 
+#: Simulation limits: a script or transcript past these is refused before anything runs (the cost
+#: of a run grows with rounds × retained messages).
+MAX_SCRIPT_CHARS = 200_000
+MAX_ROUNDS = 200
+MAX_MESSAGES = 2_000
+
 LOAD_SKILL = "load_skill"
 SEARCH_KNOWLEDGE = "search_knowledge"
 FLUSH_MEMORY = "flush_memory"

@@ -9,7 +9,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .errors import MessageError
+from .errors import MessageError, ScriptError
+from .limits import MAX_MESSAGES, MAX_SCRIPT_CHARS
 
 ROLES = ("user", "assistant", "tool", "system")
 #: Roles accepted on input and the role they are read as (OpenAI's newer ``developer`` role is a
@@ -136,7 +137,25 @@ def parse_messages(raw: Any) -> tuple[Message, ...]:
         raw = raw["messages"]
     if not isinstance(raw, (list, tuple)):
         raise MessageError("messages must be a JSON list")
+    if len(raw) > MAX_MESSAGES:
+        raise MessageError(f"{len(raw)} messages; at most {MAX_MESSAGES} are accepted")
     return tuple(parse_message(m, i) for i, m in enumerate(raw))
+
+
+def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Message, ...]:
+    """Parse a pasted or uploaded transcript: JSON text holding a message list (or
+    ``{"messages": [...]}``). Raises ``ScriptError`` with the line for invalid JSON, a text over
+    the size limit or nesting too deep, and ``MessageError`` (index) for a malformed message."""
+    if len(text) > MAX_SCRIPT_CHARS:
+        raise ScriptError(f"the transcript has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are replayed",
+                          source=source)
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
+    except RecursionError:
+        raise ScriptError("the transcript is nested too deeply", source=source) from None
+    return parse_messages(raw)
 
 
 def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:

@@ -253,7 +253,10 @@ def compute_round(
         builtins=tuple(builtins),
         mcp_visible=tuple(mcp_visible),
         withheld=withheld,
-        warnings=restrictions.warnings,
+        warnings=restrictions.warnings + tuple(
+            f"skill '{code}' gates tools that are no longer registered: {', '.join(ids)}"
+            for code, ids in catalog.dangling_tool_ids.items()
+        ),
     )
 
 
@@ -342,6 +345,9 @@ def check_call(
                        f"unknown tool '{name}'; tools on offer: {on_offer}", args)
     if name == LOAD_SKILL:
         code = args.get("skill_code")
+        if not isinstance(code, str) or not code:
+            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
+                           "invalid arguments for 'load_skill': skill_code: a skill code (text) is required", args)
         if not isinstance(code, str) or not is_valid_skill_code(code) or catalog.skill(code) is None:
             offer = ", ".join(s.code for s in catalog.enabled_skills)
             return Verdict(name, REFUSED, REASON_UNKNOWN_SKILL, None,
@@ -408,7 +414,9 @@ def load_skill(
     ``metadata.skill_version`` equal to the version) → a short ``already_loaded`` stub without the
     marker. Otherwise the full manual with metadata ``{marker_key: code, "skill_version": v}``.
     """
-    if not isinstance(skill_code, str) or not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
+    if not isinstance(skill_code, str) or not skill_code:
+        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
+    if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
         offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
         return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
     skill = catalog.skill(skill_code)

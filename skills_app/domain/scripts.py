@@ -1,12 +1,14 @@
 """Scenario scripts (DESIGN §4): YAML → ``Script``, with file and line on every error."""
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import yaml
 
 from .errors import ScriptError
+from .limits import MAX_ROUNDS, MAX_SCRIPT_CHARS
 from .messages import ToolCall
 
 STEP_KINDS = ("user", "system", "assistant", "compact", "evict")
@@ -137,6 +139,8 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
     body_node = _mapping_child(node, kind)
     body_line = _line(body_node, line)
     if kind in ("user", "system"):
+        if isinstance(body, (int, float, datetime.date)) and not isinstance(body, bool):
+            body = body_node.value if isinstance(body_node, yaml.ScalarNode) else str(body)  # 88239, 2026-03-02
         if not isinstance(body, str):
             raise ScriptError(f"'{kind}' must be text", source=source, line=body_line)
         if "expect" in raw:
@@ -215,9 +219,17 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     ``access_profile``, ``stage``, ``allowed_tools``) or a bare list of steps. Raises
     ``ScriptError(source, line, cause)`` for invalid YAML or a malformed step.
     """
+    if len(text) > MAX_SCRIPT_CHARS:
+        raise ScriptError(f"the script has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are simulated",
+                          source=source)
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ScriptError("the script contains a NUL character", source=source, line=line)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise ScriptError("the script is nested too deeply", source=source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -249,6 +261,10 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
         raise ScriptError("'allowed_tools' must be a list of tool names", source=source,
                           line=_line(_mapping_child(node, "allowed_tools")))
     steps = tuple(_parse_step(raw, _seq_child(steps_node, i), source) for i, raw in enumerate(steps_raw))
+    assistants = [s for s in steps if s.kind == "assistant"]
+    if len(assistants) > MAX_ROUNDS:
+        raise ScriptError(f"the script has {len(assistants)} rounds; at most {MAX_ROUNDS} are simulated",
+                          source=source, line=assistants[MAX_ROUNDS].line)
     steps = _number_calls(steps)
     if not any(s.kind == "assistant" for s in steps):
         raise ScriptError("a script needs at least one assistant step (a round sits before each)",

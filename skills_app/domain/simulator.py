@@ -119,7 +119,13 @@ class Simulation:
 
     @property
     def passed(self) -> bool:
+        """True when no expectation failed (also when none was set: see ``checked_rounds``)."""
         return not self.failures
+
+    @property
+    def checked_rounds(self) -> int:
+        """How many rounds carry an ``expect`` mapping."""
+        return sum(1 for r in self.rounds if r.expect)
 
     def as_dict(self) -> dict[str, Any]:
         """The ``simulate --json`` document."""
@@ -134,6 +140,7 @@ class Simulation:
             "events": list(self.events),
             "warnings": list(self.warnings),
             "failures": list(self.failures),
+            "checked_rounds": self.checked_rounds,
             "passed": self.passed,
         }
 
@@ -294,7 +301,11 @@ def simulate(
             targets = {i for i in targets if context[i - 1].role == "tool"}
             for i in sorted(targets):
                 context[i - 1] = eviction_placeholder(catalog, context[i - 1])
-            events.append(f"after round {len(rounds)}: evicted tool results {sorted(targets)}")
+            if targets:
+                events.append(f"after round {len(rounds)}: evicted tool results {sorted(targets)}")
+            else:
+                what = f"of '{step.evict_tool}' " if step.evict_tool else ""
+                events.append(f"after round {len(rounds)}: no retained tool results {what}to evict")
     return Simulation(
         scenario=script.name,
         rounds=tuple(rounds),

@@ -159,3 +159,46 @@ def test_django_validation_errors_map_to_400_invalid():
 
 def test_unexpected_exceptions_are_left_to_django():
     assert api_exception_handler(RuntimeError("boom"), {}) is None
+
+
+# --- refusals found by breaking it ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("body", "key"), [
+    ({"messages": [], "profile": "nope"}, "profile"),
+    ({"messages": [], "stagee": "query"}, "stagee"),
+])
+def test_a_misspelt_key_is_400_naming_it_never_no_restriction(api_client, returns, body, key):
+    error = error_of(api_client.post(ROUNDS, body, format="json"), 400)
+    assert error["code"] == "invalid"
+    assert error["details"][key][0].startswith(f"unknown field '{key}'; fields: access_profile, allowed_tools, ")
+
+
+def test_an_empty_stage_or_profile_means_none(api_client, returns):
+    response = api_client.post(ROUNDS, {"messages": [], "stage": "", "access_profile": ""}, format="json")
+    assert response.status_code == 200
+    assert response.json()["withheld"] == {}
+
+
+def test_a_deeply_nested_body_is_400_json(api_client, bitmall):
+    body = '{"messages": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    response = api_client.post(ROUNDS, body, content_type="application/json")
+    assert error_of(response, 400) == {"code": "malformed_json", "message": "the JSON body is nested too deeply",
+                                       "details": {}}
+
+
+def test_a_body_over_the_upload_limit_is_413_json(api_client, bitmall, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    body = {"messages": [{"role": "user", "content": "x" * 2000}]}
+    error = error_of(api_client.post(ROUNDS, body, format="json"), 413)
+    assert error == {"code": "request_too_large", "message": "the request body is larger than 1000 bytes",
+                     "details": {"limit": 1000}}
+
+
+def test_too_many_messages_are_refused_with_the_limit(api_client, bitmall):
+    from skills_app.domain.limits import MAX_MESSAGES
+
+    body = {"messages": [{"role": "user", "content": "hi"}] * (MAX_MESSAGES + 1)}
+    error = error_of(api_client.post(ROUNDS, body, format="json"), 400)
+    assert error["code"] == "invalid_messages"
+    assert error["message"] == f"{MAX_MESSAGES + 1} messages; at most {MAX_MESSAGES} are accepted"

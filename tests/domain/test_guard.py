@@ -83,10 +83,10 @@ GUARD_CASES = [
               {"name": "load_skill", "arguments": {"skill_code": "off"}}, REFUSED, "unknown_skill"),
     GuardCase("load_skill of a code that matches no skill is refused",
               {"name": "load_skill", "arguments": {"skill_code": "gamma"}}, REFUSED, "unknown_skill"),
-    GuardCase("load_skill without a code is refused", {"name": "load_skill", "arguments": {}}, REFUSED,
-              "unknown_skill"),
-    GuardCase("load_skill with a non-text code is refused", {"name": "load_skill", "arguments": {"skill_code": 7}},
-              REFUSED, "unknown_skill"),
+    GuardCase("load_skill without a code is refused as invalid arguments", {"name": "load_skill", "arguments": {}},
+              REFUSED, "invalid_arguments"),
+    GuardCase("load_skill with a non-text code is refused as invalid arguments",
+              {"name": "load_skill", "arguments": {"skill_code": 7}}, REFUSED, "invalid_arguments"),
 ]
 
 

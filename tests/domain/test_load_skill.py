@@ -80,8 +80,7 @@ def test_a_full_result_in_context_counts_as_loaded() -> None:
 @pytest.mark.parametrize(
     "code",
     [pytest.param("../../secret", id="a path"), pytest.param("off", id="a disabled skill"),
-     pytest.param("gamma", id="an unknown code"), pytest.param("ALPHA", id="a malformed code"),
-     pytest.param(None, id="no code"), pytest.param(["alpha"], id="a list")],
+     pytest.param("gamma", id="an unknown code"), pytest.param("ALPHA", id="a malformed code")],
 )
 def test_unknown_or_disabled_codes_are_refused_before_anything_is_read(code) -> None:
     result = load_skill(CATALOG, loaded("alpha", version=2), code)
@@ -90,3 +89,9 @@ def test_unknown_or_disabled_codes_are_refused_before_anything_is_read(code) -> 
     assert result.already_loaded is False and result.version is None
     assert result.content == f"unknown skill {code!r}; skills on offer: alpha"
     assert "secret steps" not in result.content
+
+
+@pytest.mark.parametrize("code", [None, "", ["alpha"], 7], ids=["none", "empty", "a list", "a number"])
+def test_a_missing_or_non_text_code_is_refused_saying_what_is_needed(code) -> None:
+    result = load_skill(CATALOG, loaded("alpha", version=2), code)
+    assert (result.state, result.content, dict(result.metadata)) == ("error", "load_skill needs a skill_code (text)", {})

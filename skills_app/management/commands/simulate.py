@@ -45,6 +45,8 @@ class Command(BaseCommand):
         if scenario is not None:
             return scenario.script, f"scenario '{scenario.name}'"
         path = Path(target)
+        if path.is_dir():
+            raise CommandError(f"{path}: is a directory, not a YAML script")
         if path.is_file():
             try:
                 return path.read_text(encoding="utf-8"), str(path)
