@@ -13,10 +13,28 @@ from django.utils.translation import gettext_lazy as _
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))
 
-SECRET_KEY = os.environ.get(
-    "SKILL_CONSOLE_SECRET_KEY", "dev-only-insecure-key-change-me-in-production-0123456789"
-)
-DEBUG = os.environ.get("SKILL_CONSOLE_DEBUG", "1") == "1"
+
+
+def _secret_key() -> str:
+    """``SKILL_CONSOLE_SECRET_KEY``, else a random key kept in ``var/secret_key`` (made once)."""
+    if os.environ.get("SKILL_CONSOLE_SECRET_KEY"):
+        return os.environ["SKILL_CONSOLE_SECRET_KEY"]
+    path = VAR_DIR / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        import secrets
+
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        path.write_text(key)
+        path.chmod(0o600)
+        return key
+
+
+SECRET_KEY = _secret_key()
+#: Off unless asked for: debug pages show settings and tracebacks.
+DEBUG = os.environ.get("SKILL_CONSOLE_DEBUG", "0") == "1"
 ALLOWED_HOSTS = os.environ.get("SKILL_CONSOLE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 
 INSTALLED_APPS = [
@@ -35,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -98,6 +117,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# WhiteNoise serves the static files with DEBUG off; straight from the apps (no collectstatic needed).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "skills:skill_list"
