@@ -8,11 +8,13 @@ domain rule (``domain.clean_skill``) but never calls a service: STYLE "Preview n
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -41,7 +43,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "skill_code_required": _("skill code is required."),
     "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
     "skill_stale": _("This skill was saved as version %(current)s while you were editing version %(base)s. "
-                     "Reload the page to see the change, then edit again."),
+                     "Your text is kept below: save again to overwrite version %(current)s, or open version "
+                     "%(current)s in a new tab to compare."),
     "name_required": _("name is required."),
     "name_too_long": _("name has %(length)s characters; at most %(max)s allowed."),
     "description_required": _("description is required (1–%(max)s characters, one line)."),
@@ -134,6 +137,54 @@ def tool_options(
 # --------------------------------------------------------------------------------------------
 # Skills
 # --------------------------------------------------------------------------------------------
+#: Fields compared when a save is refused as stale, with their labels.
+STALE_FIELDS = {
+    "name": _("Name"), "description": _("Description"), "tool_ids": _("Gated tools"),
+    "sort_order": _("Sort order"), "enabled": _("Enabled"),
+}
+
+
+def _lines(text: str) -> list[str]:
+    return (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+@dataclass(frozen=True)
+class StaleEdit:
+    """What a stale save ran into: the version saved meanwhile, the version the editor started
+    from, a unified diff of the saved manual against the typed one (``difflib``, as
+    ``(kind, line)`` with kind ``head`` / ``hunk`` / ``del`` / ``add`` / ``ctx``) and the labels of
+    the other fields whose saved value differs from the typed one."""
+
+    version: int
+    base: int | None
+    diff: tuple[tuple[str, str], ...]
+    other_fields: tuple[str, ...]
+
+    @classmethod
+    def build(cls, current: Skill, *, base: Any, typed: dict[str, Any]) -> "StaleEdit":
+        saved_label = gettext("version %(n)s (saved)") % {"n": current.version}
+        typed_label = gettext("your text")
+        diff = []
+        for line in difflib.unified_diff(_lines(current.content), _lines(typed.get("content", "")),
+                                         fromfile=saved_label, tofile=typed_label, n=2, lineterm=""):
+            if line.startswith(("---", "+++")):
+                kind = "head"
+            elif line.startswith("@@"):
+                kind = "hunk"
+            else:
+                kind = {"-": "del", "+": "add"}.get(line[:1], "ctx")
+            diff.append((kind, line))
+        saved = {"name": current.name, "description": current.description,
+                 "tool_ids": list(normalize_tool_ids(list(current.tool_ids))),
+                 "sort_order": current.sort_order, "enabled": current.enabled}
+        mine = {"name": (typed.get("name") or "").strip(), "description": (typed.get("description") or "").strip(),
+                "tool_ids": list(normalize_tool_ids(list(typed.get("tool_ids") or []))),
+                "sort_order": typed.get("sort_order") or 0, "enabled": bool(typed.get("enabled"))}
+        others = tuple(str(label) for f, label in STALE_FIELDS.items() if saved[f] != mine[f])
+        return cls(version=current.version, base=base if isinstance(base, int) else None,
+                   diff=tuple(diff), other_fields=others)
+
+
 class SkillForm(forms.Form):
     """Create or edit a skill (DESIGN §2).
 
@@ -172,6 +223,7 @@ class SkillForm(forms.Form):
         self.preview = preview
         self.instance: Skill | None = None
         self.draft: dom.Skill | None = None
+        self.stale: StaleEdit | None = None
         if skill is not None and "initial" not in kwargs:
             kwargs["initial"] = {
                 "skill_code": skill.skill_code, "name": skill.name, "description": skill.description,
@@ -242,8 +294,28 @@ class SkillForm(forms.Form):
                 self.instance = services.skill_update(skill=self.skill, user=self.user,
                                                       expected_version=data.get("base_version"), **fields)
         except ValidationError as exc:
-            _add_service_errors(self, exc)
+            stale = next((e for _f, e in iter_errors(exc) if getattr(e, "code", None) == "skill_stale"), None)
+            if stale is not None and self.skill is not None:
+                self._refuse_stale(stale, fields)
+            else:
+                _add_service_errors(self, exc)
         return data
+
+    def _refuse_stale(self, error: ValidationError, typed: dict[str, Any]) -> None:
+        """Someone saved the skill while this page was open (``skill_stale``): keep every typed
+        value, move the hidden ``base_version`` to the version now saved — so saving again
+        knowingly overwrites it — and keep that version in ``self.stale`` for the page (its
+        version, the manual diff, the other fields that differ)."""
+        current = selectors.skill_get(code=self.skill.skill_code)
+        if current is None:  # deleted meanwhile: nothing left to overwrite
+            self.add_error(None, str(MESSAGES_BY_CODE["skill_deleted"]) % {"code": self.skill.skill_code})
+            return
+        params = dict(error.params or {})
+        params["current"] = current.version
+        self.data = self.data.copy()
+        self.data[self.add_prefix("base_version")] = str(current.version)
+        self.stale = StaleEdit.build(current, base=params.get("base"), typed=typed)
+        self.add_error(None, str(MESSAGES_BY_CODE["skill_stale"]) % params)
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,6 +341,7 @@ class PreviewForm(forms.Form):
     def __init__(self, *args: Any, scenarios: list[Any] = (), catalog: dom.Catalog | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        _allow_nul(self.fields["script"])
         self.scenarios = {s.name: s for s in scenarios}
         self.catalog = catalog
         self.fields["scenario"].widget = forms.Select(
@@ -287,6 +360,10 @@ class PreviewForm(forms.Form):
         data = super().clean()
         name = (data.get("scenario") or "").strip()
         text = data.get("script") or ""
+        nul = _nul_error(text)
+        if nul is not None:  # a pasted script, but one no parser can read: say where
+            self.add_error("script", nul)
+            return data
         saved = self.scenarios.get(name) if name else None
         if name and saved is None:
             on_offer = ", ".join(self.scenarios) or gettext("none saved")
@@ -309,6 +386,30 @@ class PreviewForm(forms.Form):
         return "" if value == NO_RESTRICTION else value
 
 
+def nul_position(text: str) -> tuple[int, int] | None:
+    """``(line, column)`` (1-based) of the first NUL character of ``text``, or ``None``."""
+    at = (text or "").find("\x00")
+    if at < 0:
+        return None
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _allow_nul(field: forms.Field) -> None:
+    """Drop Django's generic "Null characters are not allowed." so ``clean()`` can say where."""
+    field.validators = [v for v in field.validators if not isinstance(v, ProhibitNullCharactersValidator)]
+
+
+def _nul_error(text: str) -> str | None:
+    """The sentence saying where a pasted script holds a NUL character (no YAML or JSON parser
+    accepts one), or ``None``."""
+    where = nul_position(text)
+    if where is None:
+        return None
+    return gettext("The script contains a NUL character (\\0) at line %(line)s, column %(column)s: "
+                   "remove it and try again.") % {"line": where[0], "column": where[1]}
+
+
 def _same_text(a: str, b: str) -> bool:
     norm = lambda s: "\n".join(line.rstrip() for line in s.replace("\r\n", "\n").strip().split("\n"))  # noqa: E731
     return norm(a) == norm(b)
@@ -326,7 +427,12 @@ class ScenarioForm(forms.Form):
         help_text=_("Lowercase letters, digits, single _ or -, e.g. cancel-iphone."),
         widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
     )
-    description = forms.CharField(label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False)
+    description = forms.CharField(
+        label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False,
+        help_text=_("Shown in the Chinese console (and in English when no English one is given)."),
+    )
+    description_en = forms.CharField(label=_("Description (English)"), max_length=DESCRIPTION_MAX_LENGTH,
+                                     required=False, help_text=_("Shown in the English console."))
     script = forms.CharField(
         label=_("Script (YAML)"), strip=False,
         widget=forms.Textarea(attrs={"rows": 22, "class": "mono", "spellcheck": "false"}),
@@ -336,13 +442,18 @@ class ScenarioForm(forms.Form):
         self.scenario = scenario
         self.instance = None
         if scenario is not None and "initial" not in kwargs:
-            kwargs["initial"] = {"name": scenario.name, "description": scenario.description, "script": scenario.script}
+            kwargs["initial"] = {"name": scenario.name, "description": scenario.description,
+                                 "description_en": getattr(scenario, "description_en", ""), "script": scenario.script}
         super().__init__(*args, **kwargs)
+        _allow_nul(self.fields["script"])
         if scenario is not None:
             self.fields["name"].disabled = True
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        nul = _nul_error(data.get("script") or "")
+        if nul is not None:
+            self.add_error("script", nul)
         if self.errors:
             return data
         name = data["name"].strip()
@@ -350,9 +461,12 @@ class ScenarioForm(forms.Form):
             self.add_error("name", gettext("A scenario named '%(name)s' already exists.") % {"name": name})
             return data
         try:
+            extra = {}
+            if self.add_prefix("description_en") in self.data:  # absent from the POST: keep the stored one
+                extra["description_en"] = data.get("description_en") or ""
             self.instance = services.scenario_save(
                 name=name, script=data["script"], description=data.get("description") or "",
-                catalog=self.scenario.catalog if self.scenario else "",
+                catalog=self.scenario.catalog if self.scenario else "", **extra,
             )
         except ValidationError as exc:
             _add_service_errors(self, exc)

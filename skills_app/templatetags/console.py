@@ -6,8 +6,11 @@ from typing import Any
 
 import markdown as md
 import nh3
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
 from django import template
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 register = template.Library()
@@ -47,13 +50,65 @@ def _separate_lists(text: str) -> str:
     return "\n".join(out)
 
 
+class _ImagesAsLinks(Treeprocessor):
+    """``![alt](src)`` becomes a plain link ``<a href="src">alt</a>``: a manual never makes the
+    console fetch an image by itself (no tracking pixels); the reader may follow the link."""
+
+    def run(self, root: Any) -> None:
+        for el in root.iter("img"):
+            src, alt = el.get("src", ""), el.get("alt", "")
+            title, tail = el.get("title"), el.tail
+            el.clear()  # drops src/alt/title (and the tail, put back below)
+            el.tail = tail
+            el.tag = "a"
+            el.set("href", src)
+            if title:
+                el.set("title", title)
+            el.text = alt or src
+
+
+class _NoRawHtml(Extension):
+    """Raw HTML in a manual is shown as text: the block and inline HTML passes of Python-Markdown
+    are removed, so ``<style>`` or ``<b>`` come out escaped (``&lt;style&gt;``) and the markdown
+    around them still renders; images become links."""
+
+    def extendMarkdown(self, md_: md.Markdown) -> None:  # noqa: N802 — Python-Markdown's API
+        md_.preprocessors.deregister("html_block")
+        md_.inlinePatterns.deregister("html")
+        md_.treeprocessors.register(_ImagesAsLinks(md_), "images_as_links", 1)
+
+
+#: What nh3 keeps: its default tags minus ``img``; links only to http(s) and mailto (and relative).
+ALLOWED_TAGS = frozenset(nh3.ALLOWED_TAGS) - {"img"}
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
 def render_markdown(text: str) -> SafeString:
-    """Markdown → HTML sanitized with nh3 (scripts, event handlers and unsafe URLs removed).
+    """A skill manual (markdown) as safe HTML for the console.
+
+    Decisions (manuals are markdown written for an LLM; they never need raw HTML):
+
+    - **Raw HTML is escaped before it can act**, not sanitized after: Python-Markdown's raw-HTML
+      passes are switched off (``_NoRawHtml``), so ``<script>``, ``<style>`` or any tag shows as
+      literal text. An unclosed ``<style>`` therefore cannot swallow the rest of the manual (with
+      raw HTML on, Python-Markdown passes everything after it through as one HTML block, which a
+      sanitizer then has to drop whole).
+    - **No images**: ``![alt](src)`` renders as a link ``<a href="src">alt</a>`` and ``img`` is not
+      an allowed tag, so opening a manual fetches nothing (no tracking pixels).
+    - The HTML is still cleaned with nh3 as a second line of defence: default tags minus ``img``;
+      ``<script>``/``<style>`` removed *with their content* (``clean_content_tags``); link URLs
+      limited to http, https, mailto and relative ones (``javascript:`` links lose their href).
+    - Known limit, from the markdown parser and left as is: in ``[x](javascript:alert('a'))`` the
+      parser reads ``'a'`` as a link title and ends the link at the first ``)``, so a stray ``)``
+      follows the (href-less) link. ``[x](javascript:alert(1))`` renders without it.
 
     Tables, fenced code and lists that follow a paragraph line without a blank line render as
     they do on GitHub."""
-    html = md.markdown(_separate_lists(text or ""), extensions=["extra", "sane_lists"], output_format="html")
-    return mark_safe(nh3.clean(html))  # noqa: S308 — nh3 output is sanitized
+    converter = md.Markdown(extensions=["extra", "sane_lists", _NoRawHtml()], output_format="html")
+    html = converter.convert(_separate_lists(text or ""))
+    cleaned = nh3.clean(html, tags=set(ALLOWED_TAGS), clean_content_tags={"script", "style"},
+                        url_schemes=set(URL_SCHEMES))
+    return mark_safe(cleaned)  # noqa: S308 — nh3 output is sanitized
 
 
 @register.filter(name="markdown")
@@ -77,6 +132,16 @@ def state_label(value: str) -> str:
 
 
 @register.filter
+def localized_description(obj: Any) -> str:
+    """A record's description in the active language (``description_for``), else its
+    ``description``."""
+    pick = getattr(obj, "description_for", None)
+    if callable(pick):
+        return pick(get_language())
+    return getattr(obj, "description", "")
+
+
+@register.filter
 def get_item(mapping: Any, key: Any) -> Any:
     """``{{ mapping|get_item:key }}`` — dict lookup with a variable key (``None`` if absent)."""
     try:
@@ -95,6 +160,17 @@ def signed(value: int | None) -> str:
     if value < 0:
         return f"−{-value}"
     return "±0"
+
+
+@register.simple_tag
+def fields_with_errors(form: Any) -> list[tuple[str, str, list[str]]]:
+    """``(element id, label, messages)`` of every field of ``form`` with an error, in form order,
+    for the error summary (each label links to its field)."""
+    out = []
+    for bf in form:
+        if bf.errors:
+            out.append((bf.auto_id or bf.html_name, str(bf.label or bf.name), [str(e) for e in bf.errors]))
+    return out
 
 
 #: url_name → nav section, for the "current page" mark in the top bar.

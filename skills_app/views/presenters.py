@@ -1,7 +1,10 @@
 """Shapes the console pages render, computed with the pure core (``skills_app.domain``).
 
 Nothing here reads or writes the database: callers pass a ``domain.Catalog`` (usually
-``selectors.catalog_draft()``) and get plain dataclasses back.
+``selectors.catalog_draft()``) and get plain dataclasses back. Sentences shown to the operator
+(guard verdicts, compaction/eviction notes, restriction warnings, unmet expectations) are built
+here in the active language from the domain's structured fields; the domain's English lines are
+shown as-is only when they have no recognizable shape.
 """
 from __future__ import annotations
 
@@ -10,7 +13,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..domain import Catalog, Message, RoundView, Simulation, Skill, ToolCall, compute_round
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext
+
+from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
 
 DRAFT_CODE = "__draft__"
@@ -98,6 +105,11 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CallRow:
+    """One call of a round. ``sentence`` is the guard's verdict said in the active language from
+    the verdict's structured fields (safe HTML, names in ``<code>``); ``detail`` the JSON-Schema
+    detail of an ``invalid_arguments`` refusal, shown as code; ``message`` the domain's English
+    sentence (what the model itself receives as the error result)."""
+
     name: str
     arguments: str
     verdict: str
@@ -107,6 +119,21 @@ class CallRow:
     result: str
     state: str
     already_loaded: bool
+    sentence: SafeString | str = ""
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class Note:
+    """A simulation note (compaction, eviction, restriction warning) in the active language:
+    ``text`` is safe HTML; ``raw`` the domain's own line; ``known`` False when the line had no
+    recognizable shape and ``text`` is ``raw`` under a translated label."""
+
+    text: SafeString
+    raw: str
+    known: bool
+    kind: str = ""
+    at_start: bool = False  # an event before the first round ("after round 0")
 
 
 @dataclass(frozen=True)
@@ -126,8 +153,8 @@ class RoundRow:
     say: str
     context_size: int
     expect: dict[str, Any]
-    failures: tuple[str, ...]
-    events_after: tuple[str, ...]
+    failures: tuple[SafeString, ...]
+    events_after: tuple[Note, ...]
     confirm_tools: frozenset[str]
 
 
@@ -145,12 +172,196 @@ class SimulationPage:
     sim: Simulation
     rounds: tuple[RoundRow, ...]
     matrix: tuple[tuple[str, tuple[MatrixCell, ...]], ...]
-    events_before: tuple[str, ...]
+    events_before: tuple[Note, ...]
     failures: tuple[str, ...]
     skill_names: dict[str, str]
+    warnings: tuple[Note, ...] = ()
+
+    @property
+    def rounds_checked(self) -> int:
+        """How many rounds carry an ``expect`` (a transcript replay has none)."""
+        return sum(1 for r in self.rounds if r.expect)
 
 
+# --------------------------------------------------------------------------------------------
+# Sentences in the active language, built from the domain's structured fields. The domain's own
+# English lines are matched only where they have a fixed shape; anything else is shown as-is.
+# --------------------------------------------------------------------------------------------
+def _code(value: Any) -> SafeString:
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return format_html('<span class="none">{}</span>', gettext("none"))
+        return mark_safe(", ".join(format_html("<code>{}</code>", v) for v in value))  # noqa: S308
+    return format_html("<code>{}</code>", value)
+
+
+def say(template: str, **params: Any) -> SafeString:
+    """``template`` (already translated, ``%(name)s`` placeholders) as safe HTML, every parameter
+    escaped and set in ``<code>`` (a list as a comma-separated run of codes)."""
+    return mark_safe(conditional_escape(template) % {k: _code(v) for k, v in params.items()})  # noqa: S308
+
+
+def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, access_profile: str | None,
+                     stage: str | None) -> tuple[SafeString | str, str | None]:
+    """The guard's verdict as ``(sentence, detail)`` in the active language (DESIGN §3 Guard),
+    from ``verdict.reason`` / ``skill_code`` / ``name`` and the simulation's profile and stage.
+    ``detail`` is the JSON-Schema detail of ``invalid_arguments`` (shown as code). An unknown
+    reason falls back to the domain's ``message``."""
+    name, reason = verdict.name, verdict.reason
+    if verdict.verdict == ALLOWED:
+        if name == LOAD_SKILL and verdict.skill_code:
+            return say(gettext("Loads the manual of %(skill)s."), skill=verdict.skill_code), None
+        return say(gettext("%(tool)s may run."), tool=name), None
+    if verdict.verdict == CONFIRM:
+        return say(gettext("%(tool)s stops at a confirmation card: it runs only once the user confirms."),
+                   tool=name), None
+    if reason == "masked" and verdict.skill_code:
+        return say(gettext("%(tool)s is masked: load the manual %(skill)s first (load_skill)."),
+                   tool=name, skill=verdict.skill_code), None
+    if reason == "unknown_tool":
+        return say(gettext("%(tool)s is not a registered tool. Tools on offer in this round: %(tools)s."),
+                   tool=name, tools=list(view.visible)), None
+    if reason == "unknown_skill":
+        code = verdict.arguments.get("skill_code") if verdict.arguments else None
+        offer = [sk.code for sk in catalog.enabled_skills]
+        if code is None or code == "":
+            return say(gettext("load_skill was called without a skill_code. Skills on offer: %(skills)s."),
+                       skills=offer), None
+        shown = code if isinstance(code, str) else json.dumps(code, ensure_ascii=False)
+        return say(gettext("%(skill)s is not an enabled skill. Skills on offer: %(skills)s."),
+                   skill=shown, skills=offer), None
+    if reason == "not_permitted":
+        if access_profile:
+            return say(gettext("%(tool)s is not permitted by the access profile %(profile)s."),
+                       tool=name, profile=access_profile), None
+        return say(gettext("%(tool)s is not in the allowed tool list."), tool=name), None
+    if reason == "stage" and stage:
+        return say(gettext("%(tool)s is not allowed in the stage %(stage)s."), tool=name, stage=stage), None
+    if reason == "invalid_arguments":
+        prefix = f"invalid arguments for '{name}': "
+        detail = verdict.message[len(prefix):] if verdict.message.startswith(prefix) else verdict.message
+        return say(gettext("Invalid arguments for %(tool)s:"), tool=name), detail
+    return verdict.message, None
+
+
+_INDICES = r"\[([\d, ]*)\]"
 _EVENT = re.compile(r"^after round (\d+): (.*)$")
+_COMPACTED = re.compile(rf"^compacted messages {_INDICES}; (\d+) retained$")
+_EVICTED = re.compile(rf"^evicted tool results {_INDICES}$")
+_NOTHING_EVICTED = re.compile(r"^no retained tool results (?:of '(.+)' )?to evict$")
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in re.findall(r"\d+", text)]
+
+
+def event_note(text: str) -> Note:
+    """A compaction / eviction line of ``Simulation.events`` (the part after ``after round N:``)
+    in the active language; an unrecognized line is kept as-is under a translated label."""
+    m = _COMPACTED.match(text)
+    if m:
+        retained = int(m.group(2))
+        dropped = _ints(m.group(1))
+        tail = ngettext("%(n)s message is retained.", "%(n)s messages are retained.", retained) % {"n": retained}
+        removed = say(gettext("Compaction removed messages %(indices)s from the context."), indices=dropped)
+        return Note(format_html("{} {}", removed, tail), text, True, "compact")
+    m = _EVICTED.match(text)
+    if m:
+        evicted = _ints(m.group(1))
+        if not evicted:
+            return Note(format_html("{}", gettext("Eviction matched no tool result: the context is unchanged.")),
+                        text, True, "evict")
+        return Note(say(gettext("Tool results %(indices)s were evicted: replaced by the placeholder, so a manual "
+                                "among them no longer counts as loaded."), indices=evicted), text, True, "evict")
+    m = _NOTHING_EVICTED.match(text)
+    if m:
+        if m.group(1):
+            return Note(say(gettext("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
+                            tool=m.group(1)), text, True, "evict")
+        return Note(format_html("{}", gettext("Eviction matched no tool result: the context is unchanged.")),
+                    text, True, "evict")
+    return Note(format_html("{} <code>{}</code>", gettext("Context change:"), text), text, False)
+
+
+_PROFILE_WARNING = re.compile(r"^(access profile|stage) '(.+)' lists tools that are no longer registered: (.+)$")
+_ALLOWED_WARNING = re.compile(r"^allowed tools that are not registered: (.+)$")
+_DANGLING_WARNING = re.compile(r"^skill '(.+)' gates tools that are no longer registered: (.+)$")
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def warning_note(text: str) -> Note:
+    """A restriction warning of ``Simulation.warnings`` in the active language (raw if unknown)."""
+    m = _PROFILE_WARNING.match(text)
+    if m:
+        template = (gettext("The access profile %(name)s lists tools that are no longer registered: %(tools)s. "
+                            "They are ignored.") if m.group(1) == "access profile" else
+                    gettext("The stage %(name)s lists tools that are no longer registered: %(tools)s. "
+                            "They are ignored."))
+        return Note(say(template, name=m.group(2), tools=_names(m.group(3))), text, True)
+    m = _ALLOWED_WARNING.match(text)
+    if m:
+        return Note(say(gettext("Allowed tools that are not registered: %(tools)s. They are ignored."),
+                        tools=_names(m.group(1))), text, True)
+    m = _DANGLING_WARNING.match(text)
+    if m:
+        return Note(say(gettext("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
+                                "They are neither visible nor masked."),
+                        skill=m.group(1), tools=_names(m.group(2))), text, True)
+    return Note(format_html("{}", text), text, False)
+
+
+_FAIL_COUNT = re.compile(r"^expected (\d+) tools, got (\d+)$")
+_FAIL_LIST = re.compile(r"^expected (visible|mcp_visible|loaded) (\[.*\]), got (\[.*\])$")
+_FAIL_VISIBLE = re.compile(r"^expected '(.+)' to be visible$")
+_FAIL_HIDDEN = re.compile(r"^expected '(.+)' not to be visible$")
+_FAIL_MASKED = re.compile(r"^expected masked (.+), got (.+)$")
+
+
+def failure_sentence(text: str) -> SafeString:
+    """An unmet expectation (``simulator.check_expectations``) in the active language."""
+    m = _FAIL_COUNT.match(text)
+    if m:
+        return say(gettext("expected %(want)s tools, got %(got)s"), want=m.group(1), got=m.group(2))
+    m = _FAIL_LIST.match(text)
+    if m:
+        what = {"visible": gettext("expected visible tools %(want)s, got %(got)s"),
+                "mcp_visible": gettext("expected visible MCP tools %(want)s, got %(got)s"),
+                "loaded": gettext("expected loaded skills %(want)s, got %(got)s")}[m.group(1)]
+        return say(what, want=m.group(2), got=m.group(3))
+    m = _FAIL_VISIBLE.match(text)
+    if m:
+        return say(gettext("expected %(tool)s to be visible"), tool=m.group(1))
+    m = _FAIL_HIDDEN.match(text)
+    if m:
+        return say(gettext("expected %(tool)s not to be visible"), tool=m.group(1))
+    m = _FAIL_MASKED.match(text)
+    if m:
+        return say(gettext("expected masked %(want)s, got %(got)s"), want=m.group(1), got=m.group(2))
+    return format_html("{}", text)
+
+
+def _all_warnings(sim: Simulation) -> list[str]:
+    """The simulation's warnings, then each distinct warning of its rounds (once, in order)."""
+    seen: list[str] = []
+    for w in (*sim.warnings, *(w for r in sim.rounds for w in getattr(r.view, "warnings", ()))):
+        if str(w) not in seen:
+            seen.append(str(w))
+    return seen
+
+
+def _call_row(c: Any, view: RoundView, sim: Simulation, catalog: Catalog) -> CallRow:
+    sentence, detail = verdict_sentence(c.verdict, view=view, catalog=catalog,
+                                        access_profile=sim.access_profile, stage=sim.stage)
+    return CallRow(
+        name=c.verdict.name,
+        arguments=json.dumps(dict(c.verdict.arguments), ensure_ascii=False),
+        verdict=c.verdict.verdict, reason=c.verdict.reason, skill_code=c.verdict.skill_code,
+        message=c.verdict.message, result=c.result, state=c.state, already_loaded=c.already_loaded,
+        sentence=sentence, detail=detail,
+    )
 
 
 def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
@@ -158,14 +369,15 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
     tools), masked tools with the skill to load, withheld tools, the diff against the previous
     round, the calls with their verdicts, unmet expectations and the compaction/eviction notes
     that follow it; then the gated-tool matrix with the owning skill of every masked cell."""
-    after: dict[int, list[str]] = {}
-    before: list[str] = []
+    after: dict[int, list[Note]] = {}
+    before: list[Note] = []
     for e in sim.events:
+        e = str(e)
         m = _EVENT.match(e)
         if m and int(m.group(1)) > 0:
-            after.setdefault(int(m.group(1)), []).append(m.group(2))
+            after.setdefault(int(m.group(1)), []).append(event_note(m.group(2)))
         else:
-            before.append(m.group(2) if m else e)
+            before.append(replace(event_note(m.group(2)), at_start=True) if m else event_note(e))
     confirm = frozenset(t.name for t in catalog.tools if t.require_confirm)
     rows = []
     prev_count: int | None = None
@@ -176,16 +388,9 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
             mcp_visible=v.mcp_visible, masked=tuple(v.masked.items()), withheld=tuple(v.withheld.items()),
             newly_released=r.newly_released, newly_masked=r.newly_masked,
             delta=None if prev_count is None else v.count - prev_count,
-            calls=tuple(
-                CallRow(
-                    name=c.verdict.name,
-                    arguments=json.dumps(dict(c.verdict.arguments), ensure_ascii=False),
-                    verdict=c.verdict.verdict, reason=c.verdict.reason, skill_code=c.verdict.skill_code,
-                    message=c.verdict.message, result=c.result, state=c.state, already_loaded=c.already_loaded,
-                )
-                for c in r.calls
-            ),
-            say=r.say, context_size=r.context_size, expect=dict(r.expect), failures=r.failures,
+            calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
+            say=r.say, context_size=r.context_size, expect=dict(r.expect),
+            failures=tuple(failure_sentence(str(f)) for f in r.failures),
             events_after=tuple(after.get(r.index, ())), confirm_tools=confirm,
         ))
         prev_count = v.count
@@ -199,4 +404,5 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
     return SimulationPage(
         sim=sim, rounds=tuple(rows), matrix=matrix, events_before=tuple(before), failures=sim.failures,
         skill_names={s.code: s.name for s in catalog.skills},
+        warnings=tuple(warning_note(w) for w in _all_warnings(sim)),
     )

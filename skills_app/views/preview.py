@@ -6,7 +6,6 @@ link. ``POST`` runs pasted text; with htmx only the results panel is re-rendered
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,8 +21,8 @@ from ..domain import (
     MessageError,
     ScriptError,
     UnknownRestrictionError,
-    parse_messages,
     parse_script,
+    parse_transcript,
     replay,
     simulate,
 )
@@ -58,11 +57,7 @@ def run(catalog: Catalog, data: dict[str, Any]) -> dict[str, Any]:
     kind = "transcript" if looks_like_transcript(text) else "script"
     try:
         if kind == "transcript":
-            try:
-                raw = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ScriptError(f"invalid JSON: {exc.msg}", source="<transcript>", line=exc.lineno) from None
-            sim = replay(catalog, parse_messages(raw), name="transcript", access_profile=profile or None,
+            sim = replay(catalog, parse_transcript(text), name="transcript", access_profile=profile or None,
                          stage=stage or None)
         else:
             sim = simulate(catalog, parse_script(text, source=source), access_profile=profile, stage=stage)
@@ -102,6 +97,7 @@ def preview(request: HttpRequest) -> HttpResponse:
         context["ran"] = True
         context["source_name"] = form.cleaned_data["source_name"]
         saved = form.cleaned_data.get("saved")
+        context["saved_scenario"] = saved
         if saved is not None:
             query = {"scenario": saved.name}
             query.update({k: form.cleaned_data[k] for k in ("profile", "stage") if form.cleaned_data.get(k)})

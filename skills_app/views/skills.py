@@ -5,14 +5,16 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import selectors, services
 from ..domain import Catalog
 from ..domain import catalog as dom
+from ..domain.validation import normalize_tool_ids
 from ..forms import SkillForm, iter_errors, tool_options, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
@@ -116,6 +118,7 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
             enabled=bool(init.get("enabled", True)), version=(skill.version if skill else 1),
         )
     effect = manual_effect(catalog, draft, replaces=skill.skill_code if skill else None) if draft else None
+    modified = bool(form.is_bound and skill is not None and draft is not None and _differs(draft, skill))
     problems = []
     if form.is_bound:
         for field, errors in form.errors.items():
@@ -127,7 +130,26 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
         "draft": draft,
         "problems": problems,
         "is_edit": skill is not None,
+        "is_modified": modified,
+        "skill": skill,
     }
+
+
+def _text(value: str) -> str:
+    return (value or "").replace("\r\n", "\n").strip()
+
+
+def _differs(draft: dom.Skill, skill: Skill) -> bool:
+    """True when what the editor holds differs from the saved skill (so the preview is of
+    unsaved changes); browsers send CRLF line ends, which are no change."""
+    return (
+        _text(draft.name) != _text(skill.name)
+        or _text(draft.description) != _text(skill.description)
+        or _text(draft.content) != _text(skill.content)
+        or tuple(draft.tool_ids) != tuple(normalize_tool_ids(list(skill.tool_ids)))
+        or draft.sort_order != skill.sort_order
+        or draft.enabled != skill.enabled
+    )
 
 
 @login_required
@@ -160,6 +182,8 @@ def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
                 messages.success(request, _("Skill %(code)s saved as version %(v)s.")
                                  % {"code": skill.skill_code, "v": form.instance.version})
             return redirect("skills:skill_detail", code=skill.skill_code)
+        if form.stale is not None:  # the page now works from the version saved meanwhile
+            skill = _live_or_404(code)
     else:
         form = SkillForm(skill=skill)
     return render(request, "skills/edit.html", _editor_context(form, catalog, skill))
@@ -174,6 +198,27 @@ def skill_preview(request: HttpRequest, code: str | None = None) -> HttpResponse
     catalog = selectors.catalog_draft()
     form = SkillForm(request.POST, skill=skill, preview=True)
     return render(request, "skills/_live_preview.html", _preview_context(form, catalog, skill))
+
+
+def row_anchor(code: str) -> str:
+    """The id of a live skill's enable switch in the list (``#skill-<code>``): redirecting to it
+    puts the keyboard focus back on the row of the action (the browser focuses a focusable
+    fragment target; console.js does too)."""
+    return f"skill-{code}"
+
+
+def deleted_row_anchor(pk: int) -> str:
+    """The id of a deleted skill's Restore button in the list (or of its row, focusable, when its
+    code is taken and there is no button)."""
+    return f"deleted-skill-{pk}"
+
+
+def _to_list(anchor: str, default: str | None = None) -> HttpResponseRedirect:
+    """Back to the list (or ``default``) with the row of the action as the fragment."""
+    url = default or reverse("skills:skill_list")
+    if "#" not in url:
+        url = f"{url}#{anchor}"
+    return HttpResponseRedirect(url)
 
 
 def _refused(request: HttpRequest, exc: ValidationError) -> None:
@@ -198,7 +243,7 @@ def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
         else:
             messages.warning(request, _("%(code)s disabled (version %(v)s): its tools are now released to every "
                                         "conversation.") % {"code": code, "v": saved.version})
-    return redirect(safe_next(request, "skills:skill_list"))
+    return _to_list(row_anchor(code), safe_next(request, "skills:skill_list"))
 
 
 @login_required
@@ -209,7 +254,7 @@ def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
     services.skill_delete(skill=skill, user=request.user)
     messages.warning(request, _("%(code)s deleted: its tools are now released to every conversation. "
                                 "You can restore it below.") % {"code": code})
-    return redirect("skills:skill_list")
+    return _to_list(deleted_row_anchor(skill.pk))
 
 
 @login_required
@@ -222,10 +267,10 @@ def skill_restore(request: HttpRequest, pk: int) -> HttpResponse:
         saved = services.skill_restore(skill=skill, user=request.user)
     except ValidationError as exc:
         _refused(request, exc)
-    else:
-        messages.success(request, _("%(code)s restored (version %(v)s).") % {"code": saved.skill_code,
-                                                                          "v": saved.version})
-    return redirect("skills:skill_list")
+        return _to_list(deleted_row_anchor(skill.pk))
+    messages.success(request, _("%(code)s restored (version %(v)s).") % {"code": saved.skill_code,
+                                                                      "v": saved.version})
+    return _to_list(row_anchor(saved.skill_code))
 
 
 __all__ = [

@@ -1,5 +1,6 @@
 """A real browser against pytest-django's live server: Debian's Chromium driven by Playwright
-(sync API). Never downloads a browser; skips when /usr/bin/chromium is absent."""
+(sync API). Never downloads a browser; fails (never skips) when /usr/bin/chromium is absent, so a
+missing install cannot pass CI unnoticed — `make test` installs it."""
 from __future__ import annotations
 
 import os
@@ -20,7 +21,7 @@ USERNAME, PASSWORD = "ops", "ops-pass-123"
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (make chromium)")
+        pytest.fail(f"{CHROMIUM} is not installed: run `make chromium` (Debian's chromium package)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

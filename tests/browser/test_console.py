@@ -70,3 +70,135 @@ def test_switch_to_english(page, console):
     page.screenshot(path=str(SHOTS / "preview-en.png"), full_page=True)
     page.goto(f"{console}/tools/")
     page.screenshot(path=str(SHOTS / "tools-en.png"), full_page=True)
+
+
+def active(page) -> dict:
+    """What has the keyboard focus: tag, id, and the data- attributes that name it."""
+    return page.evaluate("""() => { const e = document.activeElement;
+        return {tag: e.tagName, id: e.id, name: e.getAttribute('name'), role: e.getAttribute('role'),
+                row: e.closest('tr') ? (e.closest('tr').dataset.skill || e.closest('tr').dataset.deletedSkill) : null,
+                focus: e.hasAttribute('data-results-focus'), summary: e.hasAttribute('data-error-summary')}; }""")
+
+
+def wait_focus(page, condition: str) -> dict:
+    """Wait until the focused element ``e`` satisfies the JS ``condition``; return ``active()``."""
+    page.wait_for_function(f"(() => {{ const e = document.activeElement; return !!e && ({condition}); }})()",
+                           timeout=5_000)
+    return active(page)
+
+
+def test_focus_follows_the_action(page, console):
+    login(page, console)
+    page.once("dialog", lambda d: d.accept())  # "Disable order_change? Its tools will be released…"
+    page.focus('tr[data-skill="order_change"] [data-row-focus]')
+    page.keyboard.press("Enter")
+    page.wait_for_selector('tr[data-skill="order_change"][data-enabled="0"]')
+    assert wait_focus(page, "e.getAttribute('role') === 'switch'")["row"] == "order_change"
+
+    page.once("dialog", lambda d: d.accept())
+    page.click('tr[data-skill="iot_bundle"] .btn-danger')
+    page.wait_for_selector('tr[data-deleted-skill="iot_bundle"]')
+    focused = wait_focus(page, "e.tagName === 'BUTTON'")
+    assert (focused["row"], focused["id"]) == ("iot_bundle", f"deleted-skill-{Skill.objects.get(skill_code='iot_bundle').pk}")
+    page.keyboard.press("Enter")  # Restore, from the keyboard
+    page.wait_for_selector('tr[data-skill="iot_bundle"]')
+    assert wait_focus(page, "e.getAttribute('role') === 'switch'")["id"] == "skill-iot_bundle"
+
+    page.goto(f"{console}/skills/order_change/edit")
+    page.fill("#id_description", "")
+    page.focus("#id_content")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("[data-error-summary]")
+    assert wait_focus(page, "e.tagName === 'TEXTAREA'")["id"] == "id_description"  # first field with an error
+    assert page.get_attribute("#id_description", "aria-invalid") == "true"
+    page.screenshot(path=str(SHOTS / "skill-edit-refused-zh.png"))
+
+    page.goto(f"{console}/preview/")
+    page.select_option("#id_scenario", "cancel-iphone")
+    page.focus("#id_script")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('section[data-round="3"]')
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'results-title'")
+
+
+def test_stale_edit_keeps_the_text_and_a_second_save_overwrites(page, console):
+    from skills_app import services
+
+    login(page, console)
+    page.goto(f"{console}/skills/order_change/edit")
+    skill = Skill.objects.get(skill_code="order_change")
+    services.skill_update(skill=skill, content=skill.content + "\n同事加的一行。\n")  # saved meanwhile: v2
+    page.click("#id_content")
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n我加的一行。\n")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("[data-stale]")
+    assert "我加的一行。" in page.input_value("#id_content")
+    assert page.input_value("input[name=base_version]") == "2"
+    assert wait_focus(page, "e.hasAttribute('data-error-summary')")["summary"]  # the form as a whole was refused
+    assert "+我加的一行。" in page.inner_text("[data-stale-diff]")
+    assert "-同事加的一行。" in page.inner_text("[data-stale-diff]")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / "stale-edit-zh.png"), full_page=True)
+    page.click("[data-default-submit]")
+    page.wait_for_url(f"{console}/skills/order_change/")
+    skill.refresh_from_db()
+    assert skill.version == 3 and "我加的一行。" in skill.content and "同事加的一行" not in skill.content
+
+
+def test_long_names_never_push_the_buttons_off_screen(browser, console):
+    from skills_app import services
+
+    long_code = "a" + "b" * 63
+    services.skill_create(skill_code=long_code, name="N" * 64, description="x" * 200, content="body",
+                          tool_ids=["query_cart"])
+    services.skill_delete(skill=Skill.objects.get(skill_code=long_code))
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    pg = context.new_page()
+    try:
+        login(pg, console)
+        pg.click('button[data-lang="en"]')
+        pg.wait_for_function("document.documentElement.lang === 'en'")
+        pg.wait_for_load_state("load")  # the stylesheet is applied
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 1280
+        for selector in ('[data-deleted-skill] [data-row-focus]', 'tr[data-skill] .btn-danger'):
+            box = pg.locator(selector).first.bounding_box()
+            assert box and box["x"] + box["width"] <= 1280, selector
+        wraps = pg.eval_on_selector_all("[data-deleted-table], #skills-table",
+                                        "els => els.map(t => t.closest('.table-wrap').scrollWidth <= t.closest('.table-wrap').clientWidth)")
+        assert wraps == [True, True]
+        pg.screenshot(path=str(SHOTS / "skills-en-1280.png"), full_page=True)
+    finally:
+        context.close()
+
+
+REFUSALS = """name: refusals
+steps:
+  - user: 取消 88239
+  - assistant: {calls: [{cancel_order: {order_no: "88239"}}, {no_such_tool: {}}, {load_skill: {skill_code: nope}}]}
+  - assistant: {calls: [{load_skill: {skill_code: order_change}}, {query_order: {order_no: "12"}}]}
+  - evict: {tool: load_skill}
+  - assistant: {calls: [{cancel_order: {order_no: "88239"}}]}
+  - compact: {drop: [1]}
+  - assistant: 好的
+"""
+
+
+def test_guard_sentences_in_both_languages(page, console):
+    login(page, console)
+    page.goto(f"{console}/preview/")
+    page.fill("#id_script", REFUSALS)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('section[data-round="4"]')
+    assert "被屏蔽" in page.inner_text('section[data-round="1"] [data-call="cancel_order"] [data-guard-message]')
+    assert page.inner_text("[data-expectations]") == "未设置预期"
+    assert "驱逐" in page.inner_text('[data-event-after="2"]')
+    page.screenshot(path=str(SHOTS / "preview-refusals-zh.png"), full_page=True)
+    page.click('button[data-lang="en"]')
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    page.fill("#id_script", REFUSALS)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector('section[data-round="4"]')
+    assert "is masked" in page.inner_text('section[data-round="1"] [data-call="cancel_order"] [data-guard-message]')
+    assert page.inner_text("[data-expectations]") == "no expectations set"
+    page.screenshot(path=str(SHOTS / "preview-refusals-en.png"), full_page=True)

@@ -203,3 +203,163 @@ def test_preview_saves_nothing(staff_client, bitmall):
 def test_preview_needs_a_login(client, bitmall):
     response = client.get(URL, {"scenario": "cancel-iphone"})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+# ---- guard sentences, notes and expectations in the page's language -------------------------
+GUARD_SCRIPT = (
+    "name: guard\n"
+    "steps:\n"
+    "  - user: hi\n"
+    "  - assistant: {calls: [{cancel_order: {order_no: '88239'}}, {no_such_tool: {}}, "
+    "{load_skill: {skill_code: nope}}]}\n"
+    "  - assistant: {calls: [{query_order: {order_no: '12'}}]}\n"
+)
+
+
+def guard_messages(doc):
+    return {c["data-call"]: c.one("data-guard-message") for c in doc.select("data-call")
+            if c.select("data-guard-message")}
+
+
+def codes(node):
+    return [n.text() for n in node.by_tag("code")]
+
+
+def test_guard_refusals_are_said_in_chinese_from_the_verdicts_fields(staff_client, bitmall):
+    doc = parse(staff_client.post(URL, {"script": GUARD_SCRIPT}).content)
+    msgs = guard_messages(doc)
+    masked = msgs["cancel_order"]
+    assert "屏蔽" in masked.text() and codes(masked) == ["cancel_order", "order_change"]
+    unknown = msgs["no_such_tool"]
+    assert "不是已注册的工具" in unknown.text()
+    assert codes(unknown)[0] == "no_such_tool" and "search_knowledge" in codes(unknown)
+    assert "cancel_order" not in codes(unknown)  # on offer = what this round shows
+    skill = msgs["load_skill"]
+    assert "nope" in codes(skill) and "order_change" in codes(skill) and "技能" in skill.text()
+    invalid = msgs["query_order"]
+    assert "参数无效" in invalid.text()
+    detail = invalid.one("data-guard-detail").text()
+    assert detail.startswith("order_no:") and "invalid arguments" not in detail
+    for node in msgs.values():
+        assert "tools on offer" not in node.text() and "first" not in node.text()
+
+
+def test_guard_refusals_in_english(staff_client, bitmall):
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    msgs = guard_messages(parse(staff_client.post(URL, {"script": GUARD_SCRIPT}).content))
+    assert "is masked: load the manual" in msgs["cancel_order"].text()
+    assert msgs["query_order"].text().startswith("Invalid arguments for query_order:")
+
+
+@pytest.mark.parametrize(
+    "profile, stage, reason, words, names",
+    [
+        ("member_full", "query", "stage", "阶段", ["query", "submit"]),
+        ("no_business_tools", "query", "not_permitted", "访问配置", ["no_business_tools", "submit"]),
+    ],
+)
+def test_profile_and_stage_refusals_name_the_profile_or_stage(staff_client, returns, profile, stage, reason,
+                                                              words, names):
+    script = f"access_profile: {profile}\nstage: {stage}\nsteps:\n  - user: hi\n  - assistant: {{calls: [{{submit: {{}}}}]}}\n"
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    call = doc.one("data-call", "submit")
+    assert call["data-reason"] == reason
+    message = call.one("data-guard-message")
+    assert words in message.text() and sorted(codes(message)) == sorted(names)
+
+
+def test_compaction_and_eviction_notes_are_translated(staff_client, bitmall):
+    script = (
+        "steps:\n"
+        "  - user: cancel it\n"
+        "  - assistant: {calls: [{load_skill: {skill_code: order_change}}]}\n"
+        "  - evict: {tool: load_skill}\n"
+        "  - assistant: {calls: [{cancel_order: {order_no: '88239'}}]}\n"
+        "  - compact: {drop: [2, 3]}\n"
+        "  - assistant: hello\n"
+    )
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    evict = doc.one("data-event-after", "1")
+    assert evict["data-event-kind"] == "evict" and "after round" not in evict.text()
+    assert codes(evict) == ["3"] and "占位" in evict.text()
+    compact = doc.one("data-event-after", "2")
+    assert compact["data-event-kind"] == "compact" and codes(compact) == ["2", "3"]
+    assert "压缩" in compact.text() and "retained" not in compact.text()
+
+
+def test_a_script_without_expect_does_not_claim_all_expectations_met(staff_client, bitmall):
+    doc = parse(staff_client.post(URL, {"script": GUARD_SCRIPT}).content)
+    pill = doc.one("data-expectations")
+    assert pill["data-expectations"] == "none"
+    assert "未设置预期" in pill.text() and "全部" not in pill.text()
+
+
+def test_some_rounds_checked_says_how_many(staff_client, bitmall):
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    script = (
+        "steps:\n"
+        "  - user: hi\n"
+        "  - assistant: {calls: [{load_skill: {skill_code: order_change}}]}\n"
+        "    expect: {count: 11}\n"
+        "  - assistant: {calls: [{query_order: {}}]}\n"
+        "  - assistant: fine\n"
+        "    expect: {includes: [cancel_order]}\n"
+    )
+    pill = parse(staff_client.post(URL, {"script": script}).content).one("data-expectations")
+    assert pill["data-expectations"] == "met" and pill.text().strip() == "2 of 3 rounds checked, all met"
+
+
+def test_unmet_expectations_are_translated(staff_client, bitmall):
+    script = "steps:\n  - user: hi\n  - assistant: ok\n    expect: {count: 99, includes: [cancel_order]}\n"
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    assert doc.one("data-expectations")["data-expectations"] == "failed"
+    failures = [li.text() for li in doc.one("data-round-failures").by_tag("li")]
+    assert failures == ["✕ 预期 99 个工具，实际 11 个", "✕ 预期 cancel_order 可见"]
+
+
+def test_a_nul_character_is_reported_with_its_line(staff_client, bitmall):
+    script = "steps:\n  - user: hi\x00there\n  - assistant: ok\n"
+    doc = parse(staff_client.post(URL, {"script": script}).content)
+    error = doc.one("data-form-error").text()
+    assert "NUL" in error and "第 2 行" in error
+    assert "选择" not in error  # not "choose a saved scenario or paste a script"
+    assert not rounds_of(doc)
+
+
+def test_a_nul_character_in_english(staff_client, bitmall):
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    response = staff_client.post(URL, {"script": "name: x\x00\nsteps: []\n"}, HTTP_HX_REQUEST="true")
+    error = parse(response.content).one("data-form-error").text()
+    assert "NUL character" in error and "line 1, column 8" in error
+
+
+def test_script_error_line_is_translated_and_the_cause_is_code(staff_client, bitmall):
+    script = "name: broken\nsteps:\n  - user: hi\n  - shout: loud\n  - assistant: {}\n"
+    error = parse(staff_client.post(URL, {"script": script}).content).one("data-script-error")
+    assert error.one("data-error-line").text() == "第 4 行"
+    assert error.one("data-error-cause").tag == "code"
+
+
+def test_the_results_heading_can_take_the_focus(staff_client, bitmall):
+    response = staff_client.post(URL, {"scenario": "cancel-iphone"}, HTTP_HX_REQUEST="true")
+    head = parse(response.content).one("data-results-focus")
+    assert head.tag == "h2" and head["tabindex"] == "-1"
+
+
+def test_notes_with_a_known_shape_are_translated_and_others_kept_under_a_label():
+    from django.utils import translation
+
+    from skills_app.views.presenters import event_note, failure_sentence, warning_note
+
+    with translation.override("zh-hans"):
+        note = warning_note("stage 'prepare' lists tools that are no longer registered: old_tool, gone")
+        assert note.known and "阶段" in note.text and "<code>old_tool</code>, <code>gone</code>" in note.text
+        note = warning_note("skill 'order_change' gates tools that are no longer registered: cancel_order")
+        assert note.known and "<code>order_change</code>" in note.text
+        note = event_note("no retained tool results of 'load_skill' to evict")
+        assert note.known and note.kind == "evict" and "<code>load_skill</code>" in note.text
+        odd = event_note("rewound <3> messages")
+        assert not odd.known and "上下文变化" in odd.text and "&lt;3&gt;" in odd.text
+        assert not warning_note("something new").known
+        assert failure_sentence("expected loaded ['a'], got []") == "预期已加载技能 <code>[&#x27;a&#x27;]</code>，实际 <code>[]</code>"
+        assert failure_sentence("a <new> kind") == "a &lt;new&gt; kind"

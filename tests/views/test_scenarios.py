@@ -54,3 +54,29 @@ def test_edit_scenario_keeps_its_name(staff_client, bitmall):
 def test_a_scenario_that_no_longer_meets_its_expectations_is_flagged(staff_client, bitmall):
     staff_client.post("/scenarios/new", {"name": "quick", "script": SCRIPT.replace("count: 11", "count: 12")})
     assert parse(staff_client.get("/scenarios/").content).one("data-scenario", "quick")["data-passed"] == "0"
+
+
+def test_descriptions_follow_the_console_language(staff_client, bitmall):
+    staff_client.post("/scenarios/new", {"name": "quick", "description": "快速检查", "description_en": "quick check",
+                                         "script": SCRIPT})
+    assert Scenario.objects.get(name="quick").description_en == "quick check"
+    row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "quick")
+    assert row.one("data-description").text() == "快速检查"
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "quick")
+    assert row.one("data-description").text() == "quick check"
+    doc = parse(staff_client.get("/preview/", {"scenario": "quick"}).content)
+    assert doc.one("data-scenario-description").text() == "quick check"
+
+
+def test_editing_without_the_english_field_keeps_the_english_description(staff_client, bitmall):
+    staff_client.post("/scenarios/new", {"name": "quick", "description_en": "quick check", "script": SCRIPT})
+    staff_client.post("/scenarios/quick/edit", {"name": "quick", "description": "改", "script": SCRIPT})
+    assert Scenario.objects.get(name="quick").description_en == "quick check"
+
+
+def test_a_nul_character_in_a_saved_script_names_its_line(staff_client, bitmall):
+    doc = parse(staff_client.post("/scenarios/new", {"name": "nul", "script": "steps:\n  - user: a\x00\n"}).content)
+    error = doc.one("data-errors-for", "script").text()
+    assert "NUL" in error and "第 2 行" in error
+    assert not Scenario.objects.filter(name="nul").exists()

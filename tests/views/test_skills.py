@@ -223,7 +223,8 @@ def test_live_preview_renders_safe_markdown_and_what_the_model_gets_without_savi
     doc = parse(response.content)
     manual = doc.one("data-manual-preview")
     assert manual.by_tag("h1")[0].text() == "新手册" and manual.by_tag("table")
-    assert not doc.by_tag("script") and b"alert(1)" not in response.content
+    assert not doc.by_tag("script")  # raw HTML is shown as text, never run (render_markdown docstring)
+    assert "<script>alert(1)</script>" in manual.text()
     effect = doc.one("data-effect")
     assert (effect["data-effect-without"], effect["data-effect-with"]) == ("12", "13")  # change_address freed
     assert effect.values("data-releases") == ["cancel_order"]
@@ -279,3 +280,135 @@ def test_edit_page_keeps_a_stored_tool_of_a_disabled_node_visible_as_an_error(st
     skill = Skill.objects.get(skill_code="order_change")
     doc = parse(staff_client.post("/skills/order_change/edit", edit_data(skill)).content)
     assert "change_address" in doc.one("data-errors-for", "tool_ids").text()
+
+
+# ---- stale save: keep the text, overwrite knowingly -----------------------------------------
+def test_a_stale_save_keeps_the_typed_text_and_offers_to_overwrite(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    mine = skill.content + "\n我的补充。\n"
+    stale = edit_data(skill, content=mine, name="我的名字")
+    services.skill_update(skill=skill, content=skill.content.replace("订单", "订单号", 1))  # someone else: v2
+    doc = parse(staff_client.post("/skills/order_change/edit", stale).content)
+    summary = doc.one("data-error-summary")
+    assert summary["role"] == "alert"
+    message = summary.one("data-errors-for", "__all__").text()
+    assert "版本 2" in message and "覆盖" in message
+    assert doc.one("data-field", "content").by_tag("textarea")[0].text().lstrip("\n") == mine
+    assert [n for n in doc.by_tag("input") if n.get("name") == "name"][0]["value"] == "我的名字"
+    base = [n for n in doc.by_tag("input") if n.get("name") == "base_version"][0]
+    assert base["value"] == "2"  # saving again overwrites version 2, knowingly
+    box = doc.one("data-stale")
+    assert box["data-stale-version"] == "2"
+    assert box.one("data-stale-link")["href"] == "/skills/order_change/" and box.one("data-stale-link")["target"] == "_blank"
+    diff = box.one("data-stale-diff")
+    added = [n.text() for n in diff.by_tag("span") if n["class"] == "d-add"]
+    removed = [n.text() for n in diff.by_tag("span") if n["class"] == "d-del"]
+    assert "+我的补充。" in added and removed and all(r.startswith("-") for r in removed)
+    assert "名称" in box.one("data-stale-fields").text()
+    skill.refresh_from_db()
+    assert skill.version == 2 and "我的补充" not in skill.content
+
+    again = {**stale, "base_version": base["value"]}
+    response = staff_client.post("/skills/order_change/edit", again)
+    assert response.status_code == 302
+    skill.refresh_from_db()
+    assert (skill.version, skill.content, skill.name) == (3, mine, "我的名字")
+
+
+def test_a_stale_save_in_english_says_what_happens_next(staff_client, bitmall):
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    skill = Skill.objects.get(skill_code="order_change")
+    stale = edit_data(skill, content="mine")
+    services.skill_update(skill=skill, content="theirs")
+    doc = parse(staff_client.post("/skills/order_change/edit", stale).content)
+    message = doc.one("data-errors-for", "__all__").text()
+    assert "save again to overwrite version 2" in message and "new tab" in message
+    assert doc.one("data-stale").select("data-stale-diff")
+
+
+def test_a_stale_save_over_a_deleted_skill_says_so(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    stale = edit_data(skill, content="mine")
+    services.skill_delete(skill=skill)
+    response = staff_client.post("/skills/order_change/edit", stale)
+    assert response.status_code == 404  # the page is gone: no live skill to edit
+
+
+# ---- focus after actions and refused saves ---------------------------------------------------
+def test_toggle_returns_to_the_rows_switch(staff_client, bitmall):
+    response = staff_client.post("/skills/order_change/enabled", {"enabled": "0"})
+    assert response["Location"] == "/skills/#skill-order_change"
+    row = parse(staff_client.get("/skills/").content).one("data-skill", "order_change")
+    switch = row.one("data-row-focus")
+    assert (switch["id"], switch["role"]) == ("skill-order_change", "switch")
+
+
+def test_delete_returns_to_the_deleted_row_and_restore_to_the_live_row(staff_client, bitmall):
+    pk = Skill.objects.get(skill_code="order_change").pk
+    response = staff_client.post("/skills/order_change/delete")
+    assert response["Location"] == f"/skills/#deleted-skill-{pk}"
+    row = parse(staff_client.get("/skills/").content).one("data-deleted-skill", "order_change")
+    restore = row.one("data-row-focus")
+    assert (restore.tag, restore["id"]) == ("button", f"deleted-skill-{pk}")
+    response = staff_client.post(f"/skills/deleted/{pk}/restore")
+    assert response["Location"] == "/skills/#skill-order_change"
+
+
+def test_a_refused_save_marks_the_field_and_summarizes_with_a_link(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    doc = parse(staff_client.post("/skills/order_change/edit", edit_data(skill, name="", description="")).content)
+    summary = doc.one("data-error-summary")
+    assert summary["role"] == "alert" and summary["tabindex"] == "-1"
+    assert [a["href"] for a in summary.select("data-error-link")] == ["#id_name", "#id_description"]
+    name = [n for n in doc.by_tag("input") if n.get("name") == "name"][0]
+    assert name["aria-invalid"] == "true" and "id_name_error" in name["aria-describedby"]
+    assert doc.one("data-errors-for", "name")["id"] == "id_name_error"
+
+
+# ---- "with your unsaved changes" only once something changed ---------------------------------
+def test_the_effect_label_is_neutral_until_the_form_differs(staff_client, bitmall):
+    skill = Skill.objects.get(skill_code="order_change")
+    doc = parse(staff_client.get("/skills/order_change/edit").content)
+    assert doc.one("data-effect-state")["data-effect-state"] == "unchanged"
+    same = edit_data(skill, content=skill.content.replace("\n", "\r\n"))  # what a browser sends
+    doc = parse(staff_client.post("/skills/order_change/preview", same).content)
+    assert doc.one("data-effect-state")["data-effect-state"] == "unchanged"
+    doc = parse(staff_client.post("/skills/order_change/preview", edit_data(skill, content="改了")).content)
+    assert doc.one("data-effect-state")["data-effect-state"] == "modified"
+    assert "未保存" in doc.one("data-effect-state").text()
+
+
+# ---- manual rendering -------------------------------------------------------------------------
+def render(content):
+    from skills_app.templatetags.console import render_markdown
+
+    return parse(str(render_markdown(content)))
+
+
+def test_images_render_as_links_never_as_img():
+    doc = render("看图 ![示意图](https://t.example/p.gif) 结束")
+    assert not doc.by_tag("img")
+    link = doc.by_tag("a")[0]
+    assert (link["href"], link.text()) == ("https://t.example/p.gif", "示意图")
+    assert "结束" in doc.text()
+
+
+def test_an_unclosed_style_cannot_hide_the_rest_of_the_manual():
+    doc = render("# 手册\n\n<style>\n\nbody{display:none}\n\n## 第二节\n\n继续。")
+    assert not doc.by_tag("style")
+    assert [h.text() for h in doc.by_tag("h2")] == ["第二节"] and "继续。" in doc.text()
+    assert "<style>" in doc.text()  # raw HTML is shown as text
+
+
+def test_raw_html_is_text_and_javascript_links_lose_their_href():
+    doc = render("a <b onclick=x()>b</b> [x](javascript:alert(1)) [ok](https://example.com)")
+    assert not doc.by_tag("b") and "<b onclick=x()>" in doc.text()
+    links = doc.by_tag("a")
+    assert links[0].get("href") is None and links[0].text() == "x"
+    assert links[1]["href"] == "https://example.com"
+    assert ")" not in doc.text().replace("x()", "")
+
+
+def test_pages_carry_an_inline_favicon(staff_client, bitmall):
+    icons = [n for n in parse(staff_client.get("/skills/").content).by_tag("link") if n.get("rel") == "icon"]
+    assert len(icons) == 1 and icons[0]["href"].startswith("data:image/svg+xml,")

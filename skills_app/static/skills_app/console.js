@@ -150,3 +150,76 @@
     if (e.detail && e.detail.target && e.detail.target.id === "live-preview") sync();
   });
 })();
+
+/* Keyboard focus after a page action, so it never falls back to <body>:
+ *  - list actions (enable/disable, delete, restore) redirect to #skill-<code> / #deleted-skill-<pk>,
+ *    the id of that row's switch or Restore button (or of the row when it has no button);
+ *  - a refused save: focus the first field with an error (an offending tool's checkbox first),
+ *    or the error summary (role="alert") when only the form as a whole is refused;
+ *  - the summary's links move the focus into their field;
+ *  - a simulation run (htmx, or a plain POST): focus the results heading. */
+(function () {
+  "use strict";
+  var FIELD = "input:not([type=hidden]):not([disabled]), textarea:not([disabled]), select:not([disabled])";
+
+  function focusInside(target) {
+    if (!target) return false;
+    var el = target.matches && target.matches(FIELD) ? target :
+      (target.querySelector(".is-unregistered input") || target.querySelector("[data-row-focus]") ||
+       target.querySelector(FIELD));
+    if (!el && target.hasAttribute("tabindex")) el = target;
+    if (!el) return false;
+    el.focus({ preventScroll: false });
+    return document.activeElement === el;
+  }
+
+  // The fragment names the control itself (the row's switch or Restore button, or a row with
+  // tabindex=-1): the browser focuses a focusable fragment target on its own when it scrolls to
+  // it (and would send the focus back to <body> for a row that cannot take it).
+  function focusFromHash() {
+    var id = decodeURIComponent((window.location.hash || "").slice(1));
+    if (!/^(deleted-)?skill-/.test(id)) return false;
+    var target = document.getElementById(id);
+    if (!target) return false;
+    target.focus();
+    return true;
+  }
+
+  function focusFirstError() {
+    var summary = document.querySelector("form [data-error-summary]");
+    if (!summary) return false;
+    var form = summary.closest("form");
+    var fields = form.querySelectorAll(".has-error");
+    for (var i = 0; i < fields.length; i++) {
+      if (focusInside(fields[i])) return true;
+    }
+    summary.focus();
+    return true;
+  }
+
+  function focusResults(scope) {
+    var head = scope && scope.querySelector("[data-results-focus]");
+    if (head) head.focus();
+  }
+
+  function onLoad() {
+    if (focusFromHash()) return;
+    if (focusFirstError()) return;
+    var results = document.querySelector("#results[data-focus-on-load]");
+    if (results) focusResults(results);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onLoad);
+  else onLoad();
+
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest("[data-error-link]");
+    if (!link) return;
+    var target = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+    if (target && focusInside(target)) e.preventDefault();
+  });
+
+  document.addEventListener("htmx:afterSettle", function (e) {
+    var t = e.detail && e.detail.target;
+    if (t && t.id === "results") focusResults(t);
+  });
+})();
