@@ -99,8 +99,27 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SKILL_CONSOLE_SQLITE", str(VAR_DIR / "db.sqlite3")),
+            # Concurrent saves wait for the write lock instead of failing with "database is
+            # locked": writers take it at BEGIN (IMMEDIATE), readers never block them (WAL).
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Server errors (with their traceback) and the app's own warnings reach the server's log.
+    "loggers": {
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        "skills_app": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

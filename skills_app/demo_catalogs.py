@@ -12,7 +12,9 @@ from typing import Any
 import yaml
 from django.core import serializers
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.contrib.auth import get_user_model
+from django.core.management.color import no_style
+from django.db import connection, transaction
 from django.utils import timezone
 
 from . import services
@@ -137,17 +139,34 @@ def catalog_restore(*, path: Path, backup_dir: Path) -> Path:
     allowed = {m._meta.label_lower for m in CATALOG_MODELS} | {ConsoleSettings._meta.label_lower}
     try:
         objects = list(serializers.deserialize("json", text))
-    except serializers.base.DeserializationError as exc:
-        raise DemoError(f"{path}: not a catalog backup: {str(exc).splitlines()[0]}") from None
+    except Exception as exc:  # the deserializer raises DeserializationError, IndexError, TypeError…
+        cause = (str(exc).splitlines() or [exc.__class__.__name__])[0]
+        raise DemoError(f"{path}: not a catalog backup: {cause}") from None
     foreign = sorted({o.object._meta.label_lower for o in objects} - allowed)
     if foreign:
         raise DemoError(f"{path}: not a catalog backup (holds {', '.join(foreign)})")
+    if not any(isinstance(o.object, (Skill, IntentNode)) for o in objects):
+        raise DemoError(f"{path}: holds no skills and no intent nodes; the catalog was left as it is")
     saved = catalog_backup(directory=backup_dir, label=f"before-restore-{ConsoleSettings.current().catalog_name}")
     _catalog_clear()
     ConsoleSettings.objects.all().delete()
+    users = set(get_user_model().objects.values_list("pk", flat=True))
     for obj in objects:
+        if isinstance(obj.object, Skill) and obj.object.updated_by_id not in users:
+            obj.object.updated_by_id = None  # the editor's account does not exist on this database
         obj.save()
+    _reset_sequences()
     return saved
+
+
+def _reset_sequences() -> None:
+    """After rows were saved with explicit ids, move PostgreSQL's id sequences past them (what
+    ``loaddata`` does); a no-op on SQLite."""
+    statements = connection.ops.sequence_reset_sql(no_style(), [*CATALOG_MODELS, ConsoleSettings])
+    if statements:
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)
 
 
 @transaction.atomic

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .domain.limits import (
+    BUILTIN_TOOL_NAMES,
     DESCRIPTION_MAX_LENGTH,
     INTENT_CODE_MAX_LENGTH,
     INTENT_DESCRIPTION_MAX_LENGTH,
@@ -53,10 +54,26 @@ class IntentNode(models.Model):
         return f"{self.intent_code} ({self.name})"
 
     def clean(self) -> None:
+        """Only MCP nodes name a tool, never a reserved builtin name; three levels at most."""
         from django.core.exceptions import ValidationError
 
-        if self.kind != self.Kind.MCP and self.mcp_tool_id:
-            raise ValidationError({"mcp_tool_id": _("only MCP nodes name a tool id.")})
+        errors: dict[str, str] = {}
+        tool_id = (self.mcp_tool_id or "").strip()
+        if self.kind != self.Kind.MCP and tool_id:
+            errors["mcp_tool_id"] = _("only MCP nodes name a tool id.")
+        elif tool_id in BUILTIN_TOOL_NAMES:
+            errors["mcp_tool_id"] = _("'%(name)s' is a reserved builtin tool name.") % {"name": tool_id}
+        if self.parent_id is not None:
+            parent = self.parent
+            if parent.level >= self.Level.TOPIC:
+                errors["parent"] = _("'%(code)s' is a topic (level 2); the tree has three levels.") % {
+                    "code": parent.intent_code}
+            elif self.level != parent.level + 1:
+                self.level = parent.level + 1
+        elif self.level != self.Level.DOMAIN:
+            self.level = self.Level.DOMAIN
+        if errors:
+            raise ValidationError(errors)
 
 
 class McpTool(models.Model):

@@ -261,3 +261,33 @@ def test_manage_py_errors_exit_non_zero_with_one_line(manage, tmp_path) -> None:
     assert broken.returncode != 0
     (line,) = broken.stderr.strip().splitlines()
     assert line.startswith(f"CommandError: {path}:3: invalid YAML: ")
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[]", "holds no skills and no intent nodes; the catalog was left as it is"),
+    ("{}", "holds no skills and no intent nodes; the catalog was left as it is"),
+    ("garbage", "not a catalog backup: "),
+])
+def test_restore_catalog_refuses_empty_or_garbled_files_and_keeps_the_catalog(bitmall, tmp_path, content, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    with pytest.raises(CommandError) as exc:
+        run_command("restore_catalog", str(bad))
+    assert str(exc.value).startswith(f"{bad}: {message}")
+    assert {s.skill_code for s in Skill.objects.live()} == BITMALL_SKILLS
+
+
+def test_restore_catalog_drops_editors_that_do_not_exist_here_and_new_rows_get_fresh_ids(
+        bitmall, settings, django_user_model) -> None:
+    from skills_app import services
+    editor = django_user_model.objects.create_user(username="gone", password="x")
+    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装", user=editor)
+    run_command("load_demo", "returns", "--replace")
+    backup = next((settings.VAR_DIR / "backups").glob("*-bitmall.json"))
+    editor.delete()
+    run_command("restore_catalog", str(backup))
+    restored = Skill.objects.get(skill_code="iot_bundle")
+    assert (restored.name, restored.updated_by_id) == ("套装", None)
+    # ids continue after the restored rows (PostgreSQL sequences are reset, as loaddata does)
+    created = services.skill_create(skill_code="after_restore", name="新", description="新技能", content="手册")
+    assert created.pk > max(Skill.objects.exclude(pk=created.pk).values_list("pk", flat=True))

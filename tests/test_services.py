@@ -178,3 +178,19 @@ def test_skill_update_refuses_a_save_over_a_newer_version(bitmall):
     assert f"editing version {started_from}" in exc.value.messages[0]
     fresh = Skill.objects.get(pk=skill.pk)
     assert (fresh.name, fresh.version) == ("订单修改（他人先保存）", started_from + 1)
+
+
+def test_an_intent_node_cannot_name_a_builtin_tool_or_go_below_a_topic(bitmall):
+    from django.core.exceptions import ValidationError
+
+    from skills_app import services
+    from skills_app.models import IntentNode
+
+    with pytest.raises(ValidationError) as exc:
+        services.intent_node_save(intent_code="sneaky", name="偷渡", kind="MCP", mcp_tool_id="load_skill")
+    assert exc.value.message_dict == {"mcp_tool_id": ["'load_skill' is a reserved builtin tool name."]}
+    topic = IntentNode.objects.get(mcp_tool_id="cancel_order")
+    with pytest.raises(ValidationError) as exc:
+        services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
+    assert "the tree has three levels" in " ".join(exc.value.messages)
+    assert not IntentNode.objects.filter(intent_code__in=["sneaky", "too_deep"]).exists()

@@ -68,6 +68,14 @@ def _seq_child(node: yaml.Node | None, index: int) -> yaml.Node | None:
     return None
 
 
+def _as_typed(value: Any, node: yaml.Node | None) -> Any:
+    """A plain scalar the way it was typed: YAML reads ``88239``, ``2026-03-02`` or ``yes`` as a
+    number, a date or a boolean, but in a user turn or a tool result they are text."""
+    if isinstance(value, (bool, int, float, datetime.date)) and isinstance(node, yaml.ScalarNode):
+        return node.value
+    return value
+
+
 def _parse_calls(raw: Any, node: yaml.Node | None, source: str, line: int) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
@@ -139,8 +147,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
     body_node = _mapping_child(node, kind)
     body_line = _line(body_node, line)
     if kind in ("user", "system"):
-        if isinstance(body, (int, float, datetime.date)) and not isinstance(body, bool):
-            body = body_node.value if isinstance(body_node, yaml.ScalarNode) else str(body)  # 88239, 2026-03-02
+        body = _as_typed(body, body_node)
         if not isinstance(body, str):
             raise ScriptError(f"'{kind}' must be text", source=source, line=body_line)
         if "expect" in raw:
@@ -159,13 +166,15 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
                 f"unknown assistant key {', '.join(unknown)}; known: say, calls, results, expect",
                 source=source, line=body_line,
             )
-        say = body.get("say") or ""
+        say = _as_typed(body.get("say"), _mapping_child(body_node, "say")) or ""
         if not isinstance(say, str):
             raise ScriptError("'say' must be text", source=source, line=body_line)
         calls = _parse_calls(body.get("calls"), _mapping_child(body_node, "calls"), source, body_line)
         results = body.get("results") or {}
         if not isinstance(results, Mapping):
             raise ScriptError("'results' must map tool names to text", source=source, line=body_line)
+        results_node = _mapping_child(body_node, "results")
+        results = {name: _as_typed(value, _mapping_child(results_node, str(name))) for name, value in results.items()}
         for tool_name, result in results.items():
             ok = isinstance(result, str) or (isinstance(result, Mapping) and isinstance(result.get("content", ""), str)
                                              and result.get("state", "success") in ("success", "error"))
@@ -226,6 +235,12 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise ScriptError("the script contains a NUL character", source=source, line=line)
     try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ScriptError(
+                    f"YAML aliases (*{event.anchor}) are not accepted in scripts: write the value out",
+                    source=source, line=event.start_mark.line + 1,
+                )
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except RecursionError:

@@ -68,3 +68,18 @@ def test_rounds_without_expect_are_not_reported_as_checked():
     assert (none_set.checked_rounds, none_set.passed) == (0, True)
     one_wrong = simulate(CATALOG, parse_script("steps:\n  - assistant: {}\n  - assistant: {expect: {count: 4}}\n"))
     assert (one_wrong.checked_rounds, one_wrong.failures) == (1, ("round 2: expected 4 tools, got 7",))
+
+
+def test_yaml_aliases_are_refused_so_a_tiny_script_cannot_expand_to_gigabytes():
+    bomb = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 8)
+    ) + "steps:\n  - assistant: {calls: [{search_knowledge: {query: *a7}}]}\n"
+    err = error_of(bomb)
+    assert (err.line, err.cause) == (2, "YAML aliases (*a0) are not accepted in scripts: write the value out")
+
+
+@pytest.mark.parametrize(("raw", "text"), [("yes", "yes"), ("no", "no"), ("2026-03-02", "2026-03-02"), ("5", "5")])
+def test_tool_results_and_replies_typed_as_plain_words_stay_text(raw, text):
+    script = parse_script(f"steps:\n  - user: {raw}\n  - assistant: {{say: {raw}, calls: [{{current_date: {{}}}}], "
+                          f"results: {{current_date: {raw}}}}}\n")
+    assert (script.steps[0].text, script.steps[1].text, script.steps[1].results["current_date"]) == (text, text, text)
