@@ -239,10 +239,9 @@ def intent_node_save(
     enabled: bool = True,
 ) -> IntentNode:
     """Create or update an intent node by code; ``level`` follows the parent (0/1/2)."""
-    level = 0 if parent is None else parent.level + 1
-    if level > 2:
-        raise ValidationError({"parent": [_problem(
-            "tree_too_deep", "'%(code)s': the tree has three levels (domain, category, topic).", code=intent_code)]})
+    # the depth rule lives in IntentNode.clean (admin forms hit it too); cap here so the level
+    # field itself stays a valid choice and the refusal is the one about the parent
+    level = 0 if parent is None else min(parent.level + 1, IntentNode.Level.TOPIC)
     node = IntentNode.objects.filter(intent_code=intent_code).first() or IntentNode(intent_code=intent_code)
     node.name, node.kind, node.parent, node.level = name, kind, parent, level
     node.mcp_tool_id, node.require_confirm = mcp_tool_id or "", require_confirm

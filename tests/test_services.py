@@ -186,11 +186,13 @@ def test_an_intent_node_cannot_name_a_builtin_tool_or_go_below_a_topic(bitmall):
     from skills_app import services
     from skills_app.models import IntentNode
 
-    with pytest.raises(ValidationError) as exc:
+    from django.utils import translation
+
+    with translation.override("en"), pytest.raises(ValidationError) as exc:
         services.intent_node_save(intent_code="sneaky", name="偷渡", kind="MCP", mcp_tool_id="load_skill")
     assert exc.value.message_dict == {"mcp_tool_id": ["'load_skill' is a reserved builtin tool name."]}
     topic = IntentNode.objects.get(mcp_tool_id="cancel_order")
-    with pytest.raises(ValidationError) as exc:
+    with translation.override("en"), pytest.raises(ValidationError) as exc:
         services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
-    assert "the tree has three levels" in " ".join(exc.value.messages)
+    assert exc.value.message_dict["parent"] == ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]
     assert not IntentNode.objects.filter(intent_code__in=["sneaky", "too_deep"]).exists()

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -27,6 +26,7 @@ from ..domain import (
     simulate,
 )
 from ..forms import PreviewForm
+from .common import staff_required
 from .presenters import simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")
@@ -70,7 +70,7 @@ def run(catalog: Catalog, data: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "page": simulation_page(sim, catalog)}
 
 
-@login_required
+@staff_required
 def preview(request: HttpRequest) -> HttpResponse:
     """The simulate page; see the module docstring for the parameters."""
     catalog = selectors.catalog_draft()

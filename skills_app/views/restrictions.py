@@ -3,7 +3,6 @@ with both. Create/edit through ``services.access_profile_save`` / ``services.sta
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -11,6 +10,7 @@ from django.utils.translation import gettext as _
 from .. import selectors
 from ..domain import Catalog
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_options
+from .common import staff_required
 
 
 def _table(catalog: Catalog, kind: str):
@@ -33,7 +33,7 @@ def _rows(catalog: Catalog, kind: str) -> list[dict]:
     return rows
 
 
-@login_required
+@staff_required
 def restriction_list(request: HttpRequest) -> HttpResponse:
     catalog = selectors.catalog_draft()
     return render(request, "restrictions/list.html", {
@@ -43,7 +43,7 @@ def restriction_list(request: HttpRequest) -> HttpResponse:
     })
 
 
-@login_required
+@staff_required
 def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -> HttpResponse:
     """Create (``name`` None) or edit an access profile (``kind=profile``) or a stage."""
     if kind not in RESTRICTION_KINDS:

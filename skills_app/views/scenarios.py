@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +14,7 @@ from django.utils.translation import gettext as _
 from .. import selectors
 from ..domain import DomainError, parse_script, simulate
 from ..forms import ScenarioForm
+from .common import staff_required
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class ScenarioRow:
         return not self.error and not self.failures
 
 
-@login_required
+@staff_required
 def scenario_list(request: HttpRequest) -> HttpResponse:
     """Every saved scenario, re-run against the draft (as a publish would)."""
     catalog = selectors.catalog_draft()
@@ -62,12 +62,12 @@ def _edit(request: HttpRequest, scenario) -> HttpResponse:
     return render(request, "scenarios/edit.html", {"form": form, "scenario": scenario})
 
 
-@login_required
+@staff_required
 def scenario_create(request: HttpRequest) -> HttpResponse:
     return _edit(request, None)
 
 
-@login_required
+@staff_required
 def scenario_edit(request: HttpRequest, name: str) -> HttpResponse:
     scenario = selectors.scenario_get(name=name)
     if scenario is None:

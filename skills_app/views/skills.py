@@ -3,7 +3,6 @@ preview of the manual and of what the model gets (DESIGN §2, §3)."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,7 +17,7 @@ from ..domain.validation import normalize_tool_ids
 from ..forms import SkillForm, iter_errors, tool_options, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
-from .common import safe_next
+from .common import safe_next, staff_required
 from .presenters import manual_effect
 
 
@@ -31,7 +30,7 @@ def _gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
     return {t: tuple(codes) for t, codes in out.items()}
 
 
-@login_required
+@staff_required
 def skill_list(request: HttpRequest) -> HttpResponse:
     """Live skills with their gated tools and the tool counts; deleted skills with restore.
 
@@ -78,7 +77,7 @@ def _live_or_404(code: str) -> Skill:
     return skill
 
 
-@login_required
+@staff_required
 def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
     """One skill: fields, gated tools, the manual as safe HTML and what loading it changes."""
     skill = _live_or_404(code)
@@ -152,7 +151,7 @@ def _differs(draft: dom.Skill, skill: Skill) -> bool:
     )
 
 
-@login_required
+@staff_required
 def skill_create(request: HttpRequest) -> HttpResponse:
     """New skill: ``SkillForm.clean()`` calls ``services.skill_create``; errors name the value."""
     catalog = selectors.catalog_draft()
@@ -167,7 +166,7 @@ def skill_create(request: HttpRequest) -> HttpResponse:
     return render(request, "skills/edit.html", _editor_context(form, catalog, None))
 
 
-@login_required
+@staff_required
 def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
     """Edit a skill (code read-only); a saved change bumps ``version`` (service rule)."""
     skill = _live_or_404(code)
@@ -189,11 +188,14 @@ def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "skills/edit.html", _editor_context(form, catalog, skill))
 
 
-@login_required
+@staff_required(expired_htmx_template="skills/_session_expired.html")
 @require_POST
 def skill_preview(request: HttpRequest, code: str | None = None) -> HttpResponse:
     """Live preview for the editor (htmx): the manual as safe HTML and the round with and without
-    it, computed from the bound form with the edited skill in place. Never saves."""
+    it, computed from the bound form with the edited skill in place. Never saves.
+
+    It fires while the user types: when the session has ended, the panel says so (and the text
+    stays in the editor) instead of sending the browser to the login page."""
     skill = _live_or_404(code) if code else None
     catalog = selectors.catalog_draft()
     form = SkillForm(request.POST, skill=skill, preview=True)
@@ -226,7 +228,7 @@ def _refused(request: HttpRequest, exc: ValidationError) -> None:
         messages.error(request, translate_error(error))
 
 
-@login_required
+@staff_required
 @require_POST
 def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
     """Enable or disable (``enabled`` = ``1`` / ``0``) through ``services.skill_set_enabled``."""
@@ -246,7 +248,7 @@ def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
     return _to_list(row_anchor(code), safe_next(request, "skills:skill_list"))
 
 
-@login_required
+@staff_required
 @require_POST
 def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
     """Soft-delete through ``services.skill_delete`` (restorable from the list)."""
@@ -257,7 +259,7 @@ def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
     return _to_list(deleted_row_anchor(skill.pk))
 
 
-@login_required
+@staff_required
 @require_POST
 def skill_restore(request: HttpRequest, pk: int) -> HttpResponse:
     """Restore a soft-deleted skill through ``services.skill_restore`` (refused when its code was

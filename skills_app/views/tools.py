@@ -2,15 +2,15 @@
 tool, and the builtins."""
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from .. import selectors
 from ..domain import catalog as dom
+from .common import staff_required
 
 
-@login_required
+@staff_required
 def tool_tree(request: HttpRequest) -> HttpResponse:
     """Intent nodes in tree order; for each MCP node its tool, ``require_confirm``, availability,
     the enabled skills that gate it (and disabled ones, which gate nothing)."""

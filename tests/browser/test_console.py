@@ -202,3 +202,58 @@ def test_guard_sentences_in_both_languages(page, console):
     assert "is masked" in page.inner_text('section[data-round="1"] [data-call="cancel_order"] [data-guard-message]')
     assert page.inner_text("[data-expectations]") == "no expectations set"
     page.screenshot(path=str(SHOTS / "preview-refusals-en.png"), full_page=True)
+
+
+def test_n_opens_the_new_form_with_the_first_field_focused(page, console):
+    login(page, console)
+    page.keyboard.press("n")
+    page.wait_for_url(f"{console}/skills/new")
+    assert wait_focus(page, "e.tagName === 'INPUT'")["id"] == "id_skill_code"
+    page.keyboard.type("typed_at_once")
+    assert page.input_value("#id_skill_code") == "typed_at_once"
+    page.goto(f"{console}/scenarios/")
+    page.keyboard.press("n")
+    page.wait_for_url(f"{console}/scenarios/new")
+    assert wait_focus(page, "e.tagName === 'INPUT'")["id"] == "id_name"
+    page.goto(f"{console}/skills/order_change/edit")  # an edit page leaves the focus alone
+    assert active(page)["tag"] == "BODY"
+
+
+def test_expired_session_with_htmx(page, console):
+    login(page, console)
+    page.goto(f"{console}/skills/order_change/edit")
+    page.context.clear_cookies(name="sessionid")  # the session ends; the CSRF cookie stays
+    page.click("#id_content")
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n我写的一行。\n")
+    page.wait_for_selector("#live-preview [data-session-expired]")  # the panel says so …
+    assert page.url == f"{console}/skills/order_change/edit"        # … and the page stays,
+    assert "我写的一行。" in page.input_value("#id_content")         # with the text
+    page.screenshot(path=str(SHOTS / "session-expired-editor-zh.png"))
+    page.keyboard.press("Control+Enter")  # a plain POST now: the login page says it was not saved
+    page.wait_for_url(re.compile(r"/accounts/login/\?expired=unsaved&next=/skills/order_change/edit$"))
+    assert "没有保存" in page.inner_text('[data-session-expired="unsaved"]')
+    assert Skill.objects.get(skill_code="order_change").version == 1
+
+    login(page, console)
+    page.goto(f"{console}/preview/?scenario=cancel-iphone")
+    page.context.clear_cookies(name="sessionid")
+    page.focus("#id_script")
+    page.keyboard.press("Control+Enter")  # htmx run: the whole page goes to the login form
+    page.wait_for_url(re.compile(r"/accounts/login/\?expired=1&next=/preview/%3Fscenario%3Dcancel-iphone$"))
+    assert page.locator("#results").count() == 0
+    page.fill("#id_username", "ops")
+    page.fill("#id_password", "ops-pass-123")
+    page.press("#id_password", "Enter")
+    page.wait_for_url(f"{console}/preview/?scenario=cancel-iphone")
+
+
+def test_a_user_without_staff_sees_why(page, console, django_user_model):
+    django_user_model.objects.create_user(username="guest", password="guest-pass-123")
+    page.goto(f"{console}/accounts/login/")
+    page.fill("#id_username", "guest")
+    page.fill("#id_password", "guest-pass-123")
+    page.press("#id_password", "Enter")
+    page.wait_for_selector("[data-not-staff]")
+    assert "管理员" in page.inner_text("[data-not-staff]") and page.locator("[data-nav]").count() == 0
+    page.screenshot(path=str(SHOTS / "not-staff-zh.png"))

@@ -3,7 +3,7 @@
  * Shortcuts (also listed in the "?" dialog):
  *   /            focus the page's search / filter box (or its first field)
  *   g s / g p / g c / g r / g t   go to Skills, Preview, Scenarios, Profiles & stages, Tools
- *   n            "new" on pages that have one
+ *   n            "new" on pages that have one (the new form opens with its first field focused)
  *   ?            show the shortcut list
  *   Ctrl+Enter   (⌘+Enter on macOS) submit the form you are typing in
  *   Esc          leave the current field / close the dialog
@@ -154,6 +154,7 @@
 /* Keyboard focus after a page action, so it never falls back to <body>:
  *  - list actions (enable/disable, delete, restore) redirect to #skill-<code> / #deleted-skill-<pk>,
  *    the id of that row's switch or Restore button (or of the row when it has no button);
+ *  - a create form (data-autofocus, the target of the "n" shortcut): its first field;
  *  - a refused save: focus the first field with an error (an offending tool's checkbox first),
  *    or the error summary (role="alert") when only the form as a whole is refused;
  *  - the summary's links move the focus into their field;
@@ -202,9 +203,23 @@
     if (head) head.focus();
   }
 
+  // A create form (<form data-autofocus>, where the "n" shortcut leads): its first field, so
+  // typing can start at once.
+  function focusNewForm() {
+    var form = document.querySelector("form[data-autofocus]");
+    if (!form) return false;
+    var active = document.activeElement;
+    if (active && active !== document.body && active.id !== "main") return false;  // already placed
+    var first = form.querySelector(FIELD);
+    if (!first) return false;
+    first.focus();
+    return document.activeElement === first;
+  }
+
   function onLoad() {
     if (focusFromHash()) return;
     if (focusFirstError()) return;
+    if (focusNewForm()) return;
     var results = document.querySelector("#results[data-focus-on-load]");
     if (results) focusResults(results);
   }
