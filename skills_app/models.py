@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.validators import RegexValidator
+from django.core.validators import MinLengthValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -221,9 +221,14 @@ class ConsoleSettings(models.Model):
     """The single row of settings carried in every release (DESIGN §2): the loaded-skill marker
     key, the eviction placeholder prefix, and which demo catalog (if any) the data came from."""
 
-    marker_key = models.CharField(_("loaded-skill marker key"), max_length=64, default="ragent_loaded_skill")
+    marker_key = models.CharField(
+        _("loaded-skill marker key"), max_length=64, default="ragent_loaded_skill",
+        validators=[RegexValidator(r"\A[A-Za-z_][A-Za-z0-9_.-]{2,63}\Z")],
+    )
+    # A short prefix would make ordinary tool results (a manual starting with "#", say) count as
+    # evicted, so no manual could ever stay loaded.
     eviction_prefix = models.CharField(_("eviction placeholder prefix"), max_length=128,
-                                       default="[历史工具结果已省略，原长 ")
+                                       default="[历史工具结果已省略，原长 ", validators=[MinLengthValidator(6)])
     catalog_name = models.CharField(_("catalog"), max_length=64, blank=True)
 
     class Meta:

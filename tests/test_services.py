@@ -196,3 +196,16 @@ def test_an_intent_node_cannot_name_a_builtin_tool_or_go_below_a_topic(bitmall):
         services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
     assert exc.value.message_dict["parent"] == ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]
     assert not IntentNode.objects.filter(intent_code__in=["sneaky", "too_deep"]).exists()
+
+
+@pytest.mark.parametrize(("field", "value"), [("eviction_prefix", "#"), ("marker_key", "a b"), ("marker_key", "")])
+def test_settings_refuse_a_marker_key_or_eviction_prefix_that_would_break_the_rule(db, field, value):
+    from django.core.exceptions import ValidationError
+
+    from skills_app.models import ConsoleSettings
+
+    settings_row = ConsoleSettings.load()
+    setattr(settings_row, field, value)
+    with pytest.raises(ValidationError) as exc:
+        settings_row.full_clean()
+    assert list(exc.value.message_dict) == [field]
