@@ -50,6 +50,25 @@ class Script:
     source: str = "<script>"
 
 
+class _ScriptLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader that refuses aliases while it composes, in the one pass that also
+    builds the node tree (for line numbers) and the data: a script never needs ``*alias``, and an
+    alias chain a few hundred bytes long expands to gigabytes."""
+
+    def __init__(self, text: str, *, source: str) -> None:
+        super().__init__(text)
+        self.source = source
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise ScriptError(
+                f"YAML aliases (*{event.anchor}) are not accepted in scripts: write the value out",
+                source=self.source, line=event.start_mark.line + 1,
+            )
+        return super().compose_node(parent, index)
+
+
 def _line(node: yaml.Node | None, default: int = 1) -> int:
     return node.start_mark.line + 1 if node is not None else default
 
@@ -234,21 +253,18 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise ScriptError("the script contains a NUL character", source=source, line=line)
+    loader = _ScriptLoader(text, source=source)
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                raise ScriptError(
-                    f"YAML aliases (*{event.anchor}) are not accepted in scripts: write the value out",
-                    source=source, line=event.start_mark.line + 1,
-                )
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except RecursionError:
         raise ScriptError("the script is nested too deeply", source=source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         raise ScriptError(f"invalid YAML: {problem}", source=source, line=mark.line + 1 if mark else None) from None
+    finally:
+        loader.dispose()
     if data is None:
         raise ScriptError("the script is empty", source=source, line=1)
     name = "untitled"
