@@ -49,11 +49,17 @@ def demo_names() -> list[str]:
     return sorted(p.name for p in DEMO_DIR.iterdir() if (p / "catalog.yaml").is_file())
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_text(path: Path, what: str = "file") -> str:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DemoError(f"{path}: file not found") from None
+        raise DemoError(f"{path}: {what} not found") from None
+
+
+def _read_yaml(path: Path, text: str | None = None) -> Any:
+    """The YAML of ``path`` (``text`` when the caller already read it); errors name file and line."""
+    try:
+        return yaml.safe_load(_read_text(path) if text is None else text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
@@ -78,6 +84,11 @@ def _walk_nodes(items: list[dict], parent: IntentNode | None, codes: list[str]) 
     return created
 
 
+def _staff_built() -> bool:
+    """True when skills or intent nodes exist that no demo put there (no demo name recorded)."""
+    return Skill.objects.exists() or IntentNode.objects.exists()
+
+
 def _holds_other_data(name: str) -> str | None:
     """Why loading demo ``name`` would mix catalogs, or ``None`` when it is safe."""
     current = ConsoleSettings.current().catalog_name
@@ -85,7 +96,7 @@ def _holds_other_data(name: str) -> str | None:
         return None
     if current:
         return f"the database holds the '{current}' demo catalog"
-    if Skill.objects.exists() or IntentNode.objects.exists():
+    if _staff_built():
         return "the database holds a catalog that staff built"
     return None
 
@@ -185,7 +196,7 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
     if name is None:
         if current:
             name = current
-        elif Skill.objects.exists() or IntentNode.objects.exists():
+        elif _staff_built():
             return DemoSummary(name="", skipped=True)
         else:
             name = DEFAULT_DEMO
@@ -254,11 +265,8 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
 
     for rel in catalog.get("scenarios", []):
         path = root / rel
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise DemoError(f"{path}: scenario file not found") from None
-        meta = _read_yaml(path)
+        text = _read_text(path, "scenario file")
+        meta = _read_yaml(path, text)
         if not isinstance(meta, dict):
             raise DemoError(f"{path}: a scenario file is a mapping with name and steps")
         summary.scenarios.append(meta.get("name", path.stem))

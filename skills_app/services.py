@@ -198,7 +198,7 @@ def scenario_save(
     return obj
 
 
-def _restriction_save(model: type, kind: str, *, name: str, description: str, tools: Iterable[str] | str):
+def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str):
     names = normalize_tool_ids(tools)
     registered = {r.tool_id for r in mcp_nodes()}
     unknown = [t for t in names if t not in registered]
@@ -215,13 +215,13 @@ def _restriction_save(model: type, kind: str, *, name: str, description: str, to
 @transaction.atomic
 def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> AccessProfile:
     """Create or replace an access profile; every tool must be a registered MCP tool."""
-    return _restriction_save(AccessProfile, "access profile", name=name, description=description, tools=tools)
+    return _restriction_save(AccessProfile, name=name, description=description, tools=tools)
 
 
 @transaction.atomic
 def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> Stage:
     """Create or replace a task stage; every tool must be a registered MCP tool."""
-    return _restriction_save(Stage, "stage", name=name, description=description, tools=tools)
+    return _restriction_save(Stage, name=name, description=description, tools=tools)
 
 
 @transaction.atomic
