@@ -6,6 +6,7 @@ release snapshot; the rule in ``rules.py`` only ever sees these.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -80,7 +81,8 @@ class Catalog:
     ``tools`` are *all* registered tools in registration order (builtins first, then MCP tools in
     intent-tree order). ``load_skill`` may be listed; it only counts as registered while at least
     one skill is enabled (DESIGN §2). ``skills`` may include disabled skills; they gate nothing.
-    ``profiles`` and ``stages`` map names to restrictions.
+    ``profiles`` and ``stages`` map names to restrictions. The derived views below are computed
+    once per catalog (``cached_property``): every round and every guard check reads them.
     """
 
     tools: tuple[Tool, ...]
@@ -95,7 +97,7 @@ class Catalog:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
 
-    @property
+    @cached_property
     def enabled_skills(self) -> tuple[Skill, ...]:
         """Enabled skills ordered by ``sort_order`` then code (``E`` of DESIGN §3)."""
         return tuple(sorted((s for s in self.skills if s.enabled), key=lambda s: s.order_key))
@@ -107,7 +109,7 @@ class Catalog:
                 return s
         return None
 
-    @property
+    @cached_property
     def registered_tools(self) -> tuple[Tool, ...]:
         """Registered tools in registration order; ``load_skill`` only while a skill is enabled."""
         has_skill = bool(self.enabled_skills)
@@ -120,7 +122,7 @@ class Catalog:
                 return t
         return None
 
-    @property
+    @cached_property
     def gated_tool_ids(self) -> tuple[str, ...]:
         """``G`` of DESIGN §3 in registration order, limited to registered tools: a tool that left
         the registry is neither visible nor masked (see ``dangling_tool_ids``)."""
@@ -129,8 +131,8 @@ class Catalog:
             gated.update(s.tool_ids)
         return tuple(t.name for t in self.registered_tools if t.name in gated)
 
-    @property
-    def dangling_tool_ids(self) -> dict[str, tuple[str, ...]]:
+    @cached_property
+    def dangling_tool_ids(self) -> Mapping[str, tuple[str, ...]]:
         """Enabled skill code → its tool_ids that are no registered tool (their MCP node was
         disabled or deleted after the skill was saved). Reported as warnings, never an error."""
         registered = {t.name for t in self.registered_tools}
@@ -139,15 +141,15 @@ class Catalog:
             missing = tuple(t for t in s.tool_ids if t not in registered)
             if missing:
                 out[s.code] = missing
-        return out
+        return MappingProxyType(out)
 
-    @property
+    @cached_property
     def builtin_names(self) -> tuple[str, ...]:
         """Names of the builtin tools (reserved, never a skill tool_id)."""
         names = [t.name for t in self.tools if t.kind == BUILTIN]
         return tuple(names) if names else BUILTIN_TOOL_NAMES
 
-    @property
+    @cached_property
     def mcp_tool_names(self) -> tuple[str, ...]:
         """Registered MCP tool names in registration order."""
         return tuple(t.name for t in self.tools if t.kind == MCP)
