@@ -6,22 +6,28 @@ the offending line.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One refusal in a form a UI can translate: a stable ``code``, an English ``template`` with
-    ``%(name)s`` placeholders, and the ``params`` that fill it (the offending value among them).
-    ``str(problem)`` is the English sentence."""
+class Problem(str):
+    """A sentence a UI can translate: it *is* the English sentence (a ``str``, so it prints, joins
+    and compares as one), and carries a stable ``code``, the English ``template`` with
+    ``%(name)s`` placeholders and the ``params`` that fill it. ``params`` may hold more than the
+    template uses (e.g. a tool list beside its joined text) for a page to lay out.
+
+    Used for refusals (skill validation), warnings (restrictions, dangling tool ids), simulator
+    events and unmet expectations; pages translate by ``code`` instead of parsing the English.
+    """
 
     code: str
     template: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any]
 
-    def __str__(self) -> str:
-        return self.template % dict(self.params) if self.params else self.template
+    def __new__(cls, code: str, template: str, params: Mapping[str, Any] | None = None) -> "Problem":
+        values = dict(params or {})
+        obj = super().__new__(cls, template % values if values else template)
+        obj.code, obj.template, obj.params = code, template, values
+        return obj
 
 
 class DomainError(Exception):

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 import jsonschema
 
 from .catalog import BUILTIN, Catalog, Restriction, Skill
-from .errors import MessageError, UnknownRestrictionError
+from .errors import MessageError, Problem, UnknownRestrictionError
 from .limits import LOAD_SKILL, is_valid_skill_code
 from .messages import Message, ToolCall, as_messages
 
@@ -72,7 +72,7 @@ def resolve_restrictions(
     names on offer. Tools a restriction lists but the registry lacks are reported in ``warnings``.
     """
     registered = set(catalog.mcp_tool_names)
-    warnings: list[str] = []
+    warnings: list[Problem] = []
 
     def lookup(kind: str, name: str, table: Mapping[str, Restriction]) -> frozenset[str]:
         if name not in table:
@@ -80,7 +80,10 @@ def resolve_restrictions(
         tools = table[name].tools
         missing = sorted(tools - registered)
         if missing:
-            warnings.append(f"{kind} '{name}' lists tools that are no longer registered: {', '.join(missing)}")
+            warnings.append(Problem(
+                "restriction_unregistered", "%(kind)s '%(name)s' lists tools that are no longer registered: %(tools)s",
+                {"kind": kind, "name": name, "tools": ", ".join(missing), "tool_list": missing},
+            ))
         return frozenset(tools & registered)
 
     profile_tools = lookup("access profile", access_profile, catalog.profiles) if access_profile else None
@@ -90,7 +93,8 @@ def resolve_restrictions(
         names = frozenset(allowed_tools)
         missing = sorted(names - registered - set(catalog.builtin_names))
         if missing:
-            warnings.append(f"allowed tools that are not registered: {', '.join(missing)}")
+            warnings.append(Problem("allowed_unregistered", "allowed tools that are not registered: %(tools)s",
+                                    {"tools": ", ".join(missing), "tool_list": missing}))
         explicit = frozenset(names & registered)
     return Restrictions(
         profile=access_profile or None,
@@ -254,7 +258,8 @@ def compute_round(
         mcp_visible=tuple(mcp_visible),
         withheld=withheld,
         warnings=restrictions.warnings + tuple(
-            f"skill '{code}' gates tools that are no longer registered: {', '.join(ids)}"
+            Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
+                    {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
             for code, ids in catalog.dangling_tool_ids.items()
         ),
     )

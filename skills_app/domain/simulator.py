@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from .catalog import Catalog
-from .errors import ScriptError
+from .errors import Problem, ScriptError
 from .limits import LOAD_SKILL
 from .messages import Message, ToolCall, as_messages
 from .rules import (
@@ -97,7 +97,7 @@ class Simulation:
     """The outcome of a whole scenario.
 
     ``matrix`` maps each gated tool (registration order) to one state per round: ``masked`` or
-    ``released``. ``events`` are one-line notes of compactions and evictions; ``messages`` is the
+    ``released``. ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
     final retained context.
     """
 
@@ -146,26 +146,31 @@ class Simulation:
 
 
 def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str, ...]:
-    """Compare a round with a step's ``expect`` mapping; return one message per unmet item."""
-    failures: list[str] = []
+    """Compare a round with a step's ``expect`` mapping; return one ``Problem`` (the English
+    sentence, with ``code`` and ``params`` for a page to translate) per unmet item."""
+    failures: list[Problem] = []
     if "count" in expect and view.count != expect["count"]:
-        failures.append(f"expected {expect['count']} tools, got {view.count}")
+        failures.append(Problem("expect_count", "expected %(want)s tools, got %(got)s",
+                                {"want": expect["count"], "got": view.count}))
     for key, actual in (("visible", view.visible), ("mcp_visible", view.mcp_visible), ("loaded", view.loaded)):
         if key in expect and list(actual) != list(expect[key]):
-            failures.append(f"expected {key} {list(expect[key])}, got {list(actual)}")
+            failures.append(Problem("expect_list", "expected %(what)s %(want)s, got %(got)s",
+                                    {"what": key, "want": list(expect[key]), "got": list(actual)}))
     for name in expect.get("includes", []):
         if name not in view.visible:
-            failures.append(f"expected '{name}' to be visible")
+            failures.append(Problem("expect_visible", "expected '%(tool)s' to be visible", {"tool": name}))
     for name in expect.get("excludes", []):
         if name in view.visible:
-            failures.append(f"expected '{name}' not to be visible")
+            failures.append(Problem("expect_hidden", "expected '%(tool)s' not to be visible", {"tool": name}))
     if "masked" in expect:
         want = expect["masked"]
         if isinstance(want, Mapping):
             if dict(view.masked) != dict(want):
-                failures.append(f"expected masked {dict(want)}, got {dict(view.masked)}")
+                failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
+                                        {"want": dict(want), "got": dict(view.masked)}))
         elif sorted(view.masked) != sorted(want):
-            failures.append(f"expected masked {sorted(want)}, got {sorted(view.masked)}")
+            failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
+                                    {"want": sorted(want), "got": sorted(view.masked)}))
     return tuple(failures)
 
 
@@ -270,7 +275,7 @@ def simulate(
     restrictions = resolve_restrictions(catalog, access_profile=profile, stage=stage_name, allowed_tools=allowed)
     context: list[Message] = []
     rounds: list[SimRound] = []
-    events: list[str] = []
+    events: list[Problem] = []
     prev: RoundView | None = None
     for step in script.steps:
         if step.kind in ("user", "system"):
@@ -290,7 +295,10 @@ def simulate(
             _check_indices(step, context, "compact.drop", script.source)
             drop = set(step.drop)
             context[:] = [m for i, m in enumerate(context, start=1) if i not in drop]
-            events.append(f"after round {len(rounds)}: compacted messages {sorted(drop)}; {len(context)} retained")
+            events.append(Problem(
+                "compacted", "after round %(round)s: compacted messages %(indices)s; %(retained)s retained",
+                {"round": len(rounds), "indices": sorted(drop), "retained": len(context)},
+            ))
         elif step.kind == "evict":
             _check_indices(step, context, "evict.index", script.source)
             targets = set(step.drop)
@@ -302,10 +310,15 @@ def simulate(
             for i in sorted(targets):
                 context[i - 1] = eviction_placeholder(catalog, context[i - 1])
             if targets:
-                events.append(f"after round {len(rounds)}: evicted tool results {sorted(targets)}")
+                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s",
+                                      {"round": len(rounds), "indices": sorted(targets)}))
+            elif step.evict_tool:
+                events.append(Problem("evict_none_of_tool",
+                                      "after round %(round)s: no retained tool results of '%(tool)s' to evict",
+                                      {"round": len(rounds), "tool": step.evict_tool}))
             else:
-                what = f"of '{step.evict_tool}' " if step.evict_tool else ""
-                events.append(f"after round {len(rounds)}: no retained tool results {what}to evict")
+                events.append(Problem("evict_none", "after round %(round)s: no retained tool results to evict",
+                                      {"round": len(rounds)}))
     return Simulation(
         scenario=script.name,
         rounds=tuple(rounds),

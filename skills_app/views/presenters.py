@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
@@ -244,111 +245,85 @@ def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, acc
     return verdict.message, None
 
 
-_INDICES = r"\[([\d, ]*)\]"
-_EVENT = re.compile(r"^after round (\d+): (.*)$")
-_COMPACTED = re.compile(rf"^compacted messages {_INDICES}; (\d+) retained$")
-_EVICTED = re.compile(rf"^evicted tool results {_INDICES}$")
-_NOTHING_EVICTED = re.compile(r"^no retained tool results (?:of '(.+)' )?to evict$")
+def _param(problem: Any, key: str) -> Any:
+    return getattr(problem, "params", {}).get(key)
 
 
-def _ints(text: str) -> list[int]:
-    return [int(x) for x in re.findall(r"\d+", text)]
-
-
-def event_note(text: str) -> Note:
-    """A compaction / eviction line of ``Simulation.events`` (the part after ``after round N:``)
-    in the active language; an unrecognized line is kept as-is under a translated label."""
-    m = _COMPACTED.match(text)
-    if m:
-        retained = int(m.group(2))
-        dropped = _ints(m.group(1))
+def event_note(event: str) -> Note:
+    """A compaction / eviction event of ``Simulation.events`` in the active language, chosen by
+    the event's ``code`` (a ``domain.Problem``); anything else is kept as-is under a label."""
+    code = getattr(event, "code", None)
+    at_start = _param(event, "round") == 0
+    if code == "compacted":
+        retained = _param(event, "retained")
         tail = ngettext("%(n)s message is retained.", "%(n)s messages are retained.", retained) % {"n": retained}
-        removed = say(gettext("Compaction removed messages %(indices)s from the context."), indices=dropped)
-        return Note(format_html("{} {}", removed, tail), text, True, "compact")
-    m = _EVICTED.match(text)
-    if m:
-        evicted = _ints(m.group(1))
-        if not evicted:
-            return Note(format_html("{}", gettext("Eviction matched no tool result: the context is unchanged.")),
-                        text, True, "evict")
+        removed = say(gettext("Compaction removed messages %(indices)s from the context."),
+                      indices=_param(event, "indices"))
+        return Note(format_html("{} {}", removed, tail), event, True, "compact", at_start)
+    if code == "evicted":
         return Note(say(gettext("Tool results %(indices)s were evicted: replaced by the placeholder, so a manual "
-                                "among them no longer counts as loaded."), indices=evicted), text, True, "evict")
-    m = _NOTHING_EVICTED.match(text)
-    if m:
-        if m.group(1):
-            return Note(say(gettext("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
-                            tool=m.group(1)), text, True, "evict")
+                                "among them no longer counts as loaded."), indices=_param(event, "indices")),
+                    event, True, "evict", at_start)
+    if code == "evict_none_of_tool":
+        return Note(say(gettext("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
+                        tool=_param(event, "tool")), event, True, "evict", at_start)
+    if code == "evict_none":
         return Note(format_html("{}", gettext("Eviction matched no tool result: the context is unchanged.")),
-                    text, True, "evict")
-    return Note(format_html("{} <code>{}</code>", gettext("Context change:"), text), text, False)
+                    event, True, "evict", at_start)
+    return Note(format_html("{} <code>{}</code>", gettext("Context change:"), event), event, False)
 
 
-_PROFILE_WARNING = re.compile(r"^(access profile|stage) '(.+)' lists tools that are no longer registered: (.+)$")
-_ALLOWED_WARNING = re.compile(r"^allowed tools that are not registered: (.+)$")
-_DANGLING_WARNING = re.compile(r"^skill '(.+)' gates tools that are no longer registered: (.+)$")
-
-
-def _names(text: str) -> list[str]:
-    return [n.strip() for n in text.split(",") if n.strip()]
-
-
-def warning_note(text: str) -> Note:
-    """A restriction warning of ``Simulation.warnings`` in the active language (raw if unknown)."""
-    m = _PROFILE_WARNING.match(text)
-    if m:
+def warning_note(warning: str) -> Note:
+    """A warning of a simulation or a round in the active language, chosen by its ``code``
+    (a ``domain.Problem``); raw text when it has none."""
+    code, tools = getattr(warning, "code", None), _param(warning, "tool_list")
+    if code == "restriction_unregistered":
         template = (gettext("The access profile %(name)s lists tools that are no longer registered: %(tools)s. "
-                            "They are ignored.") if m.group(1) == "access profile" else
+                            "They are ignored.") if _param(warning, "kind") == "access profile" else
                     gettext("The stage %(name)s lists tools that are no longer registered: %(tools)s. "
                             "They are ignored."))
-        return Note(say(template, name=m.group(2), tools=_names(m.group(3))), text, True)
-    m = _ALLOWED_WARNING.match(text)
-    if m:
+        return Note(say(template, name=_param(warning, "name"), tools=tools), warning, True)
+    if code == "allowed_unregistered":
         return Note(say(gettext("Allowed tools that are not registered: %(tools)s. They are ignored."),
-                        tools=_names(m.group(1))), text, True)
-    m = _DANGLING_WARNING.match(text)
-    if m:
+                        tools=tools), warning, True)
+    if code == "skill_gates_unregistered":
         return Note(say(gettext("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
                                 "They are neither visible nor masked."),
-                        skill=m.group(1), tools=_names(m.group(2))), text, True)
-    return Note(format_html("{}", text), text, False)
+                        skill=_param(warning, "skill"), tools=tools), warning, True)
+    return Note(format_html("{}", warning), warning, False)
 
 
-_FAIL_COUNT = re.compile(r"^expected (\d+) tools, got (\d+)$")
-_FAIL_LIST = re.compile(r"^expected (visible|mcp_visible|loaded) (\[.*\]), got (\[.*\])$")
-_FAIL_VISIBLE = re.compile(r"^expected '(.+)' to be visible$")
-_FAIL_HIDDEN = re.compile(r"^expected '(.+)' not to be visible$")
-_FAIL_MASKED = re.compile(r"^expected masked (.+), got (.+)$")
+_LIST_EXPECTATIONS = {
+    "visible": _("expected visible tools %(want)s, got %(got)s"),
+    "mcp_visible": _("expected visible MCP tools %(want)s, got %(got)s"),
+    "loaded": _("expected loaded skills %(want)s, got %(got)s"),
+}
 
 
-def failure_sentence(text: str) -> SafeString:
-    """An unmet expectation (``simulator.check_expectations``) in the active language."""
-    m = _FAIL_COUNT.match(text)
-    if m:
-        return say(gettext("expected %(want)s tools, got %(got)s"), want=m.group(1), got=m.group(2))
-    m = _FAIL_LIST.match(text)
-    if m:
-        what = {"visible": gettext("expected visible tools %(want)s, got %(got)s"),
-                "mcp_visible": gettext("expected visible MCP tools %(want)s, got %(got)s"),
-                "loaded": gettext("expected loaded skills %(want)s, got %(got)s")}[m.group(1)]
-        return say(what, want=m.group(2), got=m.group(3))
-    m = _FAIL_VISIBLE.match(text)
-    if m:
-        return say(gettext("expected %(tool)s to be visible"), tool=m.group(1))
-    m = _FAIL_HIDDEN.match(text)
-    if m:
-        return say(gettext("expected %(tool)s not to be visible"), tool=m.group(1))
-    m = _FAIL_MASKED.match(text)
-    if m:
-        return say(gettext("expected masked %(want)s, got %(got)s"), want=m.group(1), got=m.group(2))
-    return format_html("{}", text)
+def failure_sentence(failure: str) -> SafeString:
+    """An unmet expectation (``simulator.check_expectations``) in the active language, chosen by
+    its ``code``; raw text when it has none."""
+    code = getattr(failure, "code", None)
+    params = dict(getattr(failure, "params", {}))
+    if code == "expect_count":
+        return say(gettext("expected %(want)s tools, got %(got)s"), want=params["want"], got=params["got"])
+    if code == "expect_list":
+        return say(str(_LIST_EXPECTATIONS[params["what"]]), want=str(params["want"]), got=str(params["got"]))
+    if code == "expect_visible":
+        return say(gettext("expected %(tool)s to be visible"), tool=params["tool"])
+    if code == "expect_hidden":
+        return say(gettext("expected %(tool)s not to be visible"), tool=params["tool"])
+    if code == "expect_masked":
+        return say(gettext("expected masked %(want)s, got %(got)s"), want=str(params["want"]), got=str(params["got"]))
+    return format_html("{}", failure)
 
 
 def _all_warnings(sim: Simulation) -> list[str]:
     """The simulation's warnings, then each distinct warning of its rounds (once, in order)."""
     seen: list[str] = []
-    for w in (*sim.warnings, *(w for r in sim.rounds for w in getattr(r.view, "warnings", ()))):
-        if str(w) not in seen:
-            seen.append(str(w))
+    for w in (*sim.warnings, *(w for r in sim.rounds for w in r.view.warnings)):
+        if w not in seen:
+            seen.append(w)  # keeps the Problem (its code) for warning_note
     return seen
 
 
@@ -372,12 +347,12 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
     after: dict[int, list[Note]] = {}
     before: list[Note] = []
     for e in sim.events:
-        e = str(e)
-        m = _EVENT.match(e)
-        if m and int(m.group(1)) > 0:
-            after.setdefault(int(m.group(1)), []).append(event_note(m.group(2)))
+        note = event_note(e)
+        after_round = _param(e, "round")
+        if after_round:
+            after.setdefault(after_round, []).append(note)
         else:
-            before.append(replace(event_note(m.group(2)), at_start=True) if m else event_note(e))
+            before.append(note)
     confirm = frozenset(t.name for t in catalog.tools if t.require_confirm)
     rows = []
     prev_count: int | None = None
@@ -390,7 +365,7 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
             delta=None if prev_count is None else v.count - prev_count,
             calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
             say=r.say, context_size=r.context_size, expect=dict(r.expect),
-            failures=tuple(failure_sentence(str(f)) for f in r.failures),
+            failures=tuple(failure_sentence(f) for f in r.failures),
             events_after=tuple(after.get(r.index, ())), confirm_tools=confirm,
         ))
         prev_count = v.count

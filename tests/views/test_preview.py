@@ -346,20 +346,29 @@ def test_the_results_heading_can_take_the_focus(staff_client, bitmall):
     assert head.tag == "h2" and head["tabindex"] == "-1"
 
 
-def test_notes_with_a_known_shape_are_translated_and_others_kept_under_a_label():
+def test_domain_notes_are_translated_by_code_and_plain_lines_kept_under_a_label():
     from django.utils import translation
 
+    from skills_app.domain import compute_round, parse_script, resolve_restrictions, simulate
+    from skills_app.domain.simulator import check_expectations
     from skills_app.views.presenters import event_note, failure_sentence, warning_note
+    from tests.domain.factories import shop, skill
 
+    catalog = shop(skill("order_change", ("cancel", "old_tool")), stages={"prepare": {"ship", "old_tool", "gone"}})
+    stage_warning = resolve_restrictions(catalog, stage="prepare").warnings[0]
+    dangling = compute_round(catalog, []).warnings[0]
+    evict_none = simulate(catalog, parse_script(
+        "steps:\n  - assistant: {}\n  - evict: {tool: load_skill}\n  - assistant: {}\n")).events[0]
+    loaded_failure = check_expectations(compute_round(catalog, []), {"loaded": ["a"]})[0]
     with translation.override("zh-hans"):
-        note = warning_note("stage 'prepare' lists tools that are no longer registered: old_tool, gone")
-        assert note.known and "阶段" in note.text and "<code>old_tool</code>, <code>gone</code>" in note.text
-        note = warning_note("skill 'order_change' gates tools that are no longer registered: cancel_order")
+        note = warning_note(stage_warning)
+        assert note.known and "阶段" in note.text and "<code>gone</code>, <code>old_tool</code>" in note.text
+        note = warning_note(dangling)
         assert note.known and "<code>order_change</code>" in note.text
-        note = event_note("no retained tool results of 'load_skill' to evict")
+        note = event_note(evict_none)
         assert note.known and note.kind == "evict" and "<code>load_skill</code>" in note.text
         odd = event_note("rewound <3> messages")
         assert not odd.known and "上下文变化" in odd.text and "&lt;3&gt;" in odd.text
         assert not warning_note("something new").known
-        assert failure_sentence("expected loaded ['a'], got []") == "预期已加载技能 <code>[&#x27;a&#x27;]</code>，实际 <code>[]</code>"
+        assert failure_sentence(loaded_failure) == "预期已加载技能 <code>[&#x27;a&#x27;]</code>，实际 <code>[]</code>"
         assert failure_sentence("a <new> kind") == "a &lt;new&gt; kind"
