@@ -262,6 +262,11 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
+        context, opened = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if (context or "").startswith("while parsing a flow") and opened is not None and mark is not None \
+                and opened.line != mark.line:
+            # an unclosed bracket is only noticed at the end: say where it was opened
+            problem += f" ({context} opened at line {opened.line + 1})"
         raise ScriptError(f"invalid YAML: {problem}", source=source, line=mark.line + 1 if mark else None) from None
     finally:
         loader.dispose()

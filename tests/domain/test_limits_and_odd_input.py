@@ -83,3 +83,9 @@ def test_tool_results_and_replies_typed_as_plain_words_stay_text(raw, text):
     script = parse_script(f"steps:\n  - user: {raw}\n  - assistant: {{say: {raw}, calls: [{{current_date: {{}}}}], "
                           f"results: {{current_date: {raw}}}}}\n")
     assert (script.steps[0].text, script.steps[1].text, script.steps[1].results["current_date"]) == (text, text, text)
+
+
+def test_an_unclosed_bracket_says_where_it_was_opened():
+    err = error_of('steps:\n  - user: hi\n  - assistant: {calls: [{cancel_order: {order_no: "1"}}]\n')
+    assert (err.line, err.cause) == (
+        4, "invalid YAML: expected ',' or '}', but got '<stream end>' (while parsing a flow mapping opened at line 3)")
