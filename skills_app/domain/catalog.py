@@ -11,6 +11,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .limits import BUILTIN_TOOL_NAMES, DEFAULT_EVICTION_PREFIX, DEFAULT_MARKER_KEY, LOAD_SKILL
+from .errors import Problem
+from .tooldefs import validate_tool_definition
 
 BUILTIN = "builtin"
 MCP = "mcp"
@@ -34,16 +36,22 @@ class Tool:
     require_confirm: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON shape used in releases and the runtime API."""
+        """JSON shape used in releases and the runtime API (a stored ``inputSchema`` or
+        ``annotations`` that is no object is served as stored; see ``Catalog.tool_problems``)."""
         return {
             "name": self.name,
             "kind": self.kind,
             "title": self.title,
             "description": self.description,
-            "inputSchema": dict(self.input_schema),
-            "annotations": dict(self.annotations),
+            "inputSchema": json_copy(self.input_schema),
+            "annotations": json_copy(self.annotations),
             "require_confirm": self.require_confirm,
         }
+
+
+def json_copy(value: Any) -> Any:
+    """A mapping as a plain ``dict``; anything else as it is (stored JSON of the wrong shape)."""
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 @dataclass(frozen=True)
@@ -141,6 +149,21 @@ class Catalog:
             missing = tuple(t for t in s.tool_ids if t not in registered)
             if missing:
                 out[s.code] = missing
+        return MappingProxyType(out)
+
+    @cached_property
+    def tool_problems(self) -> Mapping[str, tuple[str, ...]]:
+        """Registered tool name → its definition's problems (``Problem``s, codes of
+        ``tooldefs.validate_tool_definition``), only for tools that have some. Such a tool is still
+        served (with a ``problems`` entry); the guard refuses calls to it
+        (``invalid_tool_definition``) and a publish gate can refuse on a non-empty map."""
+        out: dict[str, tuple[str, ...]] = {}
+        for t in self.registered_tools:
+            problems = validate_tool_definition(t.name, t.input_schema)
+            if not isinstance(t.annotations, Mapping):
+                problems += (Problem("annotations_not_object", "annotations must be a JSON object"),)
+            if problems:
+                out[t.name] = problems
         return MappingProxyType(out)
 
     @cached_property

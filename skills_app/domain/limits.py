@@ -12,6 +12,11 @@ DESCRIPTION_MAX_LENGTH = 512
 INTENT_DESCRIPTION_MAX_LENGTH = 512
 INTENT_CODE_MAX_LENGTH = 64
 TOOL_NAME_MAX_LENGTH = 128
+#: What OpenAI and Anthropic accept as a tool name: ASCII letters, digits, ``_`` and ``-``, 1–64
+#: characters (a lookalike such as a Cyrillic ``о`` is refused). ``\Z``, not ``$``: no trailing newline.
+TOOL_NAME_PATTERN = re.compile(r"\A[a-zA-Z0-9_-]{1,64}\Z")
+#: Every character ``str.splitlines`` breaks on: a one-line text (a skill description) holds none.
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
 #: DESIGN §2 settings carried in every release.
 DEFAULT_MARKER_KEY = "ragent_loaded_skill"

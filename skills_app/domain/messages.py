@@ -1,7 +1,11 @@
-"""Messages retained in a conversation's context (DESIGN §5 shape).
+"""Messages retained in a conversation's context (docs/transcripts.md).
 
-``parse_messages`` accepts the console's own shape and OpenAI's chat shape (assistant
-``tool_calls`` with ``function.arguments`` as a JSON string) and returns frozen ``Message`` objects.
+``parse_messages`` accepts the console's own shape, OpenAI's chat shape (assistant ``tool_calls``
+with ``function.arguments`` as a JSON string) and Anthropic's Messages shape (``tool_use`` /
+``tool_result`` content blocks) and returns frozen ``Message`` objects. A bad *old* argument never
+refuses the list: it becomes a warning on the message (``Message.problems``); only a body that is
+not a message list (wrong types, unknown roles or block types, over the limits) raises
+``MessageError``.
 """
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .errors import MessageError, ScriptError
+from .errors import MessageError, Problem, ScriptError
 from .limits import MAX_MESSAGES, MAX_SCRIPT_CHARS
 
 ROLES = ("user", "assistant", "tool", "system")
@@ -17,15 +21,30 @@ ROLES = ("user", "assistant", "tool", "system")
 #: system message).
 ROLE_ALIASES = {"developer": "system"}
 STATES = ("success", "error")
+#: ``state`` / ``status`` values (any case) read as a failed tool result (docs/transcripts.md).
+ERROR_STATES = frozenset({"error", "failed", "failure"})
+#: Content block types whose ``text`` is read as text (OpenAI content parts, Anthropic blocks).
+TEXT_BLOCKS = frozenset({"text", "input_text", "output_text", "refusal"})
+#: Content block types that carry no text and no call: read as nothing.
+NON_TEXT_BLOCKS = frozenset({"image", "image_url", "input_image", "input_audio", "file", "input_file",
+                             "document", "thinking", "redacted_thinking"})
+TOOL_USE = "tool_use"
+TOOL_RESULT = "tool_result"
 
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One call the model made: ``arguments`` is the decoded JSON object."""
+    """One call the model made: ``arguments`` is the decoded JSON object.
+
+    ``problem`` is set (a ``Problem``) when the arguments as sent were not a JSON object — the
+    call then has no arguments (``{}``); a double-encoded object is decoded once more and also
+    carries a ``problem`` (docs/transcripts.md, "Arguments").
+    """
 
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
     id: str = ""
+    problem: Problem | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
@@ -33,7 +52,13 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Message:
-    """A retained message. ``state`` is ``success`` unless the tool result says ``error``."""
+    """A retained message. ``state`` is ``success`` unless the tool result carries an error flag.
+
+    ``index`` is the 0-based position of the message in the list as received (an Anthropic user
+    message holding several ``tool_result`` blocks is read as several ``tool`` messages sharing
+    its index); ``None`` for messages built in code. ``problems`` are the warnings found while
+    reading it (bad arguments of its calls).
+    """
 
     role: str
     content: str = ""
@@ -41,6 +66,8 @@ class Message:
     tool_call_id: str = ""
     state: str = "success"
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    index: int | None = field(default=None, compare=False)
+    problems: tuple[Problem, ...] = field(default=(), compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The DESIGN §5 JSON shape (empty fields omitted)."""
@@ -55,20 +82,83 @@ class Message:
         return out
 
 
-def _content_text(content: Any, index: int) -> str:
+def _block_type(part: Mapping[str, Any]) -> str | None:
+    kind = part.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _content_text(content: Any, index: int, *, where: str = "content") -> str:
+    """Text of a message's (or a tool_result block's) content: a string, ``None``, or a list of
+    blocks. Text blocks are joined; image/thinking-like blocks read as nothing; any other block
+    type is refused (``MessageError`` naming the message and the type)."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):  # OpenAI content parts
+    if isinstance(content, list):
         parts = []
-        for part in content:
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-            elif isinstance(part, str):
+        for k, part in enumerate(content):
+            if isinstance(part, str):
                 parts.append(part)
+                continue
+            if not isinstance(part, Mapping):
+                raise MessageError(f"{where}[{k}] must be a text or a content block object", index=index)
+            kind = _block_type(part)
+            if kind is None and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif kind in TEXT_BLOCKS:
+                text = part.get("text", part.get("refusal", ""))
+                if not isinstance(text, str):
+                    raise MessageError(f"{where}[{k}] ({kind}) has no text", index=index)
+                parts.append(text)
+            elif kind in NON_TEXT_BLOCKS:
+                continue
+            else:
+                raise MessageError(f"{where}[{k}]: block type {kind!r} is not understood", index=index)
         return "".join(parts)
     raise MessageError(f"content must be a string, got {type(content).__name__}", index=index)
+
+
+def parse_arguments(raw: Any, *, name: str, index: int | None = None,
+                    position: int | None = None) -> tuple[dict[str, Any], Problem | None]:
+    """Read a call's ``arguments`` (an object, or JSON text of one, as OpenAI sends them).
+
+    Returns ``(arguments, problem)``. Absent / empty text → ``({}, None)``. Text that is not JSON
+    (``arguments_unparseable``), JSON that is not an object — ``null``, a list, a number, a string
+    (``arguments_not_object``) → ``({}, problem)``. An object encoded twice (a JSON string holding
+    JSON text of an object) is decoded once more → ``(object, problem arguments_double_encoded)``.
+    ``problem.params`` hold ``index`` (message, 0-based, may be ``None``), ``number`` (1-based),
+    ``position`` and ``tool``. Never raises (docs/transcripts.md, "Arguments").
+    """
+    params = {"index": index, "number": None if index is None else index + 1, "position": position, "tool": name,
+              "where": f"messages[{index}]: " if index is not None else "",
+              "call": f"tool_calls[{position}] ({name})" if position is not None else f"call ({name})"}
+    value = raw
+    if isinstance(value, str):
+        if not value.strip():
+            return {}, None
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            cause = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            return {}, Problem("arguments_unparseable",
+                               "%(where)s%(call)s: arguments are not valid JSON (%(cause)s); read as no arguments",
+                               {**params, "cause": cause})
+        if isinstance(value, str):
+            try:
+                inner = json.loads(value)
+            except (json.JSONDecodeError, RecursionError):
+                inner = None
+            if isinstance(inner, Mapping):
+                return dict(inner), Problem(
+                    "arguments_double_encoded",
+                    "%(where)s%(call)s: arguments are JSON text inside a JSON string; decoded once more", params)
+    if isinstance(value, Mapping):
+        return dict(value), None
+    kind = "null" if value is None else type(value).__name__
+    return {}, Problem("arguments_not_object",
+                       "%(where)s%(call)s: arguments are %(kind)s, not a JSON object; read as no arguments",
+                       {**params, "kind": kind})
 
 
 def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
@@ -80,52 +170,104 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
         arguments: Any = function.get("arguments", {})
     else:
         name = raw.get("name")
-        arguments = raw.get("arguments", {})
+        arguments = raw.get("input", {}) if raw.get("type") == TOOL_USE else raw.get("arguments", {})
     if not isinstance(name, str) or not name:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise MessageError(
-                f"tool_calls[{position}] ({name}): arguments are not valid JSON: {exc.msg}", index=index
-            ) from None
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        raise MessageError(f"tool_calls[{position}] ({name}): arguments must be a JSON object", index=index)
-    call_id = raw.get("id") or ""
-    return ToolCall(name=name, arguments=dict(arguments), id=str(call_id))
+    args, problem = parse_arguments(arguments, name=name, index=index, position=position)
+    call_id = raw.get("id")
+    return ToolCall(name=name, arguments=args, id=call_id if isinstance(call_id, str) else "", problem=problem)
 
 
-def parse_message(raw: Any, index: int = 0) -> Message:
-    """Turn one JSON message into a ``Message``; raises ``MessageError`` naming the index."""
+def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
+    """Every common error flag of a tool result (docs/transcripts.md, "Failed results")."""
+    state = raw.get("state")
+    failed = False
+    if state is not None:
+        if not isinstance(state, str) or state.lower() not in (*STATES, *ERROR_STATES):
+            raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
+        failed = state.lower() in ERROR_STATES
+    status = raw.get("status")
+    if isinstance(status, str) and status.lower() in ERROR_STATES:
+        failed = True
+    return failed or raw.get("is_error") not in (None, False) or raw.get("isError") not in (None, False)
+
+
+def _str_id(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _expand(raw: Any, index: int) -> list[Message]:
+    """One received message → the ``Message`` objects it holds (an Anthropic user message with
+    ``tool_result`` blocks → one ``tool`` message per block, then a user message with its text)."""
     if isinstance(raw, Message):
-        return raw
+        return [raw]
     if not isinstance(raw, Mapping):
         raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
     role = ROLE_ALIASES.get(role, role)
     if role not in ROLES:
         raise MessageError(f"role must be one of {', '.join(ROLES)}, got {role!r}", index=index)
+    if raw.get("function_call") is not None:
+        raise MessageError("legacy 'function_call' is not understood; send 'tool_calls' "
+                           "(OpenAI) or 'tool_use' blocks (Anthropic)", index=index)
     raw_calls = raw.get("tool_calls") or []
     if not isinstance(raw_calls, list):
         raise MessageError("tool_calls must be a list", index=index)
-    calls = tuple(_parse_call(c, index, i) for i, c in enumerate(raw_calls))
-    state = raw.get("state") or "success"
-    if state not in STATES:
-        raise MessageError(f"state must be success or error, got {state!r}", index=index)
     metadata = raw.get("metadata") or {}
     if not isinstance(metadata, Mapping):
         raise MessageError("metadata must be an object", index=index)
-    return Message(
+    content = raw.get("content")
+    blocks: list[tuple[int, Mapping[str, Any]]] = []
+    if isinstance(content, list):
+        kept = []
+        for k, part in enumerate(content):
+            kind = _block_type(part) if isinstance(part, Mapping) else None
+            if kind in (TOOL_USE, TOOL_RESULT):
+                blocks.append((k, part))
+            else:
+                kept.append(part)
+        content = kept
+    text = _content_text(content, index)
+    calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)]
+    results: list[Message] = []
+    for k, block in blocks:
+        kind = block["type"]
+        if kind == TOOL_USE:
+            if role != "assistant":
+                raise MessageError(f"content[{k}]: block type 'tool_use' belongs to an assistant message", index=index)
+            calls.append(_parse_call(block, index, len(calls)))
+        else:
+            if role != "user":
+                raise MessageError(f"content[{k}]: block type 'tool_result' belongs to a user message", index=index)
+            results.append(Message(
+                role="tool",
+                content=_content_text(block.get("content"), index, where=f"content[{k}].content"),
+                tool_call_id=_str_id(block.get("tool_use_id")),
+                state="error" if _is_error(block, index, f"content[{k}]: ") else "success",
+                index=index,
+            ))
+    problems = tuple(c.problem for c in calls if c.problem is not None)
+    state = "error" if _is_error(raw, index) else "success"
+    if results:
+        return results + ([Message(role="user", content=text, index=index)] if text.strip() else [])
+    return [Message(
         role=role,
-        content=_content_text(raw.get("content"), index),
-        tool_calls=calls,
-        tool_call_id=str(raw.get("tool_call_id") or ""),
+        content=text,
+        tool_calls=tuple(calls),
+        tool_call_id=_str_id(raw.get("tool_call_id")),
         state=state,
         metadata=dict(metadata),
-    )
+        index=index,
+        problems=problems,
+    )]
+
+
+def parse_message(raw: Any, index: int = 0) -> Message:
+    """Turn one JSON message into a ``Message``; raises ``MessageError`` naming the index.
+
+    An Anthropic user message holding ``tool_result`` blocks is several messages: use
+    ``parse_messages`` for those (this returns the first)."""
+    return _expand(raw, index)[0]
 
 
 def parse_messages(raw: Any) -> tuple[Message, ...]:
@@ -139,7 +281,7 @@ def parse_messages(raw: Any) -> tuple[Message, ...]:
         raise MessageError("messages must be a JSON list")
     if len(raw) > MAX_MESSAGES:
         raise MessageError(f"{len(raw)} messages; at most {MAX_MESSAGES} are accepted")
-    return tuple(parse_message(m, i) for i, m in enumerate(raw))
+    return tuple(m for i, item in enumerate(raw) for m in _expand(item, i))
 
 
 def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Message, ...]:
@@ -159,5 +301,6 @@ def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Messag
 
 
 def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
-    """Accept either parsed ``Message`` objects or raw dicts."""
-    return tuple(parse_message(m, i) for i, m in enumerate(items))
+    """Accept either parsed ``Message`` objects or raw dicts (raw dicts are read as by
+    ``parse_messages``)."""
+    return tuple(m for i, item in enumerate(items) for m in _expand(item, i))

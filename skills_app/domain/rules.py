@@ -13,7 +13,8 @@ import jsonschema
 from .catalog import BUILTIN, Catalog, Restriction, Skill
 from .errors import MessageError, Problem, UnknownRestrictionError
 from .limits import LOAD_SKILL, is_valid_skill_code
-from .messages import Message, ToolCall, as_messages
+from . import transcript
+from .messages import Message, ToolCall, as_messages, parse_arguments
 
 # Verdicts and reasons of the guard (DESIGN §5 check-call).
 ALLOWED = "allowed"
@@ -25,6 +26,18 @@ REASON_UNKNOWN_SKILL = "unknown_skill"
 REASON_NOT_PERMITTED = "not_permitted"
 REASON_STAGE = "stage"
 REASON_INVALID_ARGUMENTS = "invalid_arguments"
+REASON_INVALID_TOOL_DEFINITION = "invalid_tool_definition"
+
+
+def tool_definition_warnings(catalog: Catalog) -> tuple[Problem, ...]:
+    """One ``tool_definition_invalid`` warning per registered tool whose stored definition breaks
+    the rule of ``tooldefs.validate_tool_definition`` (the guard refuses calls to it)."""
+    return tuple(
+        Problem("tool_definition_invalid",
+                "tool '%(tool)s' has an invalid definition (%(problems)s); calls to it are refused",
+                {"tool": name, "problems": "; ".join(problems), "problem_codes": [p.code for p in problems]})
+        for name, problems in catalog.tool_problems.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -148,47 +161,37 @@ class RoundView:
             "gated": list(self.gated),
             "withheld": dict(self.withheld),
             "warnings": list(self.warnings),
+            "warning_details": [warning_detail(w) for w in self.warnings],
         }
+
+
+def warning_detail(warning: str) -> dict[str, Any]:
+    """A round warning as ``{"code", "index", "message"}``: ``code`` the stable code (``None``
+    for a plain string), ``index`` the 0-based message it names (``None`` when it names none),
+    ``message`` the English sentence (docs/transcripts.md, "Warnings")."""
+    params = getattr(warning, "params", {}) or {}
+    index = params.get("index")
+    return {"code": getattr(warning, "code", None), "index": index if isinstance(index, int) else None,
+            "message": str(warning)}
 
 
 def is_evicted(message: Message, catalog: Catalog) -> bool:
     """True when a tool result was replaced by the eviction placeholder (DESIGN §3)."""
-    return bool(message.metadata.get("evicted") is True or message.content.startswith(catalog.eviction_prefix))
+    return transcript.is_evicted(message, catalog.eviction_prefix)
 
 
-def _load_calls_by_id(messages: tuple[Message, ...]) -> dict[str, str]:
-    """Map call id → requested skill code for every retained ``load_skill`` call."""
-    out: dict[str, str] = {}
-    for m in messages:
-        if m.role != "assistant":
-            continue
-        for c in m.tool_calls:
-            if c.name == LOAD_SKILL and c.id:
-                code = c.arguments.get("skill_code")
-                if isinstance(code, str):
-                    out[c.id] = code
-    return out
+def read_evidence(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]]) -> transcript.Evidence:
+    """The loaded manuals and transcript warnings of ``messages`` under ``catalog``'s marker key
+    and eviction prefix (``transcript.read_evidence``; docs/transcripts.md)."""
+    return transcript.read_evidence(as_messages(messages), marker_key=catalog.marker_key,
+                                    eviction_prefix=catalog.eviction_prefix)
 
 
 def loaded_by_message(messages: Iterable[Message], catalog: Catalog) -> list[tuple[int, str]]:
-    """Every retained tool result that counts as a loaded manual, as ``(index, skill_code)``.
-
-    A tool message counts when its state is success, it is not evicted, and either its metadata
-    carries ``marker_key`` (the code), or it has no metadata at all and answers a retained
-    ``load_skill`` call (OpenAI transcripts). Codes are not checked against the catalog here.
-    """
-    msgs = as_messages(messages)
-    calls = _load_calls_by_id(msgs)
-    found: list[tuple[int, str]] = []
-    for i, m in enumerate(msgs):
-        if m.role != "tool" or m.state != "success" or is_evicted(m, catalog):
-            continue
-        marker = m.metadata.get(catalog.marker_key)
-        if isinstance(marker, str) and marker:
-            found.append((i, marker))
-        elif not m.metadata and m.tool_call_id in calls:
-            found.append((i, calls[m.tool_call_id]))
-    return found
+    """Every retained tool result that counts as a loaded manual, as ``(position, skill_code)``
+    (docs/transcripts.md, "What counts as a loaded manual"). Codes are not checked against the
+    catalog here."""
+    return [(m.position, m.code) for m in read_evidence(catalog, messages).manuals]
 
 
 def loaded_skills(catalog: Catalog, messages: Iterable[Message]) -> tuple[str, ...]:
@@ -217,7 +220,8 @@ def compute_round(
         restrictions = resolve_restrictions(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
-    loaded = loaded_skills(catalog, msgs)
+    evidence = read_evidence(catalog, msgs)
+    loaded = tuple(s.code for s in catalog.enabled_skills if s.code in evidence.codes)
     enabled = catalog.enabled_skills
     released: set[str] = set()
     for s in enabled:
@@ -257,7 +261,9 @@ def compute_round(
         builtins=tuple(builtins),
         mcp_visible=tuple(mcp_visible),
         withheld=withheld,
-        warnings=restrictions.warnings + tuple(
+        warnings=evidence.warnings + transcript.outdated_warnings(
+            evidence, {s.code: (s.version, s.tool_ids) for s in enabled}
+        ) + tool_definition_warnings(catalog) + restrictions.warnings + tuple(
             Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
                     {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
             for code, ids in catalog.dangling_tool_ids.items()
@@ -321,20 +327,19 @@ def check_call(
     disabled or malformed code (refused ``unknown_skill`` before anything is read) → masked
     (refused with the skill to load) → access profile (``not_permitted``) → stage (``stage``) →
     arguments against ``inputSchema`` (``invalid_arguments``) → ``require_confirm`` (``confirm``)
-    → allowed. Raises ``UnknownRestrictionError`` for an unknown profile or stage name and
-    ``MessageError`` when the call's arguments are not a JSON object (or JSON text of one).
+    → allowed. A registered tool whose stored definition is invalid (``Catalog.tool_problems``)
+    is refused ``invalid_tool_definition`` right after the unknown-tool check; arguments that are
+    not a JSON object (or JSON text of one, ``ToolCall.problem``) are refused
+    ``invalid_arguments`` where the schema check sits. Raises ``UnknownRestrictionError`` for an
+    unknown profile or stage name; never raises for a bad call (docs/transcripts.md).
     """
     if not isinstance(call, ToolCall):
-        call_name = str(call.get("name", ""))
-        arguments = call.get("arguments") or {}
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise MessageError(f"call ({call_name}): arguments are not valid JSON: {exc.msg}") from None
-        if not isinstance(arguments, Mapping):
-            raise MessageError(f"call ({call_name}): arguments must be a JSON object")
-        call = ToolCall(name=call_name, arguments=dict(arguments), id=str(call.get("id") or ""))
+        call_name = call.get("name", "")
+        call_name = call_name if isinstance(call_name, str) else str(call_name)
+        arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
+        call_id = call.get("id")
+        call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
+                        problem=problem)
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(
@@ -347,8 +352,18 @@ def check_call(
     if tool is None:
         on_offer = ", ".join(view.visible) or "none"
         return Verdict(name, REFUSED, REASON_UNKNOWN_TOOL, None,
-                       f"unknown tool '{name}'; tools on offer: {on_offer}", args)
+                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip() or not name
+                       else f"unknown tool '{name}'; tools on offer: {on_offer}", args)
+    if name in catalog.tool_problems:
+        problems = "; ".join(catalog.tool_problems[name])
+        return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
+                       f"tool '{name}' has an invalid definition and cannot be called: {problems}", args)
+    bad_encoding = (Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
+                            f"invalid arguments for '{name}': {call.problem}", args)
+                    if call.problem is not None else None)
     if name == LOAD_SKILL:
+        if bad_encoding is not None:
+            return bad_encoding
         code = args.get("skill_code")
         if not isinstance(code, str) or not code:
             return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
@@ -370,7 +385,13 @@ def check_call(
         if not restrictions.stage_permits(name):
             return Verdict(name, REFUSED, REASON_STAGE, None,
                            f"tool '{name}' is not allowed in stage '{restrictions.stage}'", args)
-    problem = _validate_arguments(tool.input_schema, args)
+    if bad_encoding is not None:
+        return bad_encoding
+    try:
+        problem = _validate_arguments(tool.input_schema, args)
+    except Exception as exc:  # noqa: BLE001 — a schema the validator chokes on fails closed
+        return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
+                       f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}", args)
     if problem is not None:
         return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
                        f"invalid arguments for '{name}': {problem}", args)
@@ -402,11 +423,8 @@ class LoadResult:
 
 
 def already_loaded_text(skill: Skill) -> str:
-    """The short stub returned by a repeat load (carries no marker)."""
-    return (
-        f"技能「{skill.name}」（{skill.code}，v{skill.version}）的手册已在上下文中，无需重复加载；"
-        f"请按上文手册继续。"
-    )
+    """The short stub returned by a repeat load (carries no marker): ``transcript.ALREADY_LOADED_TEMPLATE``."""
+    return transcript.already_loaded_stub(name=skill.name, code=skill.code, version=skill.version)
 
 
 def load_skill(
@@ -416,8 +434,8 @@ def load_skill(
 
     Unknown, disabled or malformed codes → ``state="error"`` before anything is read. While a full
     result of the skill's *current* version is retained (marker present, success, not evicted,
-    ``metadata.skill_version`` equal to the version) → a short ``already_loaded`` stub without the
-    marker. Otherwise the full manual with metadata ``{marker_key: code, "skill_version": v}``.
+    ``metadata.skill_version`` equal to the version, or naming no version — an OpenAI or Anthropic
+    transcript) → a short ``already_loaded`` stub without the marker. Otherwise the full manual with metadata ``{marker_key: code, "skill_version": v}``.
     """
     if not isinstance(skill_code, str) or not skill_code:
         return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
@@ -427,10 +445,10 @@ def load_skill(
     skill = catalog.skill(skill_code)
     assert skill is not None
     msgs = as_messages(messages)
-    for i, code in loaded_by_message(msgs, catalog):
-        if code != skill.code:
+    for manual in read_evidence(catalog, msgs).manuals:
+        if manual.code != skill.code:
             continue
-        if msgs[i].metadata.get("skill_version") == skill.version:
+        if manual.version is None or manual.version == skill.version:
             return LoadResult(
                 "success",
                 already_loaded_text(skill),

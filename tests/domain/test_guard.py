@@ -4,6 +4,8 @@ Order: unknown tool → masked → access profile → stage → inputSchema → 
 ``load_skill`` with an unknown, disabled or malformed code is refused before anything is read."""
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,11 +115,18 @@ def test_the_guard_checks_the_messages_it_is_given_not_what_the_model_was_shown(
 
 
 @pytest.mark.parametrize(
-    "arguments",
-    [pytest.param("{not json", id="a broken JSON string"), pytest.param("[1, 2]", id="a JSON list"),
-     pytest.param([1, 2], id="a list")],
+    ("arguments", "message"),
+    [pytest.param("{not json", "invalid arguments for 'lookup': call (lookup): arguments are not valid JSON "
+                  "(Expecting property name enclosed in double quotes); read as no arguments", id="a broken JSON string"),
+     pytest.param("[1, 2]", "invalid arguments for 'lookup': call (lookup): arguments are list, not a JSON object; "
+                  "read as no arguments", id="a JSON list"),
+     pytest.param([1, 2], "invalid arguments for 'lookup': call (lookup): arguments are list, not a JSON object; "
+                  "read as no arguments", id="a list"),
+     pytest.param(None, "invalid arguments for 'lookup': call (lookup): arguments are null, not a JSON object; "
+                  "read as no arguments", id="null"),
+     pytest.param(json.dumps(json.dumps({"q": "x"})), "invalid arguments for 'lookup': call (lookup): arguments are "
+                  "JSON text inside a JSON string; decoded once more", id="double-encoded")],
 )
-def test_malformed_call_arguments_raise_a_message_error(arguments) -> None:
-    with pytest.raises(MessageError) as exc:
-        check_call(CATALOG, [], {"name": "lookup", "arguments": arguments})
-    assert "lookup" in exc.value.message
+def test_malformed_arguments_of_the_current_call_are_refused_not_raised(arguments, message) -> None:
+    verdict = check_call(CATALOG, [], {"name": "lookup", "arguments": arguments})
+    assert (verdict.verdict, verdict.reason, verdict.message) == (REFUSED, "invalid_arguments", message)

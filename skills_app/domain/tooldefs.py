@@ -1,0 +1,101 @@
+"""The rule for a tool definition (docs/transcripts.md, "Tool definitions"), in one place that
+every entry point calls: the console and the admin (``McpTool.clean`` / ``IntentNode.clean``),
+``services.mcp_tool_save`` (demo loader), and MCP sync and import.
+
+A definition that breaks it is refused where it enters; one already stored (written before the
+rule, or by hand in SQL) is served with its problems (``Catalog.tool_problems``) and the guard
+refuses calls to it — never a 500.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+import jsonschema
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+
+from .errors import Problem
+from .limits import TOOL_NAME_PATTERN
+
+#: Nesting past this is refused rather than walked (a stored schema is untrusted input).
+MAX_SCHEMA_DEPTH = 64
+
+
+def validate_tool_name(name: Any) -> tuple[Problem, ...]:
+    """Problems of a tool name: must match ``limits.TOOL_NAME_PATTERN`` (``^[a-zA-Z0-9_-]{1,64}$``,
+    ASCII only). Code ``tool_name_invalid``; ``params["name"]`` is the name's ``repr`` so hidden
+    characters show."""
+    if isinstance(name, str) and TOOL_NAME_PATTERN.fullmatch(name):
+        return ()
+    return (Problem(
+        "tool_name_invalid",
+        "tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and Anthropic accept)",
+        {"name": repr(name)}),)
+
+
+def _refs(node: Any, depth: int = 0) -> Iterator[str]:
+    if depth > MAX_SCHEMA_DEPTH:
+        raise RecursionError
+    if isinstance(node, Mapping):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield ref
+        for key, value in node.items():
+            if key in ("const", "enum", "default", "examples"):
+                continue  # data, not schema
+            yield from _refs(value, depth + 1)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value, depth + 1)
+
+
+def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
+    """Problems of an MCP ``inputSchema``: a JSON object (``input_schema_not_object``) with
+    ``"type": "object"`` (``input_schema_type``) that passes its draft's meta-schema check —
+    draft 2020-12 unless ``$schema`` names another (``input_schema_invalid``) — and whose every
+    ``$ref`` resolves inside the schema (``input_schema_ref``; nothing is fetched). Never raises.
+    """
+    if not isinstance(schema, Mapping):
+        kind = "null" if schema is None else type(schema).__name__
+        return (Problem("input_schema_not_object", "inputSchema must be a JSON object, got %(kind)s",
+                        {"kind": kind}),)
+    problems: list[Problem] = []
+    if schema.get("type") != "object":
+        problems.append(Problem("input_schema_type", "inputSchema must have \"type\": \"object\", got %(value)s",
+                                {"value": repr(schema.get("type"))}))
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
+                                   "%(cause)s", {"where": where, "cause": exc.message}))
+    except (RecursionError, TypeError, ValueError) as exc:
+        return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
+                                   "%(cause)s", {"where": "(root)", "cause": type(exc).__name__}))
+    try:
+        refs = sorted(set(_refs(schema)))
+    except RecursionError:
+        return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
+                                   "%(cause)s", {"where": "(root)", "cause": "nested too deeply"}))
+    if refs:
+        spec = referencing.jsonschema.specification_with(
+            cls.META_SCHEMA.get("$schema", ""), default=referencing.jsonschema.DRAFT202012)
+        resource = referencing.Resource(contents=dict(schema), specification=spec)
+        base = resource.id() or "urn:skill-console:input-schema"
+        resolver = referencing.Registry().with_resource(base, resource).resolver(base_uri=base)
+        for ref in refs:
+            try:
+                resolver.lookup(ref)
+            except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource,
+                    ValueError, TypeError, LookupError, AttributeError):
+                problems.append(Problem("input_schema_ref", "inputSchema $ref %(ref)s does not resolve",
+                                        {"ref": repr(ref)}))
+    return tuple(problems)
+
+
+def validate_tool_definition(name: Any, input_schema: Any) -> tuple[Problem, ...]:
+    """Every problem of one tool definition (``validate_tool_name`` + ``validate_input_schema``);
+    empty when it may be served. The one validator every entry point calls."""
+    return validate_tool_name(name) + validate_input_schema(input_schema)
