@@ -51,7 +51,46 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "description_too_long": _("description has %(length)s characters; at most %(max)s allowed."),
     "description_multiline": _("description must be a single line (the model sees it in a catalog)."),
     "content_blank": _("the manual (content) must not be blank."),
+    "base_version_required": _("the form did not say which version you edited, so nothing was saved; reload the "
+                               "page and edit again."),
+    # tool definitions (domain.tooldefs), refused where they enter
+    "tool_name_invalid": _("tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and "
+                           "Anthropic accept)."),
+    "input_schema_not_object": _("inputSchema must be a JSON object, got %(kind)s."),
+    "input_schema_type": _("inputSchema must have \"type\": \"object\", got %(value)s."),
+    "input_schema_invalid": _("inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"),
+    "input_schema_ref": _("inputSchema $ref %(ref)s does not resolve."),
+    "annotations_not_object": _("annotations must be a JSON object."),
+    # round warnings (domain.transcript, docs/transcripts.md); %(number)s is the 1-based message
+    "arguments_unparseable": _("Message %(number)s: the arguments of %(tool)s are not valid JSON (%(cause)s); "
+                               "read as no arguments."),
+    "arguments_not_object": _("Message %(number)s: the arguments of %(tool)s are %(kind)s, not a JSON object; "
+                              "read as no arguments."),
+    "arguments_double_encoded": _("Message %(number)s: the arguments of %(tool)s are JSON text inside a JSON "
+                                  "string; decoded once more."),
+    "duplicate_call_id": _("Message %(number)s: %(count)s calls share the id %(call_id)s; their results are "
+                           "paired by position."),
+    "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
+                         "answer them."),
+    "result_unpaired": _("Message %(number)s: the tool result for id %(call_id)s answers no earlier unanswered "
+                         "call; it counts for nothing."),
+    "result_id_missing": _("Message %(number)s: a tool result without an id that does not directly follow an "
+                           "assistant message with exactly one call; it counts for nothing."),
+    "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
+    "marker_mismatch": _("Message %(number)s: the result carries the manual of %(skill)s but answers "
+                         "load_skill(%(asked)s); it loads nothing."),
+    "manual_outdated": _("Message %(number)s: the retained manual of %(skill)s is version %(version)s, the skill "
+                         "is now version %(current)s; it releases %(tools)s, which that manual may not mention."),
+    "tool_definition_invalid": _("The tool %(tool)s has an invalid definition (%(problems)s); calls to it are "
+                                 "refused."),
 }
+
+#: Codes of ``MESSAGES_BY_CODE`` that are round warnings (shown as notes, not refusals).
+WARNING_CODES = frozenset({
+    "arguments_unparseable", "arguments_not_object", "arguments_double_encoded", "duplicate_call_id",
+    "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "marker_mismatch",
+    "manual_outdated", "tool_definition_invalid",
+})
 
 
 def translate_error(error: ValidationError | Problem) -> str:
@@ -277,6 +316,10 @@ class SkillForm(forms.Form):
         if self.preview:
             return self._clean_preview(data)
         if self.errors:
+            return data
+        if self.skill is not None and data.get("base_version") is None:
+            # without it a save would overwrite whatever was saved meanwhile, unchecked
+            self.add_error(None, str(MESSAGES_BY_CODE["base_version_required"]))
             return data
         code = self.skill.skill_code if self.skill else (data.get("skill_code") or "").strip()
         fields = {

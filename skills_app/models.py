@@ -17,6 +17,7 @@ from .domain.limits import (
     SKILL_CODE_PATTERN,
     TOOL_NAME_MAX_LENGTH,
 )
+from .domain.tooldefs import validate_tool_definition, validate_tool_name
 
 
 class IntentNode(models.Model):
@@ -63,6 +64,8 @@ class IntentNode(models.Model):
             errors["mcp_tool_id"] = _("only MCP nodes name a tool id.")
         elif tool_id in BUILTIN_TOOL_NAMES:
             errors["mcp_tool_id"] = _("'%(name)s' is a reserved builtin tool name.") % {"name": tool_id}
+        elif tool_id and validate_tool_name(tool_id):
+            errors["mcp_tool_id"] = _tool_problem_text(validate_tool_name(tool_id)[0])
         if self.parent_id is not None:
             parent = self.parent
             if parent.level >= self.Level.TOPIC:
@@ -93,6 +96,28 @@ class McpTool(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """The tool-definition rule (``domain.tooldefs.validate_tool_definition``): an ASCII
+        name OpenAI and Anthropic accept, an ``inputSchema`` that is a valid object schema whose
+        every ``$ref`` resolves. Refusals carry the domain's ``code`` (translated by code)."""
+        from django.core.exceptions import ValidationError
+
+        errors: dict[str, list] = {}
+        for problem in validate_tool_definition(self.name, self.input_schema):
+            field = "name" if problem.code == "tool_name_invalid" else "input_schema"
+            errors.setdefault(field, []).append(
+                ValidationError(_tool_problem_text(problem), code=problem.code))
+        if errors:
+            raise ValidationError(errors)
+
+
+def _tool_problem_text(problem):
+    """A tool-definition ``Problem`` in the active language (by code), with its params."""
+    from .forms import MESSAGES_BY_CODE
+
+    template = MESSAGES_BY_CODE.get(problem.code)
+    return str(template) % dict(problem.params) if template is not None else str(problem)
 
 
 class BuiltinTool(models.Model):

@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from skills_app import selectors
-from skills_app.domain import BUILTIN, MCP, Catalog, Restriction, Skill
+from skills_app.domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
+from skills_app.domain.catalog import json_copy
 
 from .errors import ReleaseNotFoundError
 
@@ -64,12 +65,28 @@ def _skill_payload(skill: Skill) -> dict[str, Any]:
     }
 
 
+def _tool_payload(tool: Tool, problems: tuple[str, ...]) -> dict[str, Any]:
+    out = {
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": json_copy(tool.input_schema),
+        "annotations": json_copy(tool.annotations),
+        "require_confirm": tool.require_confirm,
+    }
+    if problems:
+        out["problems"] = [str(p) for p in problems]
+    return out
+
+
 def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     """The body of ``GET runtime/catalog`` without ``sha256`` (DESIGN §5).
 
     Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``builtins``
     (registered builtins in registration order — ``load_skill`` only while a skill is enabled),
-    ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``),
+    ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``,
+    and ``problems`` — English sentences — only for a tool whose stored definition is invalid,
+    ``Catalog.tool_problems``),
     ``skills`` (enabled only, by ``sort_order`` then code; ``content_sha256`` instead of the
     manual), ``gated_tool_ids`` (``G`` in registration order), ``access_profiles`` and ``stages``
     (by name, their tools in registration order).
@@ -81,22 +98,11 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
         "marker_key": catalog.marker_key,
         "eviction_prefix": catalog.eviction_prefix,
         "builtins": [
-            {"name": t.name, "description": t.description, "parameters": dict(t.input_schema)}
+            {"name": t.name, "description": t.description, "parameters": json_copy(t.input_schema)}
             for t in registered
             if t.kind == BUILTIN
         ],
-        "mcp_tools": [
-            {
-                "name": t.name,
-                "title": t.title,
-                "description": t.description,
-                "inputSchema": dict(t.input_schema),
-                "annotations": dict(t.annotations),
-                "require_confirm": t.require_confirm,
-            }
-            for t in registered
-            if t.kind == MCP
-        ],
+        "mcp_tools": [_tool_payload(t, catalog.tool_problems.get(t.name, ())) for t in registered if t.kind == MCP],
         "skills": [_skill_payload(s) for s in catalog.enabled_skills],
         "gated_tool_ids": list(catalog.gated_tool_ids),
         "access_profiles": [_restriction_payload(r, order) for _, r in sorted(catalog.profiles.items())],

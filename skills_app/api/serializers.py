@@ -8,7 +8,6 @@ console and the CLI.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
@@ -16,7 +15,7 @@ from rest_framework import serializers
 
 from skills_app.domain import Message, ToolCall, parse_messages
 from skills_app.domain.limits import TOOL_NAME_MAX_LENGTH
-from skills_app.domain.messages import ROLES, STATES
+from skills_app.domain.messages import ROLES, STATES, parse_arguments
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -110,29 +109,21 @@ class CallInputSerializer(serializers.Serializer):
     ``{"id", "type": "function", "function": {"name", "arguments"}}`` is accepted too.
     """
 
-    id = serializers.CharField(required=False, allow_blank=True, default="")
-    name = serializers.CharField(max_length=TOOL_NAME_MAX_LENGTH)
-    arguments = serializers.JSONField(required=False, default=dict)
+    id = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    name = serializers.CharField(max_length=TOOL_NAME_MAX_LENGTH, trim_whitespace=False)
+    arguments = serializers.JSONField(required=False, default=dict, allow_null=True)
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict) and isinstance(data.get("function"), dict):
             data = {"id": data.get("id") or "", **data["function"]}
+        if isinstance(data, dict) and data.get("type") == "tool_use" and "input" in data:  # Anthropic block
+            data = {"id": data.get("id") or "", "name": data.get("name"), "arguments": data["input"]}
         return super().to_internal_value(data)
 
-    def validate_arguments(self, value: Any) -> dict[str, Any]:
-        if isinstance(value, str):
-            try:
-                value = json.loads(value) if value.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise serializers.ValidationError(f"arguments are not valid JSON: {exc.msg}") from None
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("arguments must be a JSON object.")
-        return value
-
     def validate(self, attrs: dict[str, Any]) -> ToolCall:
-        return ToolCall(name=attrs["name"], arguments=attrs["arguments"], id=attrs.get("id") or "")
+        # Arguments are read by the domain: bad ones are a refused verdict (invalid_arguments), not a 400.
+        arguments, problem = parse_arguments(attrs["arguments"], name=attrs["name"])
+        return ToolCall(name=attrs["name"], arguments=arguments, id=attrs.get("id") or "", problem=problem)
 
 
 class ReleaseField(serializers.IntegerField):
@@ -196,9 +187,14 @@ class McpToolSerializer(serializers.Serializer):
     name = serializers.CharField()
     title = serializers.CharField()
     description = serializers.CharField()
-    inputSchema = serializers.DictField(help_text="JSON Schema of the arguments (MCP `inputSchema`).")
-    annotations = serializers.DictField(help_text="MCP tool annotations.")
+    inputSchema = serializers.JSONField(help_text="JSON Schema of the arguments (MCP `inputSchema`), as stored.")
+    annotations = serializers.JSONField(help_text="MCP tool annotations.")
     require_confirm = serializers.BooleanField()
+    problems = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="Present only when the stored definition is invalid: why (calls to it are refused "
+                  "`invalid_tool_definition`; docs/transcripts.md).",
+    )
 
 
 @extend_schema_serializer(component_name="CatalogSkill")
@@ -210,6 +206,15 @@ class CatalogSkillSerializer(serializers.Serializer):
     sort_order = serializers.IntegerField()
     version = serializers.IntegerField()
     content_sha256 = serializers.CharField(help_text="Hex SHA-256 of the manual's markdown (UTF-8).")
+
+
+@extend_schema_serializer(component_name="RoundWarning")
+class WarningSerializer(serializers.Serializer):
+    """One warning of a round (docs/transcripts.md, "Warnings")."""
+
+    code = serializers.CharField(allow_null=True, help_text="Stable code, e.g. `arguments_unparseable`.")
+    index = serializers.IntegerField(allow_null=True, help_text="0-based index of the message it names, if any.")
+    message = serializers.CharField(help_text="The English sentence (also in `warnings`).")
 
 
 @extend_schema_serializer(component_name="Restriction")

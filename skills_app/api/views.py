@@ -39,6 +39,7 @@ from .serializers import (
     RestrictionSerializer,
     RoundInputSerializer,
     StrictInputSerializer,
+    WarningSerializer,
 )
 
 TAG = "runtime"
@@ -187,6 +188,8 @@ class RoundsApi(RuntimeApi):
             child=serializers.CharField(), help_text="Unmasked MCP tool → `not_permitted` or `stage`."
         )
         warnings = serializers.ListField(child=serializers.CharField())
+        warning_details = WarningSerializer(
+            many=True, help_text="The same warnings with their code and the 0-based message index they name.")
 
     @extend_schema(
         tags=[TAG], operation_id="runtime_rounds", parameters=[RELEASE_PARAMETER], request=InputSerializer,
@@ -210,7 +213,9 @@ class LoadSkillApi(RuntimeApi):
     @extend_schema_serializer(component_name="LoadSkillInput")
     class InputSerializer(StrictInputSerializer):
         messages = MessagesField()
-        skill_code = serializers.CharField(help_text="The code the model passed to load_skill.")
+        skill_code = serializers.CharField(
+            trim_whitespace=False,
+            help_text="The code the model passed to load_skill, exactly (a padded code is malformed).")
         release = ReleaseField()
 
     @extend_schema_serializer(component_name="LoadSkillResult")
@@ -253,7 +258,8 @@ class CheckCallApi(RuntimeApi):
         release = serializers.IntegerField(allow_null=True)
         verdict = serializers.ChoiceField(choices=["allowed", "refused", "confirm"])
         reason = serializers.ChoiceField(
-            choices=["masked", "unknown_tool", "unknown_skill", "not_permitted", "stage", "invalid_arguments"],
+            choices=["masked", "unknown_tool", "unknown_skill", "not_permitted", "stage", "invalid_arguments",
+                     "invalid_tool_definition"],
             allow_null=True,
         )
         skill_code = serializers.CharField(

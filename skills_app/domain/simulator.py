@@ -368,7 +368,8 @@ def replay(
             ))
         nv, nh, nr, nm = _diff(prev, view)
         rounds.append(SimRound(
-            index=len(rounds) + 1, line=i + 1, view=view, calls=tuple(outcomes), say=m.content,
+            index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
+            calls=tuple(outcomes), say=m.content,
             newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=len(seen),
         ))
         prev = view

@@ -10,6 +10,7 @@ from .errors import Problem, SkillValidationError
 from .limits import (
     BUILTIN_TOOL_NAMES,
     DESCRIPTION_MAX_LENGTH,
+    LINE_BREAKS,
     NAME_MAX_LENGTH,
     SKILL_CODE_MAX_LENGTH,
     SKILL_CODE_MIN_LENGTH,
@@ -106,7 +107,8 @@ def clean_skill(
     """Validate a skill's fields (DESIGN §2) and return them normalized.
 
     Raises ``SkillValidationError`` mapping each bad field to messages that name the value.
-    Name ≤ 64 characters, description 1–512 characters on one line, content non-blank markdown,
+    Name ≤ 64 characters, description 1–512 characters on one line (no line break of any kind:
+    ``\n``, ``\r``, U+0085, U+2028, U+2029 … — ``limits.LINE_BREAKS``), content non-blank markdown,
     tool ids normalized then checked against ``registry``.
     """
     errors: dict[str, list[Problem]] = {}
@@ -128,7 +130,7 @@ def clean_skill(
         errors["description"] = [Problem("description_too_long",
                                          "description has %(length)s characters; at most %(max)s allowed.",
                                          {"length": len(description), "max": DESCRIPTION_MAX_LENGTH})]
-    elif "\n" in description:
+    elif any(ch in LINE_BREAKS for ch in description):
         errors["description"] = [Problem("description_multiline",
                                          "description must be a single line (the model sees it in a catalog).")]
     content = content or ""

@@ -21,6 +21,7 @@ REASON_LABELS = {
     "not_permitted": _("not permitted by the access profile"),
     "stage": _("not allowed in this stage"),
     "invalid_arguments": _("invalid arguments"),
+    "invalid_tool_definition": _("invalid tool definition"),
 }
 STATE_LABELS = {"masked": _("masked"), "released": _("released"), "open": _("open")}
 

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
+from ..forms import MESSAGES_BY_CODE, WARNING_CODES
 
 DRAFT_CODE = "__draft__"
 
@@ -238,6 +239,9 @@ def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, acc
         return say(gettext("%(tool)s is not in the allowed tool list."), tool=name), None
     if reason == "stage" and stage:
         return say(gettext("%(tool)s is not allowed in the stage %(stage)s."), tool=name, stage=stage), None
+    if reason == "invalid_tool_definition":
+        return say(gettext("%(tool)s has an invalid stored definition, so every call to it is refused."),
+                   tool=name), None
     if reason == "invalid_arguments":
         prefix = f"invalid arguments for '{name}': "
         detail = verdict.message[len(prefix):] if verdict.message.startswith(prefix) else verdict.message
@@ -290,6 +294,12 @@ def warning_note(warning: str) -> Note:
         return Note(say(gettext("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
                                 "They are neither visible nor masked."),
                         skill=_param(warning, "skill"), tools=tools), warning, True)
+    if code in WARNING_CODES:
+        params = {k: v for k, v in getattr(warning, "params", {}).items() if isinstance(v, (str, int))}
+        try:
+            return Note(say(str(MESSAGES_BY_CODE[code]), **params), warning, True, code)
+        except (KeyError, TypeError, ValueError):
+            pass
     return Note(format_html("{}", warning), warning, False)
 
 

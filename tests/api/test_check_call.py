@@ -87,16 +87,20 @@ def test_an_openai_shaped_call_is_accepted(bitmall, post):
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    ("{order_no:", "arguments are not valid JSON: Expecting property name enclosed in double quotes"),
-    ([1, 2], "arguments must be a JSON object."),
-    ("[1]", "arguments must be a JSON object."),
+    ("{order_no:", "invalid arguments for 'query_order': call (query_order): arguments are not valid JSON "
+                   "(Expecting property name enclosed in double quotes); read as no arguments"),
+    ([1, 2], "invalid arguments for 'query_order': call (query_order): arguments are list, not a JSON object; "
+             "read as no arguments"),
+    ("[1]", "invalid arguments for 'query_order': call (query_order): arguments are list, not a JSON object; "
+            "read as no arguments"),
+    (None, "invalid arguments for 'query_order': call (query_order): arguments are null, not a JSON object; "
+           "read as no arguments"),
 ])
-def test_malformed_arguments_are_400(bitmall, post, arguments, message):
-    response = post(CHECK_CALL, {"messages": [], "call": {"name": "cancel_order", "arguments": arguments}})
-    error = error_of(response, 400)
-    assert error["code"] == "invalid"
-    assert error["details"] == {"call.arguments": [message]}
-    assert error["message"] == f"call.arguments: {message}"
+def test_malformed_arguments_of_the_call_are_a_refused_verdict_not_a_400(bitmall, post, arguments, message):
+    response = post(CHECK_CALL, {"messages": [], "call": {"name": "query_order", "arguments": arguments}})
+    assert response.status_code == 200, response.content
+    assert response.json() == {"release": None, "verdict": "refused", "reason": "invalid_arguments",
+                               "skill_code": None, "message": message}
 
 
 def test_call_is_required(bitmall, post):

@@ -18,7 +18,8 @@ from .support import (
     result,
 )
 
-KEYS = ["release", "loaded", "masked", "visible", "count", "builtins", "mcp_visible", "withheld", "warnings"]
+KEYS = ["release", "loaded", "masked", "visible", "count", "builtins", "mcp_visible", "withheld", "warnings",
+        "warning_details"]
 AFTER_ORDER_CHANGE = {t: s for t, s in BITMALL_GATED.items() if s != "order_change"}
 
 
