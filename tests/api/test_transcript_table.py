@@ -1,0 +1,39 @@
+"""The transcript table (tests/transcript_cases.py) through ``POST runtime/rounds`` and
+``POST runtime/check-call``: always 200, the exact loaded / masked / warnings."""
+from __future__ import annotations
+
+import pytest
+
+from skills_app import selectors, services
+from tests.api.support import CHECK_CALL, ROUNDS
+from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order
+
+
+@pytest.fixture
+def catalog_v2(bitmall):
+    skill = selectors.skill_get(code="order_change")
+    services.skill_update(skill=skill, description=skill.description + "（改）")
+    return [s.code for s in selectors.catalog_draft().enabled_skills]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rounds_reads_the_transcript(catalog_v2, post, case: Case) -> None:
+    response = post(ROUNDS, {"messages": case.messages})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["loaded"] == expected_loaded_in_catalog_order(case, catalog_v2)
+    assert body["masked"] == case.masked()
+    assert [(w["code"], w["index"]) for w in body["warning_details"]] == list(case.warnings)
+    assert [w["message"] for w in body["warning_details"]] == body["warnings"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_check_call_reads_the_transcript(catalog_v2, post, case: Case) -> None:
+    response = post(CHECK_CALL, {"messages": case.messages,
+                                 "call": {"name": "cancel_order", "arguments": {"order_no": "88239"}}})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    if "order_change" in case.loaded:
+        assert (body["verdict"], body["reason"]) == ("confirm", None)
+    else:
+        assert (body["verdict"], body["reason"], body["skill_code"]) == ("refused", "masked", "order_change")

@@ -1,0 +1,169 @@
+"""One table of real-world transcript shapes (docs/transcripts.md) with the exact ``loaded``
+skills and warnings each must give against the bitmall demo catalog (order_change at version 2).
+
+Run by three runners: the domain (``tests/domain/test_transcript_table.py``), the ``rounds`` and
+``check-call`` endpoints (``tests/api/test_transcript_table.py``) and the preview's paste box
+(``tests/views/test_transcript_table.py``). ``masked`` follows from ``loaded``: every gated tool
+minus what the loaded manuals release, owned as seed 000's second table says.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from skills_app.domain.transcript import already_loaded_stub
+
+MARKER = "ragent_loaded_skill"
+MANUAL = "# 订单变更\n取消前先 query_order 确认状态。"
+USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，帮我取消"}
+#: Seed 000, second table: gated tool → the manual that releases it.
+GATED = {
+    "apply_after_sale": "after_sale_apply",
+    "cancel_order": "order_change",
+    "change_address": "order_change",
+    "update_cart_item": "order_checkout",
+    "create_order": "order_checkout",
+    "pay_order": "order_checkout",
+}
+#: The version the table's catalog holds order_change at (one saved change after the demo load).
+ORDER_CHANGE_VERSION = 2
+
+
+def oa_call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
+    """OpenAI assistant message with one call; ``arguments`` given as sent (str or raw)."""
+    call: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": arguments}}
+    if call_id is not None:
+        call["id"] = call_id
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def load(call_id: str | None, code: str) -> dict[str, Any]:
+    return oa_call(call_id, "load_skill", json.dumps({"skill_code": code}))
+
+
+def oa_result(call_id: str | None, content: Any = MANUAL, **flags: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "tool", "content": content, **flags}
+    if call_id is not None:
+        msg["tool_call_id"] = call_id
+    return msg
+
+
+def an_load(call_id: str, code: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": [
+        {"type": "text", "text": "先加载手册"},
+        {"type": "tool_use", "id": call_id, "name": "load_skill", "input": {"skill_code": code}}]}
+
+
+def an_result(call_id: str, content: Any = MANUAL, **flags: Any) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": content, **flags}]}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    messages: list[dict[str, Any]]
+    loaded: frozenset[str]
+    #: (code, 0-based message index) of every transcript warning, in order.
+    warnings: tuple[tuple[str, int], ...] = ()
+    note: str = field(default="", compare=False)
+
+    def masked(self) -> dict[str, str]:
+        return {t: s for t, s in GATED.items() if s not in self.loaded}
+
+
+def _two_calls(first_id: str | None, second_id: str | None) -> dict[str, Any]:
+    calls = []
+    for cid, code in ((first_id, "order_change"), (second_id, "after_sale_apply")):
+        c: dict[str, Any] = {"type": "function", "function": {"name": "load_skill",
+                                                              "arguments": json.dumps({"skill_code": code})}}
+        if cid is not None:
+            c["id"] = cid
+        calls.append(c)
+    return {"role": "assistant", "content": "", "tool_calls": calls}
+
+
+STUB = already_loaded_stub(name="订单变更", code="order_change", version=ORDER_CHANGE_VERSION)
+
+CASES: tuple[Case, ...] = (
+    # 1. pairing
+    Case("reused id call_0: each result answers its own call",
+         [USER, load("call_0", "order_change"), oa_result("call_0"), load("call_0", "after_sale_apply"),
+          oa_result("call_0")], frozenset({"order_change", "after_sale_apply"})),
+    Case("a result before its call answers nothing",
+         [USER, oa_result("call_0"), load("call_0", "order_change")], frozenset(), (("result_unpaired", 1),)),
+    Case("a result with an id no call has answers nothing",
+         [USER, load("a", "order_change"), oa_result("b")], frozenset(), (("result_unpaired", 2),)),
+    Case("a reused id: the second result does not answer the older call again",
+         [USER, load("call_0", "order_change"), oa_result("call_0", state="error"), oa_result("call_0")],
+         frozenset(), (("result_unpaired", 3),)),
+    Case("two calls sharing an id in one message pair by position",
+         [USER, _two_calls("dup", "dup"), oa_result("dup", state="error"), oa_result("dup")],
+         frozenset({"after_sale_apply"}), (("duplicate_call_id", 1),)),
+    Case("a result without id right after a one-call message answers that call",
+         [USER, load(None, "order_change"), oa_result(None)], frozenset({"order_change"})),
+    Case("a result with an empty id right after a one-call message answers that call",
+         [USER, load("", "order_change"), oa_result("")], frozenset({"order_change"})),
+    Case("a result without id after a two-call message answers nothing",
+         [USER, _two_calls(None, None), oa_result(None)], frozenset(),
+         (("call_id_missing", 1), ("result_id_missing", 2))),
+    Case("a result without id that does not follow the call answers nothing",
+         [USER, load(None, "order_change"), USER, oa_result(None)], frozenset(), (("result_id_missing", 3),)),
+    # 2. bad old arguments never wedge
+    Case("truncated JSON arguments of an old load_skill: a warning, no arguments, nothing loaded",
+         [USER, oa_call("c1", "load_skill", '{"skill_code": "order_ch'), oa_result("c1")], frozenset(),
+         (("arguments_unparseable", 1),)),
+    Case("double-encoded arguments are decoded once more, with a warning",
+         [USER, oa_call("c1", "load_skill", json.dumps(json.dumps({"skill_code": "order_change"}))),
+          oa_result("c1")], frozenset({"order_change"}), (("arguments_double_encoded", 1),)),
+    Case("null arguments: a warning, no arguments",
+         [USER, oa_call("c1", "load_skill", None), oa_result("c1")], frozenset(), (("arguments_not_object", 1),)),
+    Case("a double-encoded string that is no object: a warning, no arguments",
+         [USER, oa_call("c1", "load_skill", json.dumps("order_change")), oa_result("c1")], frozenset(),
+         (("arguments_not_object", 1),)),
+    Case("bad arguments of an old unrelated call do not block a later load",
+         [USER, oa_call("q1", "query_order", "{oops"), oa_result("q1", "五笔订单"), load("c1", "order_change"),
+          oa_result("c1")], frozenset({"order_change"}), (("arguments_unparseable", 1),)),
+    # 3. failed, empty and stub results never load
+    Case("state FAILED (any case)", [USER, load("c1", "order_change"), oa_result("c1", state="FAILED")], frozenset()),
+    Case("state Error (any case)", [USER, load("c1", "order_change"), oa_result("c1", state="Error")], frozenset()),
+    Case("is_error true", [USER, load("c1", "order_change"), oa_result("c1", is_error=True)], frozenset()),
+    Case("isError true (MCP)", [USER, load("c1", "order_change"), oa_result("c1", isError=True)], frozenset()),
+    Case('status "error"', [USER, load("c1", "order_change"), oa_result("c1", status="error")], frozenset()),
+    Case("Anthropic is_error", [USER, an_load("t1", "order_change"), an_result("t1", is_error=True)], frozenset()),
+    Case("empty content", [USER, load("c1", "order_change"), oa_result("c1", "")], frozenset(),
+         (("manual_empty", 2),)),
+    Case("null content", [USER, load("c1", "order_change"), oa_result("c1", None)], frozenset(),
+         (("manual_empty", 2),)),
+    Case("whitespace-only content", [USER, load("c1", "order_change"), oa_result("c1", " \n\t ")], frozenset(),
+         (("manual_empty", 2),)),
+    Case("the already-loaded stub without metadata", [USER, load("c1", "order_change"), oa_result("c1", STUB)],
+         frozenset()),
+    Case("the already-loaded stub with its metadata",
+         [USER, load("c1", "order_change"),
+          oa_result("c1", STUB, metadata={"already_loaded": True, "skill_code": "order_change"})], frozenset()),
+    Case("a marker result that answers a load_skill of another skill loads nothing",
+         [USER, load("c1", "after_sale_apply"),
+          oa_result("c1", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
+         frozenset(), (("marker_mismatch", 2),)),
+    # 4. Anthropic shape
+    Case("Anthropic tool_use / tool_result with text content",
+         [USER, an_load("toolu_1", "order_change"), an_result("toolu_1")], frozenset({"order_change"})),
+    Case("Anthropic tool_result with content blocks",
+         [USER, an_load("toolu_1", "order_change"), an_result("toolu_1", [{"type": "text", "text": MANUAL}])],
+         frozenset({"order_change"})),
+    Case("Anthropic tool_result with empty blocks loads nothing",
+         [USER, an_load("toolu_1", "order_change"), an_result("toolu_1", [])], frozenset(), (("manual_empty", 2),)),
+    # 5. versions
+    Case("a retained manual older than the skill: loaded, with a warning naming the tools",
+         [USER, load("c1", "order_change"), oa_result("c1", metadata={MARKER: "order_change", "skill_version": 1})],
+         frozenset({"order_change"}), (("manual_outdated", 2),)),
+    Case("a retained manual of the current version: no warning",
+         [USER, load("c1", "order_change"),
+          oa_result("c1", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
+         frozenset({"order_change"})),
+)
+
+
+def expected_loaded_in_catalog_order(case: Case, order: list[str]) -> list[str]:
+    return [code for code in order if code in case.loaded]
