@@ -223,11 +223,14 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
     for tool in catalog.get("tools", []):
         if McpTool.objects.filter(name=tool["name"]).exists():
             continue
-        services.mcp_tool_save(
-            name=tool["name"], title=tool.get("title", ""), description=tool.get("description", ""),
-            input_schema=tool.get("inputSchema") or {"type": "object"}, annotations=tool.get("annotations") or {},
-            server=f"demo:{name}",
-        )
+        try:  # the tool-definition rule (domain.tooldefs) runs in the service
+            services.mcp_tool_save(
+                name=tool["name"], title=tool.get("title", ""), description=tool.get("description", ""),
+                input_schema=tool.get("inputSchema") or {"type": "object"},
+                annotations=tool.get("annotations") or {}, server=f"demo:{name}",
+            )
+        except ValidationError as exc:
+            raise DemoError(f"{root / 'catalog.yaml'}: tool {tool['name']}: {'; '.join(exc.messages)}") from None
     summary.tools = len(tool_names)
     codes: list[str] = []
     _walk_nodes(catalog.get("nodes", []), None, codes)
