@@ -75,7 +75,7 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "result_unpaired": _("Message %(number)s: the tool result for id %(call_id)s answers no earlier unanswered "
                          "call; it counts for nothing."),
     "result_id_missing": _("Message %(number)s: a tool result without an id that does not directly follow an "
-                           "assistant message with exactly one call; it counts for nothing."),
+                           "assistant message with exactly one call without an id; it counts for nothing."),
     "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
     "marker_mismatch": _("Message %(number)s: the result carries the manual of %(skill)s but answers "
                          "load_skill(%(asked)s); it loads nothing."),

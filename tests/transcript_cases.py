@@ -104,6 +104,8 @@ CASES: tuple[Case, ...] = (
          [USER, load(None, "order_change"), oa_result(None)], frozenset({"order_change"})),
     Case("a result with an empty id right after a one-call message answers that call",
          [USER, load("", "order_change"), oa_result("")], frozenset({"order_change"})),
+    Case("a result without id never answers a call that has one",
+         [USER, load("c1", "order_change"), oa_result(None)], frozenset(), (("result_id_missing", 2),)),
     Case("a result without id after a two-call message answers nothing",
          [USER, _two_calls(None, None), oa_result(None)], frozenset(),
          (("call_id_missing", 1), ("result_id_missing", 2))),

@@ -69,8 +69,8 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
     result answered; when that assistant message holds several unanswered calls with id ``X``
     they are answered by position (first result → first call), with a ``duplicate_call_id``
     warning on the message. A result with an empty or missing id answers the call of the
-    assistant message right before it only when that message makes exactly one call; otherwise
-    it answers nothing (``result_id_missing``). A result with an id that no preceding unanswered
+    assistant message right before it only when that message makes exactly one call and that call
+    has no id either; otherwise it answers nothing (``result_id_missing``). A result with an id that no preceding unanswered
     call has answers nothing (``result_unpaired``). Calls without an id in a message with several
     calls can never be answered (``call_id_missing``).
     """
@@ -115,16 +115,14 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
             else:
                 prev = messages[pos - 1] if pos > 0 else None
                 pick = (pos - 1, 0)
-                if prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1 or pick in answered:
+                if (prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1
+                        or prev.tool_calls[0].id or pick in answered):
                     warnings.append(Problem(
                         "result_id_missing",
                         "messages[%(index)s]: a tool result without an id that does not directly follow an "
-                        "assistant message with exactly one call; it counts for nothing",
+                        "assistant message with exactly one call without an id; it counts for nothing",
                         _where(m, pos)))
                     continue
-                same = open_calls.get(prev.tool_calls[0].id)
-                if same and pick in same:
-                    same.remove(pick)
             answered.add(pick)
             answers[pos] = pick
     return Pairing(answers=answers, warnings=tuple(warnings))
