@@ -89,3 +89,18 @@ def test_an_unclosed_bracket_says_where_it_was_opened():
     err = error_of('steps:\n  - user: hi\n  - assistant: {calls: [{cancel_order: {order_no: "1"}}]\n')
     assert (err.line, err.cause) == (
         4, "invalid YAML: expected ',' or '}', but got '<stream end>' (while parsing a flow mapping opened at line 3)")
+
+
+def test_a_transcript_over_the_size_limit_is_refused_before_it_is_parsed() -> None:
+    text = '[{"role": "user", "content": "' + "x" * MAX_SCRIPT_CHARS + '"}]'
+    with pytest.raises(ScriptError) as exc:
+        parse_transcript(text, source="t.json")
+    assert (exc.value.line, exc.value.cause) == (
+        None, f"the transcript has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are replayed")
+
+
+def test_a_transcript_just_under_the_size_limit_is_replayed() -> None:
+    head, tail = '[{"role": "user", "content": "', '"}]'
+    text = head + "x" * (MAX_SCRIPT_CHARS - len(head) - len(tail)) + tail
+    assert len(text) == MAX_SCRIPT_CHARS
+    assert len(parse_transcript(text, source="t.json")) == 1
