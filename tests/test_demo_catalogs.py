@@ -77,9 +77,10 @@ def test_returns_scenarios_give_exactly_their_tools(returns, scenario, mcp_visib
 def test_returns_profiles_and_stages_apply_to_the_loaded_round(returns) -> None:
     rounds = simulate_json("policy-query-member")["rounds"]
     assert (rounds[0]["loaded"], rounds[0]["mcp_visible"]) == ([], [])
-    assert rounds[0]["withheld"] == {"submit": "stage"}
-    assert (rounds[1]["loaded"], rounds[1]["masked"]) == (["policy"], {"order_query": "return",
-                                                                       "prepare_return": "return"})
+    assert rounds[0]["withheld"] == {"prepare_return": "stage", "submit": "stage"}
+    # prepare_return is outside the stage: withheld, never "masked → load return"
+    assert (rounds[1]["loaded"], rounds[1]["masked"]) == (["policy"], {"order_query": "return"})
+    assert rounds[1]["withheld"] == {"prepare_return": "stage", "submit": "stage"}
 
 
 def test_no_business_tools_refuses_a_released_tool_as_not_permitted(returns) -> None:
@@ -141,7 +142,8 @@ def test_a_tool_removed_from_the_registry_drops_out_with_a_warning(returns) -> N
     )
     # neither visible nor shown as masked: it is simply gone from the registry
     assert view.gated == ("policy_search", "order_query")
-    assert dict(view.masked) == {"policy_search": "policy", "order_query": "return"}
+    assert dict(view.masked) == {"order_query": "return"}  # policy_search is outside the stage: withheld
+    assert dict(view.withheld) == {"policy_search": "stage", "submit": "stage"}
 
 
 # --- the loader is all or nothing ------------------------------------------------------------------

@@ -132,8 +132,9 @@ class RoundView:
 
     @property
     def released(self) -> tuple[str, ...]:
-        """Gated tools that a loaded manual releases this round."""
-        return tuple(t for t in self.gated if t not in self.masked)
+        """Gated tools that a loaded manual makes visible this round (a withheld tool is never
+        released, docs/rule.md)."""
+        return tuple(t for t in self.gated if t in self.mcp_visible)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON shape of DESIGN §5 ``rounds`` (lists always present)."""
@@ -226,8 +227,8 @@ def compute_round(
     gated = catalog.gated_tool_ids
     masked: dict[str, str] = {}
     for tool in gated:
-        if tool in released:
-            continue
+        if tool in released or not restrictions.permits(tool):
+            continue  # released, or withheld: loading its manual would not make it visible
         owner = next(s for s in enabled if tool in s.tool_ids)
         masked[tool] = owner.code
     visible: list[str] = []

@@ -31,6 +31,7 @@ from .scripts import Script, Step
 
 MASKED = "masked"
 RELEASED = "released"
+WITHHELD = "withheld"
 OPEN = "open"
 
 
@@ -56,13 +57,15 @@ class CallOutcome:
 class SimRound:
     """One round: ``index`` is 1-based; ``line`` the script line of its assistant step (or the
     transcript's message index); ``newly_released`` / ``newly_masked`` the diff against the
-    previous round's visible list; ``failures`` the unmet expectations."""
+    previous round's visible list; ``user`` the last user message before the round (what led to
+    it, ``""`` when none); ``failures`` the unmet expectations."""
 
     index: int
     line: int | None
     view: RoundView
     calls: tuple[CallOutcome, ...]
     say: str = ""
+    user: str = ""
     newly_visible: tuple[str, ...] = ()
     newly_hidden: tuple[str, ...] = ()
     newly_released: tuple[str, ...] = ()
@@ -76,6 +79,7 @@ class SimRound:
         return {
             "index": self.index,
             "line": self.line,
+            "user": self.user,
             "count": self.view.count,
             "visible": list(self.view.visible),
             "builtins": list(self.view.builtins),
@@ -84,6 +88,8 @@ class SimRound:
             "loaded": list(self.view.loaded),
             "released": list(self.view.released),
             "withheld": dict(self.view.withheld),
+            "newly_visible": list(self.newly_visible),
+            "newly_hidden": list(self.newly_hidden),
             "newly_released": list(self.newly_released),
             "newly_masked": list(self.newly_masked),
             "context_size": self.context_size,
@@ -96,8 +102,9 @@ class SimRound:
 class Simulation:
     """The outcome of a whole scenario.
 
-    ``matrix`` maps each gated tool (registration order) to one state per round: ``masked`` or
-    ``released``. ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
+    ``matrix`` maps each gated tool (registration order) to one state per round: ``masked`` (a
+    manual would release it), ``released`` (visible) or ``withheld`` (outside the access profile
+    or stage: no manual can show it, docs/rule.md). ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
     final retained context.
     """
 
@@ -188,20 +195,24 @@ def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
 
 
 def _diff(prev: RoundView | None, view: RoundView) -> tuple[tuple[str, ...], ...]:
+    """The round's change list, derived from the two visible lists only (docs/simulator.md):
+    ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
+    ``newly_hidden`` (tools now masked). A withheld tool is in neither list."""
     if prev is None:
         return (), (), (), ()
     before, after = set(prev.visible), set(view.visible)
     newly_visible = tuple(t for t in view.visible if t not in before)
     newly_hidden = tuple(t for t in prev.visible if t not in after)
-    newly_released = tuple(t for t in view.released if t in prev.masked)
-    newly_masked = tuple(t for t in view.masked if t not in prev.masked)
+    newly_released = tuple(t for t in newly_visible if t in view.gated)
+    newly_masked = tuple(t for t in newly_hidden if t in view.masked)
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
     rounds = tuple(rounds)
     return {
-        tool: tuple(MASKED if tool in r.view.masked else RELEASED if tool in r.view.gated else OPEN for r in rounds)
+        tool: tuple(MASKED if tool in r.view.masked else WITHHELD if tool in r.view.withheld
+                    else RELEASED if tool in r.view.visible else OPEN for r in rounds)
         for tool in catalog.gated_tool_ids
     }
 
@@ -277,16 +288,19 @@ def simulate(
     rounds: list[SimRound] = []
     events: list[Problem] = []
     prev: RoundView | None = None
+    last_user = ""
     for step in script.steps:
         if step.kind in ("user", "system"):
             context.append(Message(role=step.kind, content=step.text))
+            if step.kind == "user":
+                last_user = step.text
         elif step.kind == "assistant":
             view = compute_round(catalog, context, restrictions=restrictions)
             size = len(context)
             outcomes = _apply_assistant(catalog, step, context, view, restrictions)
             nv, nh, nr, nm = _diff(prev, view)
             rounds.append(SimRound(
-                index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text,
+                index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
                 newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
                 context_size=size, expect=step.expect, failures=check_expectations(view, step.expect),
             ))
@@ -352,7 +366,10 @@ def replay(
     restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
     rounds: list[SimRound] = []
     prev: RoundView | None = None
+    last_user = ""
     for i, m in enumerate(msgs):
+        if m.role == "user":
+            last_user = m.content
         if m.role != "assistant":
             continue
         seen = msgs[:i]
@@ -368,7 +385,7 @@ def replay(
             ))
         nv, nh, nr, nm = _diff(prev, view)
         rounds.append(SimRound(
-            index=len(rounds) + 1, line=i + 1, view=view, calls=tuple(outcomes), say=m.content,
+            index=len(rounds) + 1, line=i + 1, view=view, calls=tuple(outcomes), say=m.content, user=last_user,
             newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=len(seen),
         ))
         prev = view

@@ -22,7 +22,7 @@ REASON_LABELS = {
     "stage": _("not allowed in this stage"),
     "invalid_arguments": _("invalid arguments"),
 }
-STATE_LABELS = {"masked": _("masked"), "released": _("released"), "open": _("open")}
+STATE_LABELS = {"masked": _("masked"), "released": _("released"), "withheld": _("withheld"), "open": _("open")}
 
 
 #: CommonMark with GitHub tables and strikethrough; raw HTML off (shown as text); images off.
@@ -52,10 +52,12 @@ def render_markdown(text: str) -> SafeString:
     - The HTML is still cleaned with nh3 as a second line of defence: default tags minus ``img``;
       ``<script>``/``<style>`` removed with their content; link URLs limited to http, https,
       mailto and relative ones (markdown-it-py itself refuses ``javascript:`` links).
+    - **Links open in a new tab** (``target="_blank"``, ``rel="noopener noreferrer"``): a click in
+      the live preview never leaves the editor and its unsaved text.
     """
     html = _MARKDOWN.render(text or "")
     cleaned = nh3.clean(html, tags=set(ALLOWED_TAGS), clean_content_tags={"script", "style"},
-                        url_schemes=set(URL_SCHEMES))
+                        url_schemes=set(URL_SCHEMES), set_tag_attribute_values={"a": {"target": "_blank"}})
     return mark_safe(cleaned)  # noqa: S308 — nh3 output is sanitized
 
 

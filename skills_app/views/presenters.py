@@ -147,11 +147,14 @@ class RoundRow:
     mcp_visible: tuple[str, ...]
     masked: tuple[tuple[str, str], ...]
     withheld: tuple[tuple[str, str], ...]
+    newly_visible: tuple[str, ...]
+    newly_hidden: tuple[str, ...]
     newly_released: tuple[str, ...]
     newly_masked: tuple[str, ...]
     delta: int | None
     calls: tuple[CallRow, ...]
     say: str
+    user: str
     context_size: int
     expect: dict[str, Any]
     failures: tuple[SafeString, ...]
@@ -177,6 +180,11 @@ class SimulationPage:
     failures: tuple[str, ...]
     skill_names: dict[str, str]
     warnings: tuple[Note, ...] = ()
+
+    @property
+    def matrix_states(self) -> frozenset[str]:
+        """The states that occur in the matrix (the legend explains only those)."""
+        return frozenset(c.state for _, cells in self.matrix for c in cells)
 
     @property
     def rounds_checked(self) -> int:
@@ -361,10 +369,11 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
         rows.append(RoundRow(
             index=r.index, line=r.line, count=v.count, loaded=v.loaded, builtins=v.builtins,
             mcp_visible=v.mcp_visible, masked=tuple(v.masked.items()), withheld=tuple(v.withheld.items()),
+            newly_visible=r.newly_visible, newly_hidden=r.newly_hidden,
             newly_released=r.newly_released, newly_masked=r.newly_masked,
             delta=None if prev_count is None else v.count - prev_count,
             calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
-            say=r.say, context_size=r.context_size, expect=dict(r.expect),
+            say=r.say, user=r.user, context_size=r.context_size, expect=dict(r.expect),
             failures=tuple(failure_sentence(f) for f in r.failures),
             events_after=tuple(after.get(r.index, ())), confirm_tools=confirm,
         ))
