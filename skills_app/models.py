@@ -49,6 +49,7 @@ class IntentNode(models.Model):
     class Meta:
         ordering = ["level", "sort_order", "intent_code"]
         verbose_name = _("intent node")
+        verbose_name_plural = _("intent nodes")
 
     def __str__(self) -> str:
         return f"{self.intent_code} ({self.name})"
@@ -90,6 +91,7 @@ class McpTool(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name = _("MCP tool")
+        verbose_name_plural = _("MCP tools")
 
     def __str__(self) -> str:
         return self.name
@@ -107,6 +109,7 @@ class BuiltinTool(models.Model):
     class Meta:
         ordering = ["sort_order", "name"]
         verbose_name = _("builtin tool")
+        verbose_name_plural = _("builtin tools")
 
     def __str__(self) -> str:
         return self.name
@@ -152,6 +155,7 @@ class Skill(models.Model):
     class Meta:
         ordering = ["sort_order", "skill_code"]
         verbose_name = _("skill")
+        verbose_name_plural = _("skills")
         constraints = [
             models.UniqueConstraint(
                 fields=["skill_code"], condition=Q(deleted_at__isnull=True), name="unique_live_skill_code"
@@ -183,6 +187,7 @@ class AccessProfile(Restriction):
 
     class Meta(Restriction.Meta):
         verbose_name = _("access profile")
+        verbose_name_plural = _("access profiles")
 
 
 class Stage(Restriction):
@@ -190,6 +195,7 @@ class Stage(Restriction):
 
     class Meta(Restriction.Meta):
         verbose_name = _("stage")
+        verbose_name_plural = _("stages")
 
 
 class Scenario(models.Model):
@@ -206,6 +212,7 @@ class Scenario(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name = _("scenario")
+        verbose_name_plural = _("scenarios")
 
     def __str__(self) -> str:
         return self.name
@@ -233,6 +240,7 @@ class ConsoleSettings(models.Model):
 
     class Meta:
         verbose_name = _("console settings")
+        verbose_name_plural = _("console settings")
 
     def __str__(self) -> str:
         return f"settings ({self.catalog_name or 'custom'})"

@@ -37,3 +37,7 @@ def is_valid_skill_code(code: str) -> bool:
         and SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH
         and SKILL_CODE_PATTERN.fullmatch(code) is not None  # not match(): `$` would let "ab\n" through
     )
+
+#: Lint thresholds (docs/lints.md): past these a skill gets a warning, never a refusal.
+DESCRIPTION_LINT_LENGTH = 250
+MANUAL_LINT_LENGTH = 20_000

@@ -390,3 +390,50 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
         skill_names={s.code: s.name for s in catalog.skills},
         warnings=tuple(warning_note(w) for w in _all_warnings(sim)),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Lints (docs/lints.md) in the active language
+# --------------------------------------------------------------------------------------------
+_LINT_TEMPLATES = {
+    "description_long": _("The description is %(length)s characters long; keep it within %(limit)s "
+                          "(the model reads it in every round)."),
+    "manual_long": _("The manual is %(length)s characters long; keep it within %(limit)s "
+                     "(it fills the context while loaded)."),
+    "mention_unregistered": _("The manual names %(tool)s, which is not a registered tool."),
+    "mention_gated_elsewhere": _("The manual names %(tool)s, which %(owners)s gates: mentioning it unlocks "
+                                 "nothing. Load %(owners)s or gate it here."),
+    "gated_read_only": _("Gates %(tool)s, a read-only tool: hiding it behind a manual only slows the model down."),
+    "confirm_ungated": _("%(tool)s needs confirmation but no skill gates it: the model gets it without a manual."),
+    "description_duplicate": _("The description is the same as that of %(others)s: the model cannot tell "
+                               "them apart."),
+}
+
+
+@dataclass(frozen=True)
+class LintRow:
+    """A lint for a page: ``code``, the skill and tool it is about, and ``text`` (safe HTML in
+    the active language, names in ``<code>``)."""
+
+    code: str
+    skill: str | None
+    tool: str | None
+    text: SafeString
+
+
+def lint_sentence(lint: Any) -> LintRow:
+    """A ``domain.lints.Lint`` as a ``LintRow`` in the active language."""
+    template = _LINT_TEMPLATES.get(lint.code)
+    params = dict(lint.params)
+    if template is None:
+        text = format_html("{}", lint.message)
+    else:
+        shown = {k: params[k] for k in ("length", "limit", "tool") if k in params}
+        if "owner_list" in params:
+            shown["owners"] = params["owner_list"]
+        if "other_list" in params:
+            shown["others"] = params["other_list"]
+        if "length" in shown:
+            shown = {**shown, "length": f"{shown['length']:,}", "limit": f"{shown['limit']:,}"}
+        text = say(str(template), **shown)
+    return LintRow(code=lint.code, skill=lint.skill, tool=lint.tool, text=text)
