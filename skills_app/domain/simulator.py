@@ -24,6 +24,7 @@ from .rules import (
     Verdict,
     check_call,
     compute_round,
+    is_evicted,
     load_skill,
     resolve_restrictions,
 )
@@ -152,17 +153,33 @@ class Simulation:
         }
 
 
+def _list_failure(code: str, what: str, want: list, got: list) -> Problem:
+    """An unmet list expectation as its difference: the tools (or skills) ``missing`` from the round
+    and the ``unexpected`` ones; when both are empty only the order differs (docs/simulator.md)."""
+    missing = [t for t in want if t not in got]
+    unexpected = [t for t in got if t not in want]
+    params = {"what": what, "want": want, "got": got, "missing": ", ".join(missing),
+              "unexpected": ", ".join(unexpected), "missing_list": missing, "unexpected_list": unexpected}
+    if missing and unexpected:
+        return Problem(code, "%(what)s: missing %(missing)s; unexpected %(unexpected)s", params)
+    if missing:
+        return Problem(code, "%(what)s: missing %(missing)s", params)
+    if unexpected:
+        return Problem(code, "%(what)s: unexpected %(unexpected)s", params)
+    return Problem(code, "%(what)s: the same names in another order: expected %(want)s, got %(got)s", params)
+
+
 def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str, ...]:
     """Compare a round with a step's ``expect`` mapping; return one ``Problem`` (the English
-    sentence, with ``code`` and ``params`` for a page to translate) per unmet item."""
+    sentence, with ``code`` and ``params`` for a page to translate) per unmet item. A list
+    expectation reports its difference (``missing`` / ``unexpected``), not the two lists."""
     failures: list[Problem] = []
     if "count" in expect and view.count != expect["count"]:
         failures.append(Problem("expect_count", "expected %(want)s tools, got %(got)s",
                                 {"want": expect["count"], "got": view.count}))
     for key, actual in (("visible", view.visible), ("mcp_visible", view.mcp_visible), ("loaded", view.loaded)):
         if key in expect and list(actual) != list(expect[key]):
-            failures.append(Problem("expect_list", "expected %(what)s %(want)s, got %(got)s",
-                                    {"what": key, "want": list(expect[key]), "got": list(actual)}))
+            failures.append(_list_failure("expect_list", key, list(expect[key]), list(actual)))
     for name in expect.get("includes", []):
         if name not in view.visible:
             failures.append(Problem("expect_visible", "expected '%(tool)s' to be visible", {"tool": name}))
@@ -173,11 +190,13 @@ def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str,
         want = expect["masked"]
         if isinstance(want, Mapping):
             if dict(view.masked) != dict(want):
-                failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
-                                        {"want": dict(want), "got": dict(view.masked)}))
+                if sorted(want) != sorted(view.masked):
+                    failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
+                else:
+                    failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
+                                            {"want": dict(want), "got": dict(view.masked)}))
         elif sorted(view.masked) != sorted(want):
-            failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
-                                    {"want": sorted(want), "got": sorted(view.masked)}))
+            failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
     return tuple(failures)
 
 
@@ -257,6 +276,27 @@ def _apply_assistant(
     return tuple(outcomes)
 
 
+def _calls_made(script: Script, until: Step) -> dict[str, str]:
+    """Call id → tool name of every call the script's assistant steps made before ``until``
+    (retained or not)."""
+    out: dict[str, str] = {}
+    for step in script.steps:
+        if step is until:
+            break
+        for c in step.calls:
+            if c.id:
+                out[c.id] = c.name
+    return out
+
+
+def _describe_result(index: int, message: Message, called: Mapping[str, str], catalog: Catalog) -> str:
+    """``"message 3: load_skill(alpha)"`` / ``"message 5: query_order"`` for an eviction note."""
+    code = message.metadata.get(catalog.marker_key)
+    if isinstance(code, str) and code:
+        return f"message {index}: {LOAD_SKILL}({code})"
+    return f"message {index}: {called.get(message.tool_call_id, 'tool result')}"
+
+
 def _check_indices(step: Step, context: list[Message], what: str, source: str) -> None:
     bad = [i for i in step.drop if i > len(context)]
     if bad:
@@ -315,17 +355,23 @@ def simulate(
             ))
         elif step.kind == "evict":
             _check_indices(step, context, "evict.index", script.source)
+            called = _calls_made(script, step)
             targets = set(step.drop)
             if step.evict_tool:
-                call_ids = {c.id for m in context if m.role == "assistant" for c in m.tool_calls
-                            if c.name == step.evict_tool}
-                targets |= {i for i, m in enumerate(context, start=1) if m.role == "tool" and m.tool_call_id in call_ids}
-            targets = {i for i in targets if context[i - 1].role == "tool"}
+                # Every retained result of that tool, also when its assistant call was compacted
+                # away: the call ids of the whole script say which tool a result answers, and a
+                # result carrying the loaded-skill marker is a load_skill result whatever happened.
+                targets |= {i for i, m in enumerate(context, start=1) if m.role == "tool" and (
+                    called.get(m.tool_call_id) == step.evict_tool
+                    or (step.evict_tool == LOAD_SKILL and m.metadata.get(catalog.marker_key)))}
+            targets = {i for i in targets if context[i - 1].role == "tool" and not is_evicted(context[i - 1], catalog)}
+            what = [_describe_result(i, context[i - 1], called, catalog) for i in sorted(targets)]
             for i in sorted(targets):
                 context[i - 1] = eviction_placeholder(catalog, context[i - 1])
             if targets:
-                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s",
-                                      {"round": len(rounds), "indices": sorted(targets)}))
+                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s: %(what)s",
+                                      {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what),
+                                       "items": what}))
             elif step.evict_tool:
                 events.append(Problem("evict_none_of_tool",
                                       "after round %(round)s: no retained tool results of '%(tool)s' to evict",

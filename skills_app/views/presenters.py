@@ -269,8 +269,10 @@ def event_note(event: str) -> Note:
                       indices=_param(event, "indices"))
         return Note(format_html("{} {}", removed, tail), event, True, "compact", at_start)
     if code == "evicted":
-        return Note(say(gettext("Tool results %(indices)s were evicted: replaced by the placeholder, so a manual "
-                                "among them no longer counts as loaded."), indices=_param(event, "indices")),
+        items = [i.split(": ", 1)[-1] for i in (_param(event, "items") or [])]
+        return Note(say(gettext("Tool results %(indices)s were evicted (%(what)s): replaced by the placeholder, so a "
+                                "manual among them no longer counts as loaded."),
+                        indices=_param(event, "indices"), what=items),
                     event, True, "evict", at_start)
     if code == "evict_none_of_tool":
         return Note(say(gettext("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
@@ -308,6 +310,14 @@ _LIST_EXPECTATIONS = {
 }
 
 
+_EXPECTATION_LABELS = {
+    "visible": _("Visible tools"),
+    "mcp_visible": _("Visible MCP tools"),
+    "loaded": _("Loaded skills"),
+    "masked": _("Masked tools"),
+}
+
+
 def failure_sentence(failure: str) -> SafeString:
     """An unmet expectation (``simulator.check_expectations``) in the active language, chosen by
     its ``code``; raw text when it has none."""
@@ -315,6 +325,20 @@ def failure_sentence(failure: str) -> SafeString:
     params = dict(getattr(failure, "params", {}))
     if code == "expect_count":
         return say(gettext("expected %(want)s tools, got %(got)s"), want=params["want"], got=params["got"])
+    if code in ("expect_list", "expect_masked") and "missing_list" in params:
+        label = _EXPECTATION_LABELS.get(params["what"], params["what"])
+        parts = []
+        if params["missing_list"]:
+            parts.append(say(gettext("missing %(tools)s"), tools=params["missing_list"]))
+        if params["unexpected_list"]:
+            parts.append(say(gettext("unexpected %(tools)s"), tools=params["unexpected_list"]))
+        if not parts:
+            parts.append(say(gettext("the same names in another order: expected %(want)s, got %(got)s"),
+                             want=params["want"], got=params["got"]))
+        difference = parts[0] if len(parts) == 1 else mark_safe(  # noqa: S308 — parts are safe
+            conditional_escape(gettext("%(first)s; %(second)s")) % {"first": parts[0], "second": parts[1]})
+        return mark_safe(conditional_escape(gettext("%(what)s: %(difference)s"))  # noqa: S308 — parts are safe
+                         % {"what": conditional_escape(label), "difference": difference})
     if code == "expect_list":
         return say(str(_LIST_EXPECTATIONS[params["what"]]), want=str(params["want"]), got=str(params["got"]))
     if code == "expect_visible":

@@ -136,6 +136,8 @@ def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> d
         "skill": skill,
         "tool_options": tool_options(selectors.mcp_nodes(), form.selected_tool_ids(), _gated_by(catalog)),
         **_preview_context(preview_form, catalog, skill),
+        # After a refused save each error stands next to its field; the panel does not repeat them.
+        **({"problems": []} if form.is_bound else {}),
     }
 
 
