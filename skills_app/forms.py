@@ -187,7 +187,7 @@ class StaleEdit:
 
 
 class SkillForm(forms.Form):
-    """Create or edit a skill (DESIGN §2).
+    """Create or edit a skill (docs/design.md).
 
     ``skill`` is the live skill being edited (``None`` to create). ``clean()`` calls
     ``services.skill_create`` / ``services.skill_update`` and keeps the saved skill in
@@ -331,7 +331,7 @@ class PreviewForm(forms.Form):
     """What to simulate: a saved scenario, or a pasted YAML script / JSON transcript, with an
     optional access profile and stage. Empty profile/stage = as the script says; ``-`` = none.
     Profile and stage are free text on purpose: an unknown name must reach the domain, which
-    refuses it with the names on offer (DESIGN §3)."""
+    refuses it with the names on offer (docs/rule.md)."""
 
     scenario = forms.CharField(label=_("Saved scenario"), required=False)
     script = forms.CharField(

@@ -1,4 +1,4 @@
-"""Records of DESIGN §2. Field limits come from ``skills_app.domain.limits`` (named once)."""
+"""Records of docs/design.md. Field limits come from ``skills_app.domain.limits`` (named once)."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -21,7 +21,7 @@ from .domain.limits import (
 
 class IntentNode(models.Model):
     """A node of the intent tree. An *MCP node* is an enabled, non-deleted leaf of kind MCP with a
-    non-blank ``mcp_tool_id`` (DESIGN §2); its tool is registered for the agent."""
+    non-blank ``mcp_tool_id`` (docs/design.md); its tool is registered for the agent."""
 
     class Level(models.IntegerChoices):
         DOMAIN = 0, _("domain")
@@ -128,7 +128,7 @@ class SkillQuerySet(models.QuerySet):
 
 
 class Skill(models.Model):
-    """A skill manual (DESIGN §2). ``tool_ids`` are the MCP tools it gates; ``version`` goes up by
+    """A skill manual (docs/design.md). ``tool_ids`` are the MCP tools it gates; ``version`` goes up by
     one on every saved change; deletion is soft (``deleted_at``) and restorable."""
 
     skill_code = models.CharField(
@@ -199,7 +199,7 @@ class Stage(Restriction):
 
 
 class Scenario(models.Model):
-    """A saved simulation: a YAML script (DESIGN §4) with optional per-round expectations."""
+    """A saved simulation: a YAML script (docs/simulator.md) with optional per-round expectations."""
 
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
                             validators=[RegexValidator(SKILL_CODE_PATTERN)])
@@ -225,7 +225,7 @@ class Scenario(models.Model):
 
 
 class ConsoleSettings(models.Model):
-    """The single row of settings carried in every release (DESIGN §2): the loaded-skill marker
+    """The single row of settings carried in every release (docs/design.md): the loaded-skill marker
     key, the eviction placeholder prefix, and which demo catalog (if any) the data came from."""
 
     marker_key = models.CharField(

@@ -1,4 +1,4 @@
-"""The demo catalogs as shipped: bitmall (seed 000, DESIGN §7) and returns (seed 004, ISSUE 3 —
+"""The demo catalogs as shipped: bitmall (seed 000, docs/demo.md) and returns (seed 004, ISSUE 3 —
 access profiles and stages restrict MCP tools only; a path-like load_skill code is refused)."""
 from __future__ import annotations
 

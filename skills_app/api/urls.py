@@ -1,4 +1,4 @@
-"""Runtime API routes, mounted at ``/api/v1/`` by ``console/urls.py`` (DESIGN §5)."""
+"""Runtime API routes, mounted at ``/api/v1/`` by ``console/urls.py`` (docs/runtime-api.md)."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 

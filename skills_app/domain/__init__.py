@@ -1,4 +1,4 @@
-"""The pure core of Skill Console (DESIGN §3–§4). No Django import anywhere in this package."""
+"""The pure core of Skill Console (docs/rule.md, docs/simulator.md). No Django import anywhere in this package."""
 from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from .errors import DomainError, MessageError, ScriptError, SkillValidationError, UnknownRestrictionError
 from .messages import Message, ToolCall, parse_messages, parse_transcript

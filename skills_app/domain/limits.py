@@ -1,4 +1,4 @@
-"""Limits and patterns named once (DESIGN §2), reused by models, forms, serializers and loaders."""
+"""Limits and patterns named once (docs/design.md), reused by models, forms, serializers and loaders."""
 from __future__ import annotations
 
 import re
@@ -13,7 +13,7 @@ INTENT_DESCRIPTION_MAX_LENGTH = 512
 INTENT_CODE_MAX_LENGTH = 64
 TOOL_NAME_MAX_LENGTH = 128
 
-#: DESIGN §2 settings carried in every release.
+#: docs/design.md settings carried in every release.
 DEFAULT_MARKER_KEY = "ragent_loaded_skill"
 DEFAULT_EVICTION_PREFIX = "[历史工具结果已省略，原长 "
 

@@ -1,4 +1,4 @@
-"""Messages retained in a conversation's context (DESIGN §5 shape).
+"""Messages retained in a conversation's context (docs/runtime-api.md shape).
 
 ``parse_messages`` accepts the console's own shape and OpenAI's chat shape (assistant
 ``tool_calls`` with ``function.arguments`` as a JSON string) and returns frozen ``Message`` objects.
@@ -43,7 +43,7 @@ class Message:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The DESIGN §5 JSON shape (empty fields omitted)."""
+        """The docs/runtime-api.md JSON shape (empty fields omitted)."""
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls:
             out["tool_calls"] = [c.as_dict() for c in self.tool_calls]
@@ -129,7 +129,7 @@ def parse_message(raw: Any, index: int = 0) -> Message:
 
 
 def parse_messages(raw: Any) -> tuple[Message, ...]:
-    """Parse a JSON list of messages (DESIGN §5 or OpenAI chat shape).
+    """Parse a JSON list of messages (docs/runtime-api.md or OpenAI chat shape).
 
     Raises ``MessageError`` with the 0-based index of the first bad message.
     """

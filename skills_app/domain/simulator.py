@@ -1,4 +1,4 @@
-"""The simulator (DESIGN §4): run a scenario script or replay a transcript round by round.
+"""The simulator (docs/simulator.md): run a scenario script or replay a transcript round by round.
 
 Before every assistant step it computes the round (``rules.compute_round``), then applies the
 step: each call passes through the guard (``rules.check_call``); ``load_skill`` results come from
@@ -206,7 +206,7 @@ def neutral_result(call: ToolCall) -> str:
 
 
 def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
-    """Replace a tool result by the eviction placeholder, keeping its metadata (DESIGN §3)."""
+    """Replace a tool result by the eviction placeholder, keeping its metadata (docs/rule.md)."""
     text = f"{catalog.eviction_prefix}{len(message.content)} 字]"
     meta = dict(message.metadata)
     meta["evicted"] = True
@@ -402,7 +402,7 @@ def replay(
     stage: str | None = None,
     allowed_tools: Iterable[str] | None = None,
 ) -> Simulation:
-    """Replay a real transcript (DESIGN §4): a round sits before every assistant message.
+    """Replay a real transcript (docs/simulator.md): a round sits before every assistant message.
 
     The calls of each assistant message are checked by the guard against the messages before it;
     the transcript's own tool results are kept. ``line`` of each round is the 1-based index of its

@@ -1,4 +1,4 @@
-"""Skill field rules of DESIGN §2, in one place that every writer (editor, API, importer, demo
+"""Skill field rules of docs/design.md, in one place that every writer (editor, API, importer, demo
 loader) calls through ``skills_app.services``.
 """
 from __future__ import annotations
@@ -112,7 +112,7 @@ def clean_skill(
     tool_ids: Iterable[str] | str | None,
     registry: ToolRegistry,
 ) -> CleanSkill:
-    """Validate a skill's fields (DESIGN §2) and return them normalized.
+    """Validate a skill's fields (docs/design.md) and return them normalized.
 
     Raises ``SkillValidationError`` mapping each bad field to messages that name the value.
     Name ≤ 64 characters, description 1–512 characters on one line, content non-blank markdown,

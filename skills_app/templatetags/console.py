@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 
 register = template.Library()
 
-#: Labels of the guard's verdicts and reasons and of the matrix states (DESIGN §3, §5).
+#: Labels of the guard's verdicts and reasons and of the matrix states (docs/rule.md, docs/runtime-api.md).
 VERDICT_LABELS = {"allowed": _("allowed"), "refused": _("refused"), "confirm": _("needs confirmation")}
 REASON_LABELS = {
     "masked": _("masked"),

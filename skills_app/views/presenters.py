@@ -35,7 +35,7 @@ class ManualEffect:
     ``releases``: tools masked without the manual and visible with it. ``shared``: tool → other
     enabled skills that gate it too (any one of them releases it). ``mentioned_masked``: tools
     the body names that stay masked after loading it, with the skill that would release them —
-    mentioning a tool unlocks nothing (DESIGN §3). ``unregistered``: tool_ids that are no
+    mentioning a tool unlocks nothing (docs/rule.md). ``unregistered``: tool_ids that are no
     registered MCP tool.
     """
 
@@ -60,7 +60,7 @@ def catalog_with_skill(catalog: Catalog, skill: Skill, *, replaces: str | None =
 
 
 def loaded_messages(catalog: Catalog, skill: Skill) -> tuple[Message, ...]:
-    """A retained ``load_skill`` call and its full result with the marker (DESIGN §3)."""
+    """A retained ``load_skill`` call and its full result with the marker (docs/rule.md)."""
     call = ToolCall(name=LOAD_SKILL, arguments={"skill_code": skill.code}, id="preview_load")
     return (
         Message(role="assistant", tool_calls=(call,)),
@@ -212,7 +212,7 @@ def say(template: str, **params: Any) -> SafeString:
 
 def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, access_profile: str | None,
                      stage: str | None) -> tuple[SafeString | str, str | None]:
-    """The guard's verdict as ``(sentence, detail)`` in the active language (DESIGN §3 Guard),
+    """The guard's verdict as ``(sentence, detail)`` in the active language (docs/rule.md Guard),
     from ``verdict.reason`` / ``skill_code`` / ``name`` and the simulation's profile and stage.
     ``detail`` is the JSON-Schema detail of ``invalid_arguments`` (shown as code). An unknown
     reason falls back to the domain's ``message``."""

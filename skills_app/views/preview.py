@@ -1,4 +1,4 @@
-"""Preview / simulate (DESIGN §4): run a saved scenario, a pasted YAML script or a pasted JSON
+"""Preview / simulate (docs/simulator.md): run a saved scenario, a pasted YAML script or a pasted JSON
 transcript against the draft catalog and show every round and the gated-tool matrix.
 
 ``GET /preview/?scenario=cancel-iphone[&profile=…][&stage=…]`` runs directly, so a result is a
@@ -37,7 +37,7 @@ EXCERPT_CONTEXT = 3
 
 
 def looks_like_transcript(text: str) -> bool:
-    """A pasted JSON message list (DESIGN §5 or OpenAI chat shape) rather than a YAML script."""
+    """A pasted JSON message list (docs/runtime-api.md or OpenAI chat shape) rather than a YAML script."""
     stripped = text.lstrip()
     return stripped[:1] in ("[", "{") and '"role"' in stripped
 

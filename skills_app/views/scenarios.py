@@ -1,4 +1,4 @@
-"""Saved scenarios (DESIGN §2, §4): list with each one's last result against the draft, a link
+"""Saved scenarios (docs/design.md, docs/simulator.md): list with each one's last result against the draft, a link
 that runs it in the preview, and create/edit through ``services.scenario_save``."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Skill pages: list (with enable/disable, delete, restore), detail, create/edit with a live
-preview of the manual and of what the model gets (DESIGN §2, §3)."""
+preview of the manual and of what the model gets (docs/design.md, docs/rule.md)."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,4 +1,4 @@
-"""POST /api/v1/runtime/rounds (DESIGN §3, §5; seed 000 session, seed 004 observations)."""
+"""POST /api/v1/runtime/rounds (docs/rule.md, docs/runtime-api.md; seed 000 session, seed 004 observations)."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""The execution guard of DESIGN §3 (``check_call``): never trust what the model was shown.
+"""The execution guard of docs/rule.md (``check_call``): never trust what the model was shown.
 
 Order: unknown tool → masked → access profile → stage → inputSchema → require_confirm → allowed;
 ``load_skill`` with an unknown, disabled or malformed code is refused before anything is read."""

@@ -1,4 +1,4 @@
-"""Message lists (DESIGN §5 shape and OpenAI's chat shape): errors name the 0-based index."""
+"""Message lists (docs/runtime-api.md shape and OpenAI's chat shape): errors name the 0-based index."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Access profiles and stages (DESIGN §2–§3, seed 004): they restrict MCP tools only, an unknown
+"""Access profiles and stages (docs/design.md, docs/rule.md, seed 004): they restrict MCP tools only, an unknown
 name is an error, and a tool missing from the registry drops out with a warning."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The simulator (DESIGN §4): a round before every assistant step, calls through the guard,
+"""The simulator (docs/simulator.md): a round before every assistant step, calls through the guard,
 manuals that leave the context take their tools with them, and transcript replay."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The preview / simulate page (DESIGN §4): real numbers read from the rendered HTML."""
+"""The preview / simulate page (docs/simulator.md): real numbers read from the rendered HTML."""
 from __future__ import annotations
 
 import json
