@@ -8,6 +8,7 @@ from textwrap import dedent
 import pytest
 
 from skills_app.domain import (
+    compute_round,
     ALLOWED, CONFIRM, REFUSED, ScriptError, UnknownRestrictionError, parse_script, replay, simulate,
 )
 
@@ -193,3 +194,17 @@ def test_replay_of_an_openai_transcript_counts_bare_load_results() -> None:
 def test_replay_refuses_a_call_to_a_tool_whose_manual_was_never_loaded() -> None:
     sim = replay(shop(), [user("x"), assistant("", call("cancel", "c1", order_no="1"))])
     assert (sim.rounds[0].calls[0].verdict.reason, sim.rounds[0].calls[0].result) == ("masked", "")
+
+
+@pytest.mark.parametrize(("expect", "failures"), [
+    ({"mcp_visible": ["lookup", "refund"]}, ["mcp_visible: missing refund; unexpected export"]),
+    ({"mcp_visible": ["lookup"]}, ["mcp_visible: unexpected export"]),
+    ({"mcp_visible": ["export", "lookup"]},
+     ["mcp_visible: the same names in another order: expected ['export', 'lookup'], got ['lookup', 'export']"]),
+    ({"masked": ["refund", "cancel"]}, ["masked: unexpected ship"]),
+    ({"loaded": ["alpha"]}, ["loaded: missing alpha"]),
+])
+def test_an_unmet_list_expectation_reports_the_difference(expect, failures) -> None:
+    from skills_app.domain.simulator import check_expectations
+
+    assert list(check_expectations(compute_round(shop(), []), expect)) == failures
