@@ -1,4 +1,4 @@
-"""Data migration: the three builtin tools of docs/design.md exist from the start."""
+"""Data migration: the three builtin tools of DESIGN §2 exist from the start."""
 from django.db import migrations
 
 BUILTINS = (
