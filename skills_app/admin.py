@@ -1,4 +1,4 @@
-"""Django admin for the records of DESIGN §2.
+"""Django admin for the records of docs/design.md.
 
 Records with a service (skills, scenarios, access profiles, stages) are read-only here: their
 rules live in ``skills_app.services`` and the console pages call them, so the admin links to the
@@ -105,7 +105,7 @@ class IntentNodeAdmin(admin.ModelAdmin):
         obj.pk = saved.pk
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return False  # disable instead: a node is never silently deleted (DESIGN §2)
+        return False  # disable instead: a node is never silently deleted (docs/design.md)
 
 
 @admin.register(McpTool)

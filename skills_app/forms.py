@@ -14,15 +14,15 @@ from typing import Any, Iterable
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.core.validators import ProhibitNullCharactersValidator
+from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from . import selectors, services
 from .domain import catalog as dom
 from .domain.errors import Problem, SkillValidationError
-from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH
-from .domain.validation import clean_skill, normalize_tool_ids
+from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
+from .domain.validation import clean_skill, normalize_newlines, normalize_tool_ids
 from .models import Skill
 
 # --------------------------------------------------------------------------------------------
@@ -41,6 +41,7 @@ MESSAGES_BY_CODE: dict[str, Any] = {
                             "letters, digits and single '_' or '-' separators."),
     "skill_code_length": _("skill code '%(code)s' must be %(min)s–%(max)s characters long."),
     "skill_code_required": _("skill code is required."),
+    "skill_code_builtin": _("skill code '%(code)s' is the name of a builtin tool; choose another code."),
     "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
     "skill_stale": _("This skill was saved as version %(current)s while you were editing version %(base)s. "
                      "Your text is kept below: save again to overwrite version %(current)s, or open version "
@@ -225,7 +226,7 @@ class StaleEdit:
 
 
 class SkillForm(forms.Form):
-    """Create or edit a skill (DESIGN §2).
+    """Create or edit a skill (docs/design.md).
 
     ``skill`` is the live skill being edited (``None`` to create). ``clean()`` calls
     ``services.skill_create`` / ``services.skill_update`` and keeps the saved skill in
@@ -240,9 +241,11 @@ class SkillForm(forms.Form):
                     "Cannot be changed after creation."),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false", "class": "mono"}),
     )
-    name = forms.CharField(label=_("Name"), max_length=NAME_MAX_LENGTH, required=False)
+    # No max_length on name and description: a browser would cut the text at ``maxlength`` without a
+    # word; the domain refuses an over-long value with a message naming its length instead.
+    name = forms.CharField(label=_("Name"), required=False)
     description = forms.CharField(
-        label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False,
+        label=_("Description"), required=False,
         help_text=_("One line, shown to the model in the skill catalog: say when to load this manual."),
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -282,7 +285,7 @@ class SkillForm(forms.Form):
             code=code,
             name=(self.data.get(self.add_prefix("name")) or "").strip(),
             description=(self.data.get(self.add_prefix("description")) or "").strip(),
-            content=self.data.get(self.add_prefix("content")) or "",
+            content=normalize_newlines(self.data.get(self.add_prefix("content")) or ""),
             tool_ids=normalize_tool_ids(self.selected_tool_ids()),
             sort_order=sort_order if isinstance(sort_order, int) else 0,
             enabled=bool(data.get("enabled")),
@@ -371,7 +374,7 @@ class PreviewForm(forms.Form):
     """What to simulate: a saved scenario, or a pasted YAML script / JSON transcript, with an
     optional access profile and stage. Empty profile/stage = as the script says; ``-`` = none.
     Profile and stage are free text on purpose: an unknown name must reach the domain, which
-    refuses it with the names on offer (DESIGN §3)."""
+    refuses it with the names on offer (docs/rule.md)."""
 
     scenario = forms.CharField(label=_("Saved scenario"), required=False)
     script = forms.CharField(
@@ -461,12 +464,20 @@ def _same_text(a: str, b: str) -> bool:
 # --------------------------------------------------------------------------------------------
 # Scenarios
 # --------------------------------------------------------------------------------------------
+#: Names of scenarios, profiles and stages follow the skill-code pattern; the refusal says so
+#: (Django's default "Enter a valid value." does not say what is allowed).
+NAME_RULE = RegexValidator(
+    SKILL_CODE_PATTERN,
+    message=_("Use a lowercase letter first, then lowercase letters, digits and single _ or - separators "
+              "(no spaces, no capitals), e.g. cancel-iphone."),
+    code="name_pattern",
+)
 class ScenarioForm(forms.Form):
     """Create or replace a saved scenario through ``services.scenario_save`` (the script must
     parse; the error names the line)."""
 
     name = forms.CharField(
-        label=_("Name"), max_length=NAME_MAX_LENGTH,
+        label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
         help_text=_("Lowercase letters, digits, single _ or -, e.g. cancel-iphone."),
         widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
     )
@@ -528,7 +539,7 @@ class RestrictionForm(forms.Form):
     not a registered MCP tool."""
 
     name = forms.CharField(
-        label=_("Name"), max_length=NAME_MAX_LENGTH,
+        label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
         help_text=_("Lowercase letters, digits, single _ or -."),
         widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
     )

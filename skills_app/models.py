@@ -1,4 +1,4 @@
-"""Records of DESIGN §2. Field limits come from ``skills_app.domain.limits`` (named once)."""
+"""Records of docs/design.md. Field limits come from ``skills_app.domain.limits`` (named once)."""
 from __future__ import annotations
 
 from django.conf import settings
@@ -22,7 +22,7 @@ from .domain.tooldefs import validate_tool_definition, validate_tool_name
 
 class IntentNode(models.Model):
     """A node of the intent tree. An *MCP node* is an enabled, non-deleted leaf of kind MCP with a
-    non-blank ``mcp_tool_id`` (DESIGN §2); its tool is registered for the agent."""
+    non-blank ``mcp_tool_id`` (docs/design.md); its tool is registered for the agent."""
 
     class Level(models.IntegerChoices):
         DOMAIN = 0, _("domain")
@@ -50,6 +50,7 @@ class IntentNode(models.Model):
     class Meta:
         ordering = ["level", "sort_order", "intent_code"]
         verbose_name = _("intent node")
+        verbose_name_plural = _("intent nodes")
 
     def __str__(self) -> str:
         return f"{self.intent_code} ({self.name})"
@@ -93,6 +94,7 @@ class McpTool(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name = _("MCP tool")
+        verbose_name_plural = _("MCP tools")
 
     def __str__(self) -> str:
         return self.name
@@ -132,6 +134,7 @@ class BuiltinTool(models.Model):
     class Meta:
         ordering = ["sort_order", "name"]
         verbose_name = _("builtin tool")
+        verbose_name_plural = _("builtin tools")
 
     def __str__(self) -> str:
         return self.name
@@ -150,7 +153,7 @@ class SkillQuerySet(models.QuerySet):
 
 
 class Skill(models.Model):
-    """A skill manual (DESIGN §2). ``tool_ids`` are the MCP tools it gates; ``version`` goes up by
+    """A skill manual (docs/design.md). ``tool_ids`` are the MCP tools it gates; ``version`` goes up by
     one on every saved change; deletion is soft (``deleted_at``) and restorable."""
 
     skill_code = models.CharField(
@@ -177,6 +180,7 @@ class Skill(models.Model):
     class Meta:
         ordering = ["sort_order", "skill_code"]
         verbose_name = _("skill")
+        verbose_name_plural = _("skills")
         constraints = [
             models.UniqueConstraint(
                 fields=["skill_code"], condition=Q(deleted_at__isnull=True), name="unique_live_skill_code"
@@ -208,6 +212,7 @@ class AccessProfile(Restriction):
 
     class Meta(Restriction.Meta):
         verbose_name = _("access profile")
+        verbose_name_plural = _("access profiles")
 
 
 class Stage(Restriction):
@@ -215,10 +220,11 @@ class Stage(Restriction):
 
     class Meta(Restriction.Meta):
         verbose_name = _("stage")
+        verbose_name_plural = _("stages")
 
 
 class Scenario(models.Model):
-    """A saved simulation: a YAML script (DESIGN §4) with optional per-round expectations."""
+    """A saved simulation: a YAML script (docs/simulator.md) with optional per-round expectations."""
 
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
                             validators=[RegexValidator(SKILL_CODE_PATTERN)])
@@ -231,6 +237,7 @@ class Scenario(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name = _("scenario")
+        verbose_name_plural = _("scenarios")
 
     def __str__(self) -> str:
         return self.name
@@ -243,7 +250,7 @@ class Scenario(models.Model):
 
 
 class ConsoleSettings(models.Model):
-    """The single row of settings carried in every release (DESIGN §2): the loaded-skill marker
+    """The single row of settings carried in every release (docs/design.md): the loaded-skill marker
     key, the eviction placeholder prefix, and which demo catalog (if any) the data came from."""
 
     marker_key = models.CharField(
@@ -258,6 +265,7 @@ class ConsoleSettings(models.Model):
 
     class Meta:
         verbose_name = _("console settings")
+        verbose_name_plural = _("console settings")
 
     def __str__(self) -> str:
         return f"settings ({self.catalog_name or 'custom'})"

@@ -19,7 +19,7 @@ class McpNodeRow:
 
     @property
     def available(self) -> bool:
-        """False when no synced definition exists for the node's tool (DESIGN §2 *unavailable*)."""
+        """False when no synced definition exists for the node's tool (docs/design.md *unavailable*)."""
         return self.definition is not None
 
 
@@ -60,7 +60,7 @@ def mcp_nodes() -> list[McpNodeRow]:
 
 
 def tool_registry() -> ToolRegistry:
-    """What skill ``tool_ids`` are validated against (DESIGN §2)."""
+    """What skill ``tool_ids`` are validated against (docs/design.md)."""
     enabled = frozenset(r.tool_id for r in mcp_nodes())
     named = frozenset(
         IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)

@@ -16,7 +16,7 @@ from .domain.validation import clean_skill, normalize_tool_ids
 from .models import AccessProfile, BuiltinTool, IntentNode, McpTool, Scenario, Skill, Stage
 from .selectors import mcp_nodes, tool_registry
 
-#: The builtin tools of DESIGN §2 in registration order: (name, description, parameters).
+#: The builtin tools of docs/design.md in registration order: (name, description, parameters).
 BUILTIN_TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("search_knowledge", "检索知识库，返回与问题最相关的条目。",
      {"type": "object", "properties": {"query": {"type": "string", "minLength": 1}},
@@ -74,7 +74,7 @@ def skill_create(
     enabled: bool = True,
     user: Any = None,
 ) -> Skill:
-    """Create a skill (DESIGN §2). Raises ``django.core.exceptions.ValidationError`` mapping each
+    """Create a skill (docs/design.md). Raises ``django.core.exceptions.ValidationError`` mapping each
     bad field to messages that name the value (e.g. ``'load_skill' is a builtin tool …``);
     nothing is saved then."""
     try:
@@ -143,7 +143,7 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
 
 @transaction.atomic
 def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill:
-    """Enable or disable a skill. Disabling releases its tools to every conversation (DESIGN §3)."""
+    """Enable or disable a skill. Disabling releases its tools to every conversation (docs/rule.md)."""
     return skill_update(skill=skill, enabled=enabled, user=user)
 
 

@@ -19,6 +19,7 @@ urlpatterns = [
     path("preview/", preview.preview, name="preview"),
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
     path("scenarios/new", scenarios.scenario_create, name="scenario_create"),
+    path("scenarios/from-preview", scenarios.scenario_from_preview, name="scenario_from_preview"),
     path("scenarios/<str:name>/edit", scenarios.scenario_edit, name="scenario_edit"),
     path("restrictions/", restrictions.restriction_list, name="restriction_list"),
     path("restrictions/<str:kind>/new", restrictions.restriction_edit, name="restriction_create"),

@@ -1,4 +1,4 @@
-"""DESIGN §6: ``skills_app/domain/`` is plain Python — no Django (or DRF) import anywhere in it,
+"""docs/design.md: ``skills_app/domain/`` is plain Python — no Django (or DRF) import anywhere in it,
 directly or by reaching up into the rest of the app."""
 from __future__ import annotations
 

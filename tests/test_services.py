@@ -1,4 +1,4 @@
-"""Writes through ``skills_app.services`` against the bitmall demo (DESIGN §2): refused saves
+"""Writes through ``skills_app.services`` against the bitmall demo (docs/design.md): refused saves
 name the offending id and write nothing; versions move only on real changes; codes are immutable;
 soft delete and restore; disabling a skill releases its tools in the draft catalog."""
 from __future__ import annotations

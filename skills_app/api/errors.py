@@ -1,4 +1,4 @@
-"""Refusals the runtime API raises itself (DESIGN §5), on top of ``skills_app.domain`` errors.
+"""Refusals the runtime API raises itself (docs/runtime-api.md), on top of ``skills_app.domain`` errors.
 
 They subclass ``DomainError`` so the one exception handler
 (``skills_app.api.exception_handlers.api_exception_handler``) renders every refusal the same way:
@@ -35,7 +35,7 @@ class ReleaseNotFoundError(ApiError):
 
 
 class InvalidSkillCodeError(ApiError):
-    """A skill code that breaks the pattern of DESIGN §2 (400); refused before anything is read."""
+    """A skill code that breaks the pattern of docs/design.md (400); refused before anything is read."""
 
     code = "invalid_skill_code"
     status_code = 400

@@ -1,5 +1,5 @@
 """The one place where every API error becomes ``{"error": {"code", "message", "details"}}``
-(DESIGN §5; HackSoft Django-Styleguide ``api/exception_handlers.py``).
+(docs/runtime-api.md; HackSoft Django-Styleguide ``api/exception_handlers.py``).
 
 | raised                                         | status        | ``code``                                |
 |------------------------------------------------|---------------|-----------------------------------------|
@@ -35,7 +35,7 @@ MALFORMED_JSON = "malformed_json"
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The error JSON of DESIGN §5."""
+    """The error JSON of docs/runtime-api.md."""
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 

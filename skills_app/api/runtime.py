@@ -3,7 +3,7 @@ canonical JSON form.
 
 ``runtime_catalog`` is the single place that decides *which* catalog a runtime request sees; every
 endpoint goes through it, so publishing releases only changes this function. ``catalog_payload``
-is the JSON body of ``GET runtime/catalog`` (DESIGN §5) without its ``sha256``; ``body_sha256``
+is the JSON body of ``GET runtime/catalog`` (docs/runtime-api.md) without its ``sha256``; ``body_sha256``
 hashes the canonical form of it.
 """
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _tool_payload(tool: Tool, problems: tuple[str, ...]) -> dict[str, Any]:
 
 
 def catalog_payload(catalog: Catalog) -> dict[str, Any]:
-    """The body of ``GET runtime/catalog`` without ``sha256`` (DESIGN §5).
+    """The body of ``GET runtime/catalog`` without ``sha256`` (docs/runtime-api.md).
 
     Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``builtins``
     (registered builtins in registration order — ``load_skill`` only while a skill is enabled),

@@ -1,4 +1,4 @@
-"""Serializers shared by the runtime endpoints (DESIGN §5).
+"""Serializers shared by the runtime endpoints (docs/runtime-api.md).
 
 Per-endpoint input and output serializers live nested in their view (``views.py``); here are the
 pieces several endpoints share: the message list, the tool call, the round restrictions, the
@@ -51,7 +51,7 @@ class ToolCallDocSerializer(serializers.Serializer):
 
 @extend_schema_serializer(component_name="Message")
 class MessageDocSerializer(serializers.Serializer):
-    """A retained message, DESIGN §5 shape (OpenAI chat shape is accepted too)."""
+    """A retained message, docs/runtime-api.md shape (OpenAI chat shape is accepted too)."""
 
     role = serializers.ChoiceField(choices=ROLES)
     content = serializers.CharField(required=False, allow_blank=True, allow_null=True)
@@ -65,7 +65,7 @@ class MessageDocSerializer(serializers.Serializer):
 
 class StrictInputSerializer(serializers.Serializer):
     """An input body that refuses keys it does not know: a misspelt ``stage`` or ``profile`` must
-    be a 400 naming the key, never a silent "no restriction" (DESIGN §3)."""
+    be a 400 naming the key, never a silent "no restriction" (docs/rule.md)."""
 
     #: Keys accepted besides the declared fields (e.g. OpenAI's call shape).
     extra_keys: frozenset[str] = frozenset()
@@ -86,7 +86,7 @@ class StrictInputSerializer(serializers.Serializer):
 class MessagesField(serializers.Field):
     """The retained messages of a conversation → ``tuple[skills_app.domain.Message, ...]``.
 
-    Parsed by ``skills_app.domain.parse_messages`` (DESIGN §5 and OpenAI chat shapes). A bad
+    Parsed by ``skills_app.domain.parse_messages`` (docs/runtime-api.md and OpenAI chat shapes). A bad
     message raises the domain's ``MessageError`` (not a field error), which the exception handler
     answers with 400 ``invalid_messages`` and ``details = {"index", "cause"}``.
     """

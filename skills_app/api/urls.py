@@ -1,6 +1,6 @@
-"""Runtime API routes, mounted at ``/api/v1/`` by ``console/urls.py`` (DESIGN §5)."""
+"""Runtime API routes, mounted at ``/api/v1/`` by ``console/urls.py`` (docs/runtime-api.md)."""
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import views
 
@@ -14,7 +14,9 @@ urlpatterns = [
     path("runtime/rounds", views.RoundsApi.as_view(), name="runtime-rounds"),
     path("runtime/load-skill", views.LoadSkillApi.as_view(), name="runtime-load-skill"),
     path("runtime/check-call", views.CheckCallApi.as_view(), name="runtime-check-call"),
-    # OpenAPI 3 schema: YAML by default, ``?format=json`` for JSON. No UI (no CDN assets).
+    # OpenAPI 3 schema: YAML by default, ``?format=json`` for JSON.
     path("schema", SpectacularAPIView.as_view(), name="schema"),
+    # The schema as a readable page: Swagger UI served from drf-spectacular-sidecar (no CDN).
+    path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     re_path(r"^.*$", views.NotFoundApi.as_view(), name="not-found"),
 ]

@@ -1,4 +1,4 @@
-"""The runtime JSON API of DESIGN §5: one ``APIView`` per operation, nested input and output
+"""The runtime JSON API of docs/runtime-api.md: one ``APIView`` per operation, nested input and output
 serializers, and nothing but the domain underneath (``compute_round``, ``check_call``,
 ``load_skill``) applied to ``runtime_catalog()``.
 
@@ -101,7 +101,7 @@ class RuntimeApi(APIView):
 
 
 class CatalogApi(RuntimeApi):
-    """``GET runtime/catalog`` — the catalog the agent is served (DESIGN §5)."""
+    """``GET runtime/catalog`` — the catalog the agent is served (docs/runtime-api.md)."""
 
     @extend_schema_serializer(component_name="RuntimeCatalog")
     class OutputSerializer(serializers.Serializer):
@@ -137,7 +137,7 @@ class CatalogApi(RuntimeApi):
 
 
 class SkillDetailApi(RuntimeApi):
-    """``GET runtime/skills/{code}`` — one enabled skill's manual (DESIGN §5)."""
+    """``GET runtime/skills/{code}`` — one enabled skill's manual (docs/runtime-api.md)."""
 
     @extend_schema_serializer(component_name="RuntimeSkill")
     class OutputSerializer(serializers.Serializer):
@@ -169,7 +169,7 @@ class SkillDetailApi(RuntimeApi):
 
 
 class RoundsApi(RuntimeApi):
-    """``POST runtime/rounds`` — what the model is given this round (DESIGN §3, §5)."""
+    """``POST runtime/rounds`` — what the model is given this round (docs/rule.md, docs/runtime-api.md)."""
 
     @extend_schema_serializer(component_name="RoundsInput")
     class InputSerializer(RoundInputSerializer):
@@ -207,7 +207,7 @@ class LoadSkillApi(RuntimeApi):
     """``POST runtime/load-skill`` — the ``load_skill`` tool result under the repeat-load rule.
 
     A malformed code answers 400 ``invalid_skill_code`` and an unknown or disabled one 404
-    ``skill_not_found`` naming the skills on offer — both before any manual is read (DESIGN §3).
+    ``skill_not_found`` naming the skills on offer — both before any manual is read (docs/rule.md).
     """
 
     @extend_schema_serializer(component_name="LoadSkillInput")
@@ -247,7 +247,7 @@ class LoadSkillApi(RuntimeApi):
 
 
 class CheckCallApi(RuntimeApi):
-    """``POST runtime/check-call`` — the execution guard (DESIGN §3): allowed, refused or confirm."""
+    """``POST runtime/check-call`` — the execution guard (docs/rule.md): allowed, refused or confirm."""
 
     @extend_schema_serializer(component_name="CheckCallInput")
     class InputSerializer(RoundInputSerializer):

@@ -1,6 +1,7 @@
-"""The pure core of Skill Console (DESIGN §3–§4). No Django import anywhere in this package."""
+"""The pure core of Skill Console (docs/rule.md, docs/simulator.md). No Django import anywhere in this package."""
 from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from .errors import DomainError, MessageError, ScriptError, SkillValidationError, UnknownRestrictionError
+from .lints import Lint, lint_catalog, lint_skill
 from .messages import Message, ToolCall, parse_messages, parse_transcript
 from .rules import (
     ALLOWED,
@@ -21,9 +22,9 @@ from .validation import CleanSkill, ToolRegistry, clean_skill, normalize_tool_id
 
 __all__ = [
     "ALLOWED", "BUILTIN", "CONFIRM", "MCP", "REFUSED",
-    "Catalog", "CleanSkill", "DomainError", "LoadResult", "Message", "MessageError", "Restriction",
+    "Catalog", "CleanSkill", "DomainError", "Lint", "LoadResult", "Message", "MessageError", "Restriction",
     "RoundView", "ScriptError", "SimRound", "Simulation", "Skill", "SkillValidationError", "Script",
     "Step", "Tool", "ToolCall", "ToolRegistry", "UnknownRestrictionError", "Verdict",
-    "check_call", "clean_skill", "compute_round", "load_skill", "loaded_skills", "normalize_tool_ids",
+    "check_call", "clean_skill", "compute_round", "lint_catalog", "lint_skill", "load_skill", "loaded_skills", "normalize_tool_ids",
     "parse_messages", "parse_script", "parse_transcript", "replay", "resolve_restrictions", "simulate",
 ]

@@ -24,7 +24,7 @@ class Tool:
 
     ``kind`` is ``"builtin"`` or ``"mcp"``; ``input_schema`` is the JSON Schema of the arguments
     (MCP ``inputSchema``); ``annotations`` the MCP tool annotations; ``require_confirm`` whether a
-    call stops at a confirmation card (DESIGN §3 guard).
+    call stops at a confirmation card (docs/rule.md guard).
     """
 
     name: str
@@ -56,7 +56,7 @@ def json_copy(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Skill:
-    """A skill manual: ``tool_ids`` are the MCP tools it gates (DESIGN §2)."""
+    """A skill manual: ``tool_ids`` are the MCP tools it gates (docs/design.md)."""
 
     code: str
     name: str
@@ -69,7 +69,7 @@ class Skill:
 
     @property
     def order_key(self) -> tuple[int, str]:
-        """Attribution order of DESIGN §3: ``sort_order``, then code."""
+        """Attribution order of docs/rule.md: ``sort_order``, then code."""
         return (self.sort_order, self.code)
 
 
@@ -88,7 +88,7 @@ class Catalog:
 
     ``tools`` are *all* registered tools in registration order (builtins first, then MCP tools in
     intent-tree order). ``load_skill`` may be listed; it only counts as registered while at least
-    one skill is enabled (DESIGN §2). ``skills`` may include disabled skills; they gate nothing.
+    one skill is enabled (docs/design.md). ``skills`` may include disabled skills; they gate nothing.
     ``profiles`` and ``stages`` map names to restrictions. The derived views below are computed
     once per catalog (``cached_property``): every round and every guard check reads them.
     """
@@ -107,7 +107,7 @@ class Catalog:
 
     @cached_property
     def enabled_skills(self) -> tuple[Skill, ...]:
-        """Enabled skills ordered by ``sort_order`` then code (``E`` of DESIGN §3)."""
+        """Enabled skills ordered by ``sort_order`` then code (``E`` of docs/rule.md)."""
         return tuple(sorted((s for s in self.skills if s.enabled), key=lambda s: s.order_key))
 
     def skill(self, code: str) -> Skill | None:
@@ -132,7 +132,7 @@ class Catalog:
 
     @cached_property
     def gated_tool_ids(self) -> tuple[str, ...]:
-        """``G`` of DESIGN §3 in registration order, limited to registered tools: a tool that left
+        """``G`` of docs/rule.md in registration order, limited to registered tools: a tool that left
         the registry is neither visible nor masked (see ``dangling_tool_ids``)."""
         gated: set[str] = set()
         for s in self.enabled_skills:

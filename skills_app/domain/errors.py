@@ -46,7 +46,7 @@ class DomainError(Exception):
 
 
 class SkillValidationError(DomainError):
-    """A skill's fields break a rule of DESIGN §2.
+    """A skill's fields break a rule of docs/design.md.
 
     ``problems`` maps a field name (``skill_code``, ``name``, ``description``, ``content``,
     ``tool_ids``) to a list of ``Problem``; ``errors`` is the same as English sentences, each
@@ -81,7 +81,7 @@ class ScriptError(DomainError):
 
 
 class MessageError(DomainError):
-    """A message list does not have the shape of DESIGN §5 (``index`` is 0-based)."""
+    """A message list does not have the shape of docs/runtime-api.md (``index`` is 0-based)."""
 
     code = "invalid_messages"
 
@@ -93,7 +93,7 @@ class MessageError(DomainError):
 
 
 class UnknownRestrictionError(DomainError):
-    """An access profile or stage name that the catalog does not define (DESIGN §3: an unknown
+    """An access profile or stage name that the catalog does not define (docs/rule.md: an unknown
     profile or stage name is an error, never "no restriction")."""
 
     code = "unknown_restriction"

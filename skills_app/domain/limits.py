@@ -1,4 +1,4 @@
-"""Limits and patterns named once (DESIGN §2), reused by models, forms, serializers and loaders."""
+"""Limits and patterns named once (docs/design.md), reused by models, forms, serializers and loaders."""
 from __future__ import annotations
 
 import re
@@ -18,7 +18,7 @@ TOOL_NAME_PATTERN = re.compile(r"\A[a-zA-Z0-9_-]{1,64}\Z")
 #: Every character ``str.splitlines`` breaks on: a one-line text (a skill description) holds none.
 LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
-#: DESIGN §2 settings carried in every release.
+#: docs/design.md settings carried in every release.
 DEFAULT_MARKER_KEY = "ragent_loaded_skill"
 DEFAULT_EVICTION_PREFIX = "[历史工具结果已省略，原长 "
 
@@ -42,3 +42,7 @@ def is_valid_skill_code(code: str) -> bool:
         and SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH
         and SKILL_CODE_PATTERN.fullmatch(code) is not None  # not match(): `$` would let "ab\n" through
     )
+
+#: Lint thresholds (docs/lints.md): past these a skill gets a warning, never a refusal.
+DESCRIPTION_LINT_LENGTH = 250
+MANUAL_LINT_LENGTH = 20_000

@@ -70,7 +70,7 @@ class Message:
     problems: tuple[Problem, ...] = field(default=(), compare=False)
 
     def as_dict(self) -> dict[str, Any]:
-        """The DESIGN §5 JSON shape (empty fields omitted)."""
+        """The docs/runtime-api.md JSON shape (empty fields omitted)."""
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls:
             out["tool_calls"] = [c.as_dict() for c in self.tool_calls]
@@ -271,7 +271,7 @@ def parse_message(raw: Any, index: int = 0) -> Message:
 
 
 def parse_messages(raw: Any) -> tuple[Message, ...]:
-    """Parse a JSON list of messages (DESIGN §5 or OpenAI chat shape).
+    """Parse a JSON list of messages (docs/runtime-api.md or OpenAI chat shape).
 
     Raises ``MessageError`` with the 0-based index of the first bad message.
     """

@@ -1,4 +1,4 @@
-"""The rule the product exists to show (DESIGN §3): loaded skills, masked tools, visible tools,
+"""The rule the product exists to show (docs/rule.md): loaded skills, masked tools, visible tools,
 the execution guard and the repeat-load rule. Plain Python; used by the console, the API and the
 CLI alike.
 """
@@ -16,7 +16,7 @@ from .limits import LOAD_SKILL, is_valid_skill_code
 from . import transcript
 from .messages import Message, ToolCall, as_messages, parse_arguments
 
-# Verdicts and reasons of the guard (DESIGN §5 check-call).
+# Verdicts and reasons of the guard (docs/runtime-api.md check-call).
 ALLOWED = "allowed"
 REFUSED = "refused"
 CONFIRM = "confirm"
@@ -46,7 +46,7 @@ class Restrictions:
 
     ``profile`` / ``stage`` are the names given (or ``None``); ``allowed`` the intersection of the
     MCP tool names they allow (``None`` = no restriction); ``warnings`` name tools that a profile or
-    stage lists but the registry no longer has (DESIGN: dropped with a warning, never an error).
+    stage lists but the registry no longer has (docs/rule.md: dropped with a warning, never an error).
     """
 
     profile: str | None = None
@@ -78,7 +78,7 @@ def resolve_restrictions(
     stage: str | None = None,
     allowed_tools: Iterable[str] | None = None,
 ) -> Restrictions:
-    """Look up the named access profile and stage (DESIGN §2, seed 004).
+    """Look up the named access profile and stage (docs/design.md, seed 004).
 
     ``allowed_tools`` is an explicit list of MCP tool names that stands in for (or narrows) a
     profile. Raises ``UnknownRestrictionError`` for a name the catalog does not define, listing the
@@ -145,11 +145,12 @@ class RoundView:
 
     @property
     def released(self) -> tuple[str, ...]:
-        """Gated tools that a loaded manual releases this round."""
-        return tuple(t for t in self.gated if t not in self.masked)
+        """Gated tools that a loaded manual makes visible this round (a withheld tool is never
+        released, docs/rule.md)."""
+        return tuple(t for t in self.gated if t in self.mcp_visible)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON shape of DESIGN §5 ``rounds`` (lists always present)."""
+        """JSON shape of docs/runtime-api.md ``rounds`` (lists always present)."""
         return {
             "loaded": list(self.loaded),
             "masked": dict(self.masked),
@@ -176,7 +177,7 @@ def warning_detail(warning: str) -> dict[str, Any]:
 
 
 def is_evicted(message: Message, catalog: Catalog) -> bool:
-    """True when a tool result was replaced by the eviction placeholder (DESIGN §3)."""
+    """True when a tool result was replaced by the eviction placeholder (docs/rule.md)."""
     return transcript.is_evicted(message, catalog.eviction_prefix)
 
 
@@ -195,7 +196,7 @@ def loaded_by_message(messages: Iterable[Message], catalog: Catalog) -> list[tup
 
 
 def loaded_skills(catalog: Catalog, messages: Iterable[Message]) -> tuple[str, ...]:
-    """Codes of enabled skills loaded in the retained messages, in catalog order (DESIGN §3)."""
+    """Codes of enabled skills loaded in the retained messages, in catalog order (docs/rule.md)."""
     codes = {code for _, code in loaded_by_message(messages, catalog)}
     return tuple(s.code for s in catalog.enabled_skills if s.code in codes)
 
@@ -209,7 +210,7 @@ def compute_round(
     allowed_tools: Iterable[str] | None = None,
     restrictions: Restrictions | None = None,
 ) -> RoundView:
-    """Compute one inference round (DESIGN §3).
+    """Compute one inference round (docs/rule.md).
 
     ``masked = G − ∪ tool_ids(loaded)``; ``visible`` = registered tools in registration order minus
     masked, and MCP tools outside the access profile / stage / explicit list dropped (builtins are
@@ -230,8 +231,8 @@ def compute_round(
     gated = catalog.gated_tool_ids
     masked: dict[str, str] = {}
     for tool in gated:
-        if tool in released:
-            continue
+        if tool in released or not restrictions.permits(tool):
+            continue  # released, or withheld: loading its manual would not make it visible
         owner = next(s for s in enabled if tool in s.tool_ids)
         masked[tool] = owner.code
     visible: list[str] = []
@@ -273,7 +274,7 @@ def compute_round(
 
 @dataclass(frozen=True)
 class Verdict:
-    """The guard's answer to one call (DESIGN §5 ``check-call``).
+    """The guard's answer to one call (docs/runtime-api.md ``check-call``).
 
     ``verdict`` is ``allowed`` / ``refused`` / ``confirm``; ``reason`` one of ``masked``,
     ``unknown_tool``, ``unknown_skill``, ``not_permitted``, ``stage``, ``invalid_arguments`` or
@@ -321,7 +322,7 @@ def check_call(
     restrictions: Restrictions | None = None,
     view: RoundView | None = None,
 ) -> Verdict:
-    """The execution guard (DESIGN §3): never trust what the model was shown.
+    """The execution guard (docs/rule.md): never trust what the model was shown.
 
     Order of checks: unknown tool (refused, names on offer) → ``load_skill`` with an unknown,
     disabled or malformed code (refused ``unknown_skill`` before anything is read) → masked
@@ -403,7 +404,7 @@ def check_call(
 
 @dataclass(frozen=True)
 class LoadResult:
-    """The ``load_skill`` tool result (DESIGN §5 ``load-skill``)."""
+    """The ``load_skill`` tool result (docs/runtime-api.md ``load-skill``)."""
 
     state: str
     content: str
@@ -430,7 +431,7 @@ def already_loaded_text(skill: Skill) -> str:
 def load_skill(
     catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any
 ) -> LoadResult:
-    """The ``load_skill`` result under the repeat-load rule (DESIGN §3).
+    """The ``load_skill`` result under the repeat-load rule (docs/rule.md).
 
     Unknown, disabled or malformed codes → ``state="error"`` before anything is read. While a full
     result of the skill's *current* version is retained (marker present, success, not evicted,

@@ -1,4 +1,4 @@
-"""Scenario scripts (DESIGN §4): YAML → ``Script``, with file and line on every error."""
+"""Scenario scripts (docs/simulator.md): YAML → ``Script``, with file and line on every error."""
 from __future__ import annotations
 
 import datetime
@@ -241,7 +241,7 @@ def _number_calls(steps: tuple[Step, ...]) -> tuple[Step, ...]:
 
 
 def parse_script(text: str, *, source: str = "<script>") -> Script:
-    """Parse a scenario script (DESIGN §4).
+    """Parse a scenario script (docs/simulator.md).
 
     Accepts either a mapping with ``steps`` (plus optional ``name``, ``description``,
     ``access_profile``, ``stage``, ``allowed_tools``) or a bare list of steps. Raises

@@ -1,4 +1,4 @@
-"""The simulator (DESIGN §4): run a scenario script or replay a transcript round by round.
+"""The simulator (docs/simulator.md): run a scenario script or replay a transcript round by round.
 
 Before every assistant step it computes the round (``rules.compute_round``), then applies the
 step: each call passes through the guard (``rules.check_call``); ``load_skill`` results come from
@@ -24,6 +24,7 @@ from .rules import (
     Verdict,
     check_call,
     compute_round,
+    is_evicted,
     load_skill,
     resolve_restrictions,
 )
@@ -31,6 +32,7 @@ from .scripts import Script, Step
 
 MASKED = "masked"
 RELEASED = "released"
+WITHHELD = "withheld"
 OPEN = "open"
 
 
@@ -56,13 +58,15 @@ class CallOutcome:
 class SimRound:
     """One round: ``index`` is 1-based; ``line`` the script line of its assistant step (or the
     transcript's message index); ``newly_released`` / ``newly_masked`` the diff against the
-    previous round's visible list; ``failures`` the unmet expectations."""
+    previous round's visible list; ``user`` the last user message before the round (what led to
+    it, ``""`` when none); ``failures`` the unmet expectations."""
 
     index: int
     line: int | None
     view: RoundView
     calls: tuple[CallOutcome, ...]
     say: str = ""
+    user: str = ""
     newly_visible: tuple[str, ...] = ()
     newly_hidden: tuple[str, ...] = ()
     newly_released: tuple[str, ...] = ()
@@ -76,6 +80,7 @@ class SimRound:
         return {
             "index": self.index,
             "line": self.line,
+            "user": self.user,
             "count": self.view.count,
             "visible": list(self.view.visible),
             "builtins": list(self.view.builtins),
@@ -84,6 +89,8 @@ class SimRound:
             "loaded": list(self.view.loaded),
             "released": list(self.view.released),
             "withheld": dict(self.view.withheld),
+            "newly_visible": list(self.newly_visible),
+            "newly_hidden": list(self.newly_hidden),
             "newly_released": list(self.newly_released),
             "newly_masked": list(self.newly_masked),
             "context_size": self.context_size,
@@ -96,8 +103,9 @@ class SimRound:
 class Simulation:
     """The outcome of a whole scenario.
 
-    ``matrix`` maps each gated tool (registration order) to one state per round: ``masked`` or
-    ``released``. ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
+    ``matrix`` maps each gated tool (registration order) to one state per round: ``masked`` (a
+    manual would release it), ``released`` (visible) or ``withheld`` (outside the access profile
+    or stage: no manual can show it, docs/rule.md). ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
     final retained context.
     """
 
@@ -145,17 +153,33 @@ class Simulation:
         }
 
 
+def _list_failure(code: str, what: str, want: list, got: list) -> Problem:
+    """An unmet list expectation as its difference: the tools (or skills) ``missing`` from the round
+    and the ``unexpected`` ones; when both are empty only the order differs (docs/simulator.md)."""
+    missing = [t for t in want if t not in got]
+    unexpected = [t for t in got if t not in want]
+    params = {"what": what, "want": want, "got": got, "missing": ", ".join(missing),
+              "unexpected": ", ".join(unexpected), "missing_list": missing, "unexpected_list": unexpected}
+    if missing and unexpected:
+        return Problem(code, "%(what)s: missing %(missing)s; unexpected %(unexpected)s", params)
+    if missing:
+        return Problem(code, "%(what)s: missing %(missing)s", params)
+    if unexpected:
+        return Problem(code, "%(what)s: unexpected %(unexpected)s", params)
+    return Problem(code, "%(what)s: the same names in another order: expected %(want)s, got %(got)s", params)
+
+
 def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str, ...]:
     """Compare a round with a step's ``expect`` mapping; return one ``Problem`` (the English
-    sentence, with ``code`` and ``params`` for a page to translate) per unmet item."""
+    sentence, with ``code`` and ``params`` for a page to translate) per unmet item. A list
+    expectation reports its difference (``missing`` / ``unexpected``), not the two lists."""
     failures: list[Problem] = []
     if "count" in expect and view.count != expect["count"]:
         failures.append(Problem("expect_count", "expected %(want)s tools, got %(got)s",
                                 {"want": expect["count"], "got": view.count}))
     for key, actual in (("visible", view.visible), ("mcp_visible", view.mcp_visible), ("loaded", view.loaded)):
         if key in expect and list(actual) != list(expect[key]):
-            failures.append(Problem("expect_list", "expected %(what)s %(want)s, got %(got)s",
-                                    {"what": key, "want": list(expect[key]), "got": list(actual)}))
+            failures.append(_list_failure("expect_list", key, list(expect[key]), list(actual)))
     for name in expect.get("includes", []):
         if name not in view.visible:
             failures.append(Problem("expect_visible", "expected '%(tool)s' to be visible", {"tool": name}))
@@ -166,11 +190,13 @@ def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str,
         want = expect["masked"]
         if isinstance(want, Mapping):
             if dict(view.masked) != dict(want):
-                failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
-                                        {"want": dict(want), "got": dict(view.masked)}))
+                if sorted(want) != sorted(view.masked):
+                    failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
+                else:
+                    failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
+                                            {"want": dict(want), "got": dict(view.masked)}))
         elif sorted(view.masked) != sorted(want):
-            failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
-                                    {"want": sorted(want), "got": sorted(view.masked)}))
+            failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
     return tuple(failures)
 
 
@@ -180,7 +206,7 @@ def neutral_result(call: ToolCall) -> str:
 
 
 def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
-    """Replace a tool result by the eviction placeholder, keeping its metadata (DESIGN §3)."""
+    """Replace a tool result by the eviction placeholder, keeping its metadata (docs/rule.md)."""
     text = f"{catalog.eviction_prefix}{len(message.content)} 字]"
     meta = dict(message.metadata)
     meta["evicted"] = True
@@ -188,20 +214,24 @@ def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
 
 
 def _diff(prev: RoundView | None, view: RoundView) -> tuple[tuple[str, ...], ...]:
+    """The round's change list, derived from the two visible lists only (docs/simulator.md):
+    ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
+    ``newly_hidden`` (tools now masked). A withheld tool is in neither list."""
     if prev is None:
         return (), (), (), ()
     before, after = set(prev.visible), set(view.visible)
     newly_visible = tuple(t for t in view.visible if t not in before)
     newly_hidden = tuple(t for t in prev.visible if t not in after)
-    newly_released = tuple(t for t in view.released if t in prev.masked)
-    newly_masked = tuple(t for t in view.masked if t not in prev.masked)
+    newly_released = tuple(t for t in newly_visible if t in view.gated)
+    newly_masked = tuple(t for t in newly_hidden if t in view.masked)
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
     rounds = tuple(rounds)
     return {
-        tool: tuple(MASKED if tool in r.view.masked else RELEASED if tool in r.view.gated else OPEN for r in rounds)
+        tool: tuple(MASKED if tool in r.view.masked else WITHHELD if tool in r.view.withheld
+                    else RELEASED if tool in r.view.visible else OPEN for r in rounds)
         for tool in catalog.gated_tool_ids
     }
 
@@ -246,6 +276,27 @@ def _apply_assistant(
     return tuple(outcomes)
 
 
+def _calls_made(script: Script, until: Step) -> dict[str, str]:
+    """Call id → tool name of every call the script's assistant steps made before ``until``
+    (retained or not)."""
+    out: dict[str, str] = {}
+    for step in script.steps:
+        if step is until:
+            break
+        for c in step.calls:
+            if c.id:
+                out[c.id] = c.name
+    return out
+
+
+def _describe_result(index: int, message: Message, called: Mapping[str, str], catalog: Catalog) -> str:
+    """``"message 3: load_skill(alpha)"`` / ``"message 5: query_order"`` for an eviction note."""
+    code = message.metadata.get(catalog.marker_key)
+    if isinstance(code, str) and code:
+        return f"message {index}: {LOAD_SKILL}({code})"
+    return f"message {index}: {called.get(message.tool_call_id, 'tool result')}"
+
+
 def _check_indices(step: Step, context: list[Message], what: str, source: str) -> None:
     bad = [i for i in step.drop if i > len(context)]
     if bad:
@@ -277,16 +328,19 @@ def simulate(
     rounds: list[SimRound] = []
     events: list[Problem] = []
     prev: RoundView | None = None
+    last_user = ""
     for step in script.steps:
         if step.kind in ("user", "system"):
             context.append(Message(role=step.kind, content=step.text))
+            if step.kind == "user":
+                last_user = step.text
         elif step.kind == "assistant":
             view = compute_round(catalog, context, restrictions=restrictions)
             size = len(context)
             outcomes = _apply_assistant(catalog, step, context, view, restrictions)
             nv, nh, nr, nm = _diff(prev, view)
             rounds.append(SimRound(
-                index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text,
+                index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
                 newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
                 context_size=size, expect=step.expect, failures=check_expectations(view, step.expect),
             ))
@@ -301,17 +355,23 @@ def simulate(
             ))
         elif step.kind == "evict":
             _check_indices(step, context, "evict.index", script.source)
+            called = _calls_made(script, step)
             targets = set(step.drop)
             if step.evict_tool:
-                call_ids = {c.id for m in context if m.role == "assistant" for c in m.tool_calls
-                            if c.name == step.evict_tool}
-                targets |= {i for i, m in enumerate(context, start=1) if m.role == "tool" and m.tool_call_id in call_ids}
-            targets = {i for i in targets if context[i - 1].role == "tool"}
+                # Every retained result of that tool, also when its assistant call was compacted
+                # away: the call ids of the whole script say which tool a result answers, and a
+                # result carrying the loaded-skill marker is a load_skill result whatever happened.
+                targets |= {i for i, m in enumerate(context, start=1) if m.role == "tool" and (
+                    called.get(m.tool_call_id) == step.evict_tool
+                    or (step.evict_tool == LOAD_SKILL and m.metadata.get(catalog.marker_key)))}
+            targets = {i for i in targets if context[i - 1].role == "tool" and not is_evicted(context[i - 1], catalog)}
+            what = [_describe_result(i, context[i - 1], called, catalog) for i in sorted(targets)]
             for i in sorted(targets):
                 context[i - 1] = eviction_placeholder(catalog, context[i - 1])
             if targets:
-                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s",
-                                      {"round": len(rounds), "indices": sorted(targets)}))
+                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s: %(what)s",
+                                      {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what),
+                                       "items": what}))
             elif step.evict_tool:
                 events.append(Problem("evict_none_of_tool",
                                       "after round %(round)s: no retained tool results of '%(tool)s' to evict",
@@ -342,7 +402,7 @@ def replay(
     stage: str | None = None,
     allowed_tools: Iterable[str] | None = None,
 ) -> Simulation:
-    """Replay a real transcript (DESIGN §4): a round sits before every assistant message.
+    """Replay a real transcript (docs/simulator.md): a round sits before every assistant message.
 
     The calls of each assistant message are checked by the guard against the messages before it;
     the transcript's own tool results are kept. ``line`` of each round is the 1-based index of its
@@ -352,7 +412,10 @@ def replay(
     restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
     rounds: list[SimRound] = []
     prev: RoundView | None = None
+    last_user = ""
     for i, m in enumerate(msgs):
+        if m.role == "user":
+            last_user = m.content
         if m.role != "assistant":
             continue
         seen = msgs[:i]
@@ -369,7 +432,7 @@ def replay(
         nv, nh, nr, nm = _diff(prev, view)
         rounds.append(SimRound(
             index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
-            calls=tuple(outcomes), say=m.content,
+            calls=tuple(outcomes), say=m.content, user=last_user,
             newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=len(seen),
         ))
         prev = view

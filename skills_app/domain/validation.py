@@ -1,4 +1,4 @@
-"""Skill field rules of DESIGN §2, in one place that every writer (editor, API, importer, demo
+"""Skill field rules of docs/design.md, in one place that every writer (editor, API, importer, demo
 loader) calls through ``skills_app.services``.
 """
 from __future__ import annotations
@@ -49,6 +49,12 @@ def normalize_tool_ids(raw: Iterable[str] | str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+def normalize_newlines(text: str) -> str:
+    """Browsers post textareas with CRLF: every ``\r\n`` and lone ``\r`` becomes ``\n``, so a
+    save that changes nothing else keeps the manual (and its sha256) as it was (docs/design.md)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def validate_skill_code(code: str) -> list[Problem]:
     """Problems of a bad skill code (empty list when valid)."""
     if not isinstance(code, str) or not code:
@@ -56,6 +62,9 @@ def validate_skill_code(code: str) -> list[Problem]:
     if not (SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH):
         return [Problem("skill_code_length", "skill code '%(code)s' must be %(min)s–%(max)s characters long.",
                         {"code": code, "min": SKILL_CODE_MIN_LENGTH, "max": SKILL_CODE_MAX_LENGTH})]
+    if code in BUILTIN_TOOL_NAMES:
+        return [Problem("skill_code_builtin",
+                        "skill code '%(code)s' is the name of a builtin tool; choose another code.", {"code": code})]
     if not is_valid_skill_code(code):
         return [Problem(
             "skill_code_pattern",
@@ -104,7 +113,7 @@ def clean_skill(
     tool_ids: Iterable[str] | str | None,
     registry: ToolRegistry,
 ) -> CleanSkill:
-    """Validate a skill's fields (DESIGN §2) and return them normalized.
+    """Validate a skill's fields (docs/design.md) and return them normalized.
 
     Raises ``SkillValidationError`` mapping each bad field to messages that name the value.
     Name ≤ 64 characters, description 1–512 characters on one line (no line break of any kind:
@@ -133,7 +142,7 @@ def clean_skill(
     elif any(ch in LINE_BREAKS for ch in description):
         errors["description"] = [Problem("description_multiline",
                                          "description must be a single line (the model sees it in a catalog).")]
-    content = content or ""
+    content = normalize_newlines(content or "")
     if not content.strip():
         errors["content"] = [Problem("content_blank", "the manual (content) must not be blank.")]
     ids = normalize_tool_ids(tool_ids)

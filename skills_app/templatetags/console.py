@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 
 register = template.Library()
 
-#: Labels of the guard's verdicts and reasons and of the matrix states (DESIGN §3, §5).
+#: Labels of the guard's verdicts and reasons and of the matrix states (docs/rule.md, docs/runtime-api.md).
 VERDICT_LABELS = {"allowed": _("allowed"), "refused": _("refused"), "confirm": _("needs confirmation")}
 REASON_LABELS = {
     "masked": _("masked"),
@@ -23,7 +23,7 @@ REASON_LABELS = {
     "invalid_arguments": _("invalid arguments"),
     "invalid_tool_definition": _("invalid tool definition"),
 }
-STATE_LABELS = {"masked": _("masked"), "released": _("released"), "open": _("open")}
+STATE_LABELS = {"masked": _("masked"), "released": _("released"), "withheld": _("withheld"), "open": _("open")}
 
 
 #: CommonMark with GitHub tables and strikethrough; raw HTML off (shown as text); images off.
@@ -53,10 +53,12 @@ def render_markdown(text: str) -> SafeString:
     - The HTML is still cleaned with nh3 as a second line of defence: default tags minus ``img``;
       ``<script>``/``<style>`` removed with their content; link URLs limited to http, https,
       mailto and relative ones (markdown-it-py itself refuses ``javascript:`` links).
+    - **Links open in a new tab** (``target="_blank"``, ``rel="noopener noreferrer"``): a click in
+      the live preview never leaves the editor and its unsaved text.
     """
     html = _MARKDOWN.render(text or "")
     cleaned = nh3.clean(html, tags=set(ALLOWED_TAGS), clean_content_tags={"script", "style"},
-                        url_schemes=set(URL_SCHEMES))
+                        url_schemes=set(URL_SCHEMES), set_tag_attribute_values={"a": {"target": "_blank"}})
     return mark_safe(cleaned)  # noqa: S308 — nh3 output is sanitized
 
 

@@ -36,7 +36,7 @@ class ManualEffect:
     ``releases``: tools masked without the manual and visible with it. ``shared``: tool → other
     enabled skills that gate it too (any one of them releases it). ``mentioned_masked``: tools
     the body names that stay masked after loading it, with the skill that would release them —
-    mentioning a tool unlocks nothing (DESIGN §3). ``unregistered``: tool_ids that are no
+    mentioning a tool unlocks nothing (docs/rule.md). ``unregistered``: tool_ids that are no
     registered MCP tool.
     """
 
@@ -61,7 +61,7 @@ def catalog_with_skill(catalog: Catalog, skill: Skill, *, replaces: str | None =
 
 
 def loaded_messages(catalog: Catalog, skill: Skill) -> tuple[Message, ...]:
-    """A retained ``load_skill`` call and its full result with the marker (DESIGN §3)."""
+    """A retained ``load_skill`` call and its full result with the marker (docs/rule.md)."""
     call = ToolCall(name=LOAD_SKILL, arguments={"skill_code": skill.code}, id="preview_load")
     return (
         Message(role="assistant", tool_calls=(call,)),
@@ -148,11 +148,14 @@ class RoundRow:
     mcp_visible: tuple[str, ...]
     masked: tuple[tuple[str, str], ...]
     withheld: tuple[tuple[str, str], ...]
+    newly_visible: tuple[str, ...]
+    newly_hidden: tuple[str, ...]
     newly_released: tuple[str, ...]
     newly_masked: tuple[str, ...]
     delta: int | None
     calls: tuple[CallRow, ...]
     say: str
+    user: str
     context_size: int
     expect: dict[str, Any]
     failures: tuple[SafeString, ...]
@@ -180,6 +183,11 @@ class SimulationPage:
     warnings: tuple[Note, ...] = ()
 
     @property
+    def matrix_states(self) -> frozenset[str]:
+        """The states that occur in the matrix (the legend explains only those)."""
+        return frozenset(c.state for _, cells in self.matrix for c in cells)
+
+    @property
     def rounds_checked(self) -> int:
         """How many rounds carry an ``expect`` (a transcript replay has none)."""
         return sum(1 for r in self.rounds if r.expect)
@@ -205,7 +213,7 @@ def say(template: str, **params: Any) -> SafeString:
 
 def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, access_profile: str | None,
                      stage: str | None) -> tuple[SafeString | str, str | None]:
-    """The guard's verdict as ``(sentence, detail)`` in the active language (DESIGN §3 Guard),
+    """The guard's verdict as ``(sentence, detail)`` in the active language (docs/rule.md Guard),
     from ``verdict.reason`` / ``skill_code`` / ``name`` and the simulation's profile and stage.
     ``detail`` is the JSON-Schema detail of ``invalid_arguments`` (shown as code). An unknown
     reason falls back to the domain's ``message``."""
@@ -265,8 +273,10 @@ def event_note(event: str) -> Note:
                       indices=_param(event, "indices"))
         return Note(format_html("{} {}", removed, tail), event, True, "compact", at_start)
     if code == "evicted":
-        return Note(say(gettext("Tool results %(indices)s were evicted: replaced by the placeholder, so a manual "
-                                "among them no longer counts as loaded."), indices=_param(event, "indices")),
+        items = [i.split(": ", 1)[-1] for i in (_param(event, "items") or [])]
+        return Note(say(gettext("Tool results %(indices)s were evicted (%(what)s): replaced by the placeholder, so a "
+                                "manual among them no longer counts as loaded."),
+                        indices=_param(event, "indices"), what=items),
                     event, True, "evict", at_start)
     if code == "evict_none_of_tool":
         return Note(say(gettext("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
@@ -310,6 +320,14 @@ _LIST_EXPECTATIONS = {
 }
 
 
+_EXPECTATION_LABELS = {
+    "visible": _("Visible tools"),
+    "mcp_visible": _("Visible MCP tools"),
+    "loaded": _("Loaded skills"),
+    "masked": _("Masked tools"),
+}
+
+
 def failure_sentence(failure: str) -> SafeString:
     """An unmet expectation (``simulator.check_expectations``) in the active language, chosen by
     its ``code``; raw text when it has none."""
@@ -317,6 +335,20 @@ def failure_sentence(failure: str) -> SafeString:
     params = dict(getattr(failure, "params", {}))
     if code == "expect_count":
         return say(gettext("expected %(want)s tools, got %(got)s"), want=params["want"], got=params["got"])
+    if code in ("expect_list", "expect_masked") and "missing_list" in params:
+        label = _EXPECTATION_LABELS.get(params["what"], params["what"])
+        parts = []
+        if params["missing_list"]:
+            parts.append(say(gettext("missing %(tools)s"), tools=params["missing_list"]))
+        if params["unexpected_list"]:
+            parts.append(say(gettext("unexpected %(tools)s"), tools=params["unexpected_list"]))
+        if not parts:
+            parts.append(say(gettext("the same names in another order: expected %(want)s, got %(got)s"),
+                             want=params["want"], got=params["got"]))
+        difference = parts[0] if len(parts) == 1 else mark_safe(  # noqa: S308 — parts are safe
+            conditional_escape(gettext("%(first)s; %(second)s")) % {"first": parts[0], "second": parts[1]})
+        return mark_safe(conditional_escape(gettext("%(what)s: %(difference)s"))  # noqa: S308 — parts are safe
+                         % {"what": conditional_escape(label), "difference": difference})
     if code == "expect_list":
         return say(str(_LIST_EXPECTATIONS[params["what"]]), want=str(params["want"]), got=str(params["got"]))
     if code == "expect_visible":
@@ -371,10 +403,11 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
         rows.append(RoundRow(
             index=r.index, line=r.line, count=v.count, loaded=v.loaded, builtins=v.builtins,
             mcp_visible=v.mcp_visible, masked=tuple(v.masked.items()), withheld=tuple(v.withheld.items()),
+            newly_visible=r.newly_visible, newly_hidden=r.newly_hidden,
             newly_released=r.newly_released, newly_masked=r.newly_masked,
             delta=None if prev_count is None else v.count - prev_count,
             calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
-            say=r.say, context_size=r.context_size, expect=dict(r.expect),
+            say=r.say, user=r.user, context_size=r.context_size, expect=dict(r.expect),
             failures=tuple(failure_sentence(f) for f in r.failures),
             events_after=tuple(after.get(r.index, ())), confirm_tools=confirm,
         ))
@@ -391,3 +424,50 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
         skill_names={s.code: s.name for s in catalog.skills},
         warnings=tuple(warning_note(w) for w in _all_warnings(sim)),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Lints (docs/lints.md) in the active language
+# --------------------------------------------------------------------------------------------
+_LINT_TEMPLATES = {
+    "description_long": _("The description is %(length)s characters long; keep it within %(limit)s "
+                          "(the model reads it in every round)."),
+    "manual_long": _("The manual is %(length)s characters long; keep it within %(limit)s "
+                     "(it fills the context while loaded)."),
+    "mention_unregistered": _("The manual names %(tool)s, which is not a registered tool."),
+    "mention_gated_elsewhere": _("The manual names %(tool)s, which %(owners)s gates: mentioning it unlocks "
+                                 "nothing. Load %(owners)s or gate it here."),
+    "gated_read_only": _("Gates %(tool)s, a read-only tool: hiding it behind a manual only slows the model down."),
+    "confirm_ungated": _("%(tool)s needs confirmation but no skill gates it: the model gets it without a manual."),
+    "description_duplicate": _("The description is the same as that of %(others)s: the model cannot tell "
+                               "them apart."),
+}
+
+
+@dataclass(frozen=True)
+class LintRow:
+    """A lint for a page: ``code``, the skill and tool it is about, and ``text`` (safe HTML in
+    the active language, names in ``<code>``)."""
+
+    code: str
+    skill: str | None
+    tool: str | None
+    text: SafeString
+
+
+def lint_sentence(lint: Any) -> LintRow:
+    """A ``domain.lints.Lint`` as a ``LintRow`` in the active language."""
+    template = _LINT_TEMPLATES.get(lint.code)
+    params = dict(lint.params)
+    if template is None:
+        text = format_html("{}", lint.message)
+    else:
+        shown = {k: params[k] for k in ("length", "limit", "tool") if k in params}
+        if "owner_list" in params:
+            shown["owners"] = params["owner_list"]
+        if "other_list" in params:
+            shown["others"] = params["other_list"]
+        if "length" in shown:
+            shown = {**shown, "length": f"{shown['length']:,}", "limit": f"{shown['limit']:,}"}
+        text = say(str(template), **shown)
+    return LintRow(code=lint.code, skill=lint.skill, tool=lint.tool, text=text)

@@ -1,4 +1,4 @@
-"""Preview / simulate (DESIGN §4): run a saved scenario, a pasted YAML script or a pasted JSON
+"""Preview / simulate (docs/simulator.md): run a saved scenario, a pasted YAML script or a pasted JSON
 transcript against the draft catalog and show every round and the gated-tool matrix.
 
 ``GET /preview/?scenario=cancel-iphone[&profile=…][&stage=…]`` runs directly, so a result is a
@@ -30,11 +30,14 @@ from .common import staff_required
 from .presenters import simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")
+#: A pasted script up to this length gets a permalink carrying the script itself (``?script=``);
+#: longer ones are best saved as a scenario (one click in the results panel).
+PERMALINK_MAX_CHARS = 6_000
 EXCERPT_CONTEXT = 3
 
 
 def looks_like_transcript(text: str) -> bool:
-    """A pasted JSON message list (DESIGN §5 or OpenAI chat shape) rather than a YAML script."""
+    """A pasted JSON message list (docs/runtime-api.md or OpenAI chat shape) rather than a YAML script."""
     stripped = text.lstrip()
     return stripped[:1] in ("[", "{") and '"role"' in stripped
 
@@ -96,10 +99,16 @@ def preview(request: HttpRequest) -> HttpResponse:
         context.update(run(catalog, form.cleaned_data))
         context["ran"] = True
         context["source_name"] = form.cleaned_data["source_name"]
+        context["source_text"] = form.cleaned_data["source_text"]
         saved = form.cleaned_data.get("saved")
         context["saved_scenario"] = saved
         if saved is not None:
             query = {"scenario": saved.name}
+        elif len(form.cleaned_data["source_text"]) <= PERMALINK_MAX_CHARS:
+            query = {"script": form.cleaned_data["source_text"]}  # the run is its own link
+        else:
+            query = None
+        if query is not None:
             query.update({k: form.cleaned_data[k] for k in ("profile", "stage") if form.cleaned_data.get(k)})
             link = f"{reverse('skills:preview')}?{urlencode(query)}"
     context["link"] = link

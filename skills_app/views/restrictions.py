@@ -1,4 +1,4 @@
-"""Access profiles and task stages (DESIGN §2, seed 004): the model's MCP tools are intersected
+"""Access profiles and task stages (docs/design.md, seed 004): the model's MCP tools are intersected
 with both. Create/edit through ``services.access_profile_save`` / ``services.stage_save``."""
 from __future__ import annotations
 

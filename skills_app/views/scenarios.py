@@ -1,4 +1,4 @@
-"""Saved scenarios (DESIGN §2, §4): list with each one's last result against the draft, a link
+"""Saved scenarios (docs/design.md, docs/simulator.md): list with each one's last result against the draft, a link
 that runs it in the preview, and create/edit through ``services.scenario_save``."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
@@ -73,3 +74,18 @@ def scenario_edit(request: HttpRequest, name: str) -> HttpResponse:
     if scenario is None:
         raise Http404(f"no scenario '{name}'")
     return _edit(request, scenario)
+
+
+@staff_required
+@require_POST
+def scenario_from_preview(request: HttpRequest) -> HttpResponse:
+    """Save the script just run in the preview as a scenario in one click (the name comes from the
+    script's ``name:``, editable in the results panel), then run it from its permalink. A refused
+    name or script shows the scenario form with the text kept and the error next to its field."""
+    data = {"name": (request.POST.get("name") or "").strip(), "script": request.POST.get("script") or "",
+            "description": ""}
+    form = ScenarioForm(data)
+    if form.is_valid() and form.instance is not None:
+        messages.success(request, _("Scenario %(name)s saved.") % {"name": form.instance.name})
+        return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': form.instance.name})}")
+    return render(request, "scenarios/edit.html", {"form": form, "scenario": None})

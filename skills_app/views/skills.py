@@ -1,6 +1,8 @@
 """Skill pages: list (with enable/disable, delete, restore), detail, create/edit with a live
-preview of the manual and of what the model gets (DESIGN §2, §3)."""
+preview of the manual and of what the model gets (docs/design.md, docs/rule.md)."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -18,7 +20,8 @@ from ..forms import SkillForm, iter_errors, tool_options, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from .common import safe_next, staff_required
-from .presenters import manual_effect
+from ..domain.lints import lint_catalog, lint_skill
+from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
 
 def _gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
@@ -30,31 +33,64 @@ def _gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
     return {t: tuple(codes) for t, codes in out.items()}
 
 
+#: Skill list filters: ``state`` (enabled / disabled), ``kind=manual`` (manual-only skills: no
+#: tool_ids), ``lints=1`` (skills with lints or problems such as an unregistered tool id).
+LIST_STATES = ("enabled", "disabled")
+
+
+def _matches(s: Skill, needle: str) -> bool:
+    """Search over code, name, description, manual and tool ids (case-insensitive)."""
+    return any(needle in field.lower() for field in (s.skill_code, s.name, s.description, s.content,
+                                                      " ".join(s.tool_ids)))
+
+
 @staff_required
 def skill_list(request: HttpRequest) -> HttpResponse:
-    """Live skills with their gated tools and the tool counts; deleted skills with restore.
+    """Live skills with their gated tools, lints and the tool counts; deleted skills with restore.
 
-    A fixed number of queries whatever the number of skills (``selectors`` contract)."""
+    ``?q=`` searches code, name, description and manual; ``state``, ``kind`` and ``lints`` filter
+    (see ``LIST_STATES``). A fixed number of queries whatever the number of skills
+    (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills)."""
     catalog = selectors.catalog_draft()
     every = selectors.skill_list(include_deleted=True)
     live = [s for s in every if s.deleted_at is None]
     deleted = [s for s in every if s.deleted_at is not None]
-    q = (request.GET.get("q") or "").strip()
-    if q:
-        needle = q.lower()
-        live = [s for s in live if needle in " ".join(
-            [s.skill_code, s.name, s.description, *s.tool_ids]).lower()]
-    registered = catalog.registered_tools
     mcp_names = set(catalog.mcp_tool_names)
+    lints = lint_catalog(catalog)
+    lints_by_skill: dict[str, list] = {}
+    for lint in lints:
+        if lint.skill is not None:
+            lints_by_skill.setdefault(lint.skill, []).append(lint_sentence(lint))
+    q = (request.GET.get("q") or "").strip()
+    state = request.GET.get("state") if request.GET.get("state") in LIST_STATES else ""
+    manual_only = request.GET.get("kind") == "manual"
+    with_lints = request.GET.get("lints") == "1"
+    total = len(live)
+    if q:
+        live = [s for s in live if _matches(s, q.lower())]
+    if state:
+        live = [s for s in live if s.enabled == (state == "enabled")]
+    if manual_only:
+        live = [s for s in live if not s.tool_ids]
+    if with_lints:
+        live = [s for s in live if lints_by_skill.get(s.skill_code) or any(t not in mcp_names for t in s.tool_ids)]
+    registered = catalog.registered_tools
     gated = catalog.gated_tool_ids
     free = [t for t in catalog.mcp_tool_names if t not in gated]
     live_codes = {s.skill_code for s in every if s.deleted_at is None}
     context = {
         "skills": live,
+        "rows": [(s, lints_by_skill.get(s.skill_code, ())) for s in live],
+        "catalog_lints": [lint_sentence(lint) for lint in lints if lint.skill is None],
         "deleted": deleted,
         "live_codes": live_codes,
         "mcp_names": mcp_names,
         "q": q,
+        "state": state,
+        "manual_only": manual_only,
+        "with_lints": with_lints,
+        "filtered": bool(q or state or manual_only or with_lints),
+        "total": total,
         "stats": {
             "registered": len(registered),
             "builtins": len([t for t in registered if t.kind == dom.BUILTIN]),
@@ -62,7 +98,7 @@ def skill_list(request: HttpRequest) -> HttpResponse:
             "gated": len(gated),
             "free": len(free),
             "enabled": len(catalog.enabled_skills),
-            "live": len([s for s in every if s.deleted_at is None]),
+            "live": total,
         },
         "gated_tools": gated,
         "free_tools": free,
@@ -100,6 +136,8 @@ def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> d
         "skill": skill,
         "tool_options": tool_options(selectors.mcp_nodes(), form.selected_tool_ids(), _gated_by(catalog)),
         **_preview_context(preview_form, catalog, skill),
+        # After a refused save each error stands next to its field; the panel does not repeat them.
+        **({"problems": []} if form.is_bound else {}),
     }
 
 
@@ -117,6 +155,11 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
             enabled=bool(init.get("enabled", True)), version=(skill.version if skill else 1),
         )
     effect = manual_effect(catalog, draft, replaces=skill.skill_code if skill else None) if draft else None
+    lints = ()
+    if draft is not None:  # docs/lints.md: warnings about the unsaved draft, never blocking
+        linted = draft if draft.code else replace(draft, code=DRAFT_CODE)
+        in_catalog = catalog_with_skill(catalog, linted, replaces=skill.skill_code if skill else None)
+        lints = tuple(lint_sentence(lint) for lint in lint_skill(in_catalog, linted.code))
     modified = bool(form.is_bound and skill is not None and draft is not None and _differs(draft, skill))
     problems = []
     if form.is_bound:
@@ -125,6 +168,7 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
             problems += [(label, e) for e in errors]
     return {
         "manual_html": render_markdown(draft.content if draft else ""),
+        "lints": lints,
         "effect": effect,
         "draft": draft,
         "problems": problems,

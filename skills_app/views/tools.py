@@ -1,4 +1,4 @@
-"""The registered tools (DESIGN §2): the intent tree with its MCP nodes, which skills gate each
+"""The registered tools (docs/design.md): the intent tree with its MCP nodes, which skills gate each
 tool, and the builtins."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Support for the runtime API tests: endpoint URLs, the error-shape assertion, and message
-builders in the DESIGN §5 shape and OpenAI chat shape (plain JSON-able dicts, as a runtime posts them).
+builders in the docs/runtime-api.md shape and OpenAI chat shape (plain JSON-able dicts, as a runtime posts them).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def skill_url(code: str) -> str:
 
 
 def error_of(response, status: int) -> dict[str, Any]:
-    """Assert the status and the error shape of DESIGN §5; return the inner ``error`` object."""
+    """Assert the status and the error shape of docs/runtime-api.md; return the inner ``error`` object."""
     assert response.status_code == status, response.content
     body = response.json()
     assert set(body) == {"error"}
@@ -42,7 +42,7 @@ BITMALL_GATED = {
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "c1") -> dict[str, Any]:
-    """An assistant message making one call (DESIGN §5 shape)."""
+    """An assistant message making one call (docs/runtime-api.md shape)."""
     return {"role": "assistant", "content": "",
             "tool_calls": [{"id": call_id, "name": name, "arguments": arguments or {}}]}
 

@@ -1,4 +1,4 @@
-"""GET /api/v1/runtime/catalog (DESIGN §5, §7)."""
+"""GET /api/v1/runtime/catalog (docs/runtime-api.md, docs/demo.md)."""
 from __future__ import annotations
 
 import hashlib

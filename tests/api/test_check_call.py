@@ -1,4 +1,4 @@
-"""POST /api/v1/runtime/check-call: the execution guard (DESIGN §3) — never trust what the model
+"""POST /api/v1/runtime/check-call: the execution guard (docs/rule.md) — never trust what the model
 was shown."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One error shape for the whole API: ``{"error": {"code", "message", "details"}}`` with the right
-4xx (DESIGN §5), from DRF, the domain and Django alike."""
+4xx (docs/runtime-api.md), from DRF, the domain and Django alike."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""POST /api/v1/runtime/load-skill: the load_skill tool result under the repeat-load rule (DESIGN §3)."""
+"""POST /api/v1/runtime/load-skill: the load_skill tool result under the repeat-load rule (docs/rule.md)."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""POST /api/v1/runtime/rounds (DESIGN §3, §5; seed 000 session, seed 004 observations)."""
+"""POST /api/v1/runtime/rounds (docs/rule.md, docs/runtime-api.md; seed 000 session, seed 004 observations)."""
 from __future__ import annotations
 
 import pytest
@@ -122,11 +122,15 @@ def test_explicit_allowed_tools_drop_other_mcp_tools_with_a_warning(bitmall, pos
 
 
 @pytest.mark.parametrize(("skills", "extra", "mcp_visible", "withheld"), [
-    (["policy"], {"stage": "query", "access_profile": "member_full"}, ["policy_search"], {"submit": "stage"}),
+    # prepare_return is gated by the unloaded `return` but outside the stage: withheld, not masked
+    (["policy"], {"stage": "query", "access_profile": "member_full"}, ["policy_search"],
+     {"prepare_return": "stage", "submit": "stage"}),
     (["return"], {"stage": "query"}, ["order_query"], {"prepare_return": "stage", "submit": "stage"}),
-    (["return"], {"stage": "prepare"}, ["order_query", "prepare_return"], {"submit": "stage"}),
+    (["return"], {"stage": "prepare"}, ["order_query", "prepare_return"],
+     {"policy_search": "stage", "submit": "stage"}),
     (["return"], {"stage": "prepare", "access_profile": "no_business_tools"}, [],
-     {"order_query": "not_permitted", "prepare_return": "not_permitted", "submit": "not_permitted"}),
+     {"policy_search": "not_permitted", "order_query": "not_permitted", "prepare_return": "not_permitted",
+      "submit": "not_permitted"}),
     ([], {}, ["submit"], {}),
 ], ids=["policy-query-member", "return-query", "return-prepare", "return-prepare-no-tools", "nothing-loaded"])
 def test_seed_004_observations(returns, post, skills, extra, mcp_visible, withheld):

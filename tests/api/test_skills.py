@@ -1,4 +1,4 @@
-"""GET /api/v1/runtime/skills/{code} (DESIGN §5): 200 manual, 404 unknown or disabled, 400 malformed."""
+"""GET /api/v1/runtime/skills/{code} (docs/runtime-api.md): 200 manual, 404 unknown or disabled, 400 malformed."""
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,4 @@
-"""The execution guard of DESIGN §3 (``check_call``): never trust what the model was shown.
+"""The execution guard of docs/rule.md (``check_call``): never trust what the model was shown.
 
 Order: unknown tool → masked → access profile → stage → inputSchema → require_confirm → allowed;
 ``load_skill`` with an unknown, disabled or malformed code is refused before anything is read."""
@@ -46,7 +46,10 @@ GUARD_CASES = [
     GuardCase("a masked tool is refused with the skill to load", {"name": "cancel", "arguments": {"order_no": "1"}},
               REFUSED, "masked", "alpha", message_has=("load_skill('alpha')",)),
     GuardCase("a tool masked by beta names beta", {"name": "ship"}, REFUSED, "masked", "beta", messages=ALPHA),
-    GuardCase("masked comes before the profile", {"name": "refund"}, REFUSED, "masked", "alpha", profile="clerk"),
+    GuardCase("a gated tool outside the profile is not permitted, not masked (loading alpha would not show it)",
+              {"name": "refund"}, REFUSED, "not_permitted", profile="clerk", message_has=("access profile 'clerk'",)),
+    GuardCase("masked comes before the stage for a tool inside it", {"name": "cancel"}, REFUSED, "masked", "alpha",
+              profile="clerk", stage="query"),
     GuardCase("masked comes before invalid arguments", {"name": "cancel", "arguments": {"bogus": 1}},
               REFUSED, "masked", "alpha"),
     GuardCase("a released tool outside the profile is not permitted", {"name": "refund"}, REFUSED, "not_permitted",

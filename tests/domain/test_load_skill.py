@@ -1,4 +1,4 @@
-"""Repeat load (DESIGN §3): a full result of the current version still retained → a short stub
+"""Repeat load (docs/rule.md): a full result of the current version still retained → a short stub
 without the marker; evicted, compacted away or a newer version → the full manual again with a new
 marker; unknown or disabled codes → an error before anything is read."""
 from __future__ import annotations

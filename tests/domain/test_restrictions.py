@@ -1,4 +1,4 @@
-"""Access profiles and stages (DESIGN §2–§3, seed 004): they restrict MCP tools only, an unknown
+"""Access profiles and stages (docs/design.md, docs/rule.md, seed 004): they restrict MCP tools only, an unknown
 name is an error, and a tool missing from the registry drops out with a warning."""
 from __future__ import annotations
 
@@ -20,10 +20,12 @@ def catalog():
     ("profile", "stage", "messages", "mcp_visible", "withheld"),
     [
         pytest.param(None, None, [], ("lookup", "export"), {}, id="no restriction"),
-        pytest.param("clerk", None, [], ("lookup",), {"export": "not_permitted"},
-                     id="a profile drops MCP tools outside it"),
-        pytest.param(None, "query", [], ("lookup", "export"), {}, id="a stage allowing every unmasked tool"),
-        pytest.param("clerk", "query", [], ("lookup",), {"export": "not_permitted"},
+        pytest.param("clerk", None, [], ("lookup",), {"refund": "not_permitted", "export": "not_permitted"},
+                     id="a profile drops MCP tools outside it, gated or not"),
+        pytest.param(None, "query", [], ("lookup", "export"), {"refund": "stage", "cancel": "stage", "ship": "stage"},
+                     id="a stage withholds the gated tools outside it"),
+        pytest.param("clerk", "query", [], ("lookup",),
+                     {"refund": "not_permitted", "cancel": "stage", "ship": "stage", "export": "not_permitted"},
                      id="profile and stage intersect"),
         pytest.param("clerk", "act", loaded("alpha") + loaded("beta"), ("lookup", "cancel", "ship"),
                      {"refund": "not_permitted", "export": "not_permitted"},
@@ -31,7 +33,8 @@ def catalog():
         pytest.param(None, "act", loaded("alpha"), ("lookup", "refund", "cancel"), {"export": "stage"},
                      id="a stage drops released tools outside it"),
         pytest.param("guest", None, loaded("alpha"), (), {"lookup": "not_permitted", "refund": "not_permitted",
-                                                          "cancel": "not_permitted", "export": "not_permitted"},
+                                                          "cancel": "not_permitted", "ship": "not_permitted",
+                                                          "export": "not_permitted"},
                      id="an empty profile leaves only the builtins"),
     ],
 )
@@ -43,10 +46,25 @@ def test_restrictions_apply_to_mcp_tools_only(profile, stage, messages, mcp_visi
     assert dict(view.withheld) == withheld
 
 
-def test_masked_tools_are_reported_masked_not_withheld() -> None:
+def test_masked_lists_only_tools_that_loading_the_manual_would_make_visible() -> None:
+    """docs/rule.md: a gated tool outside the profile or stage is withheld, never "masked → load X"."""
+    view = compute_round(catalog(), [], access_profile="clerk")
+    assert dict(view.masked) == {"cancel": "alpha", "ship": "beta"}
+    assert dict(view.withheld) == {"refund": "not_permitted", "export": "not_permitted"}
+    assert view.released == ()
+
+
+def test_an_empty_profile_masks_nothing_and_withholds_every_mcp_tool() -> None:
     view = compute_round(catalog(), [], access_profile="guest")
-    assert dict(view.masked) == {"refund": "alpha", "cancel": "alpha", "ship": "beta"}
-    assert set(view.withheld) == {"lookup", "export"}
+    assert dict(view.masked) == {}
+    assert set(view.withheld) == {"lookup", "refund", "cancel", "ship", "export"}
+
+
+def test_loading_a_manual_never_releases_a_withheld_tool() -> None:
+    view = compute_round(catalog(), loaded("alpha"), access_profile="clerk")
+    assert view.released == ("cancel",)
+    assert dict(view.withheld) == {"refund": "not_permitted", "export": "not_permitted"}
+    assert dict(view.masked) == {"ship": "beta"}
 
 
 @pytest.mark.parametrize(

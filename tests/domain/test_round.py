@@ -1,4 +1,4 @@
-"""The rule of DESIGN §3 for one round: loaded skills, masked tools (with the skill to load) and
+"""The rule of docs/rule.md for one round: loaded skills, masked tools (with the skill to load) and
 the visible list. Table-driven: each case is only data, one loop asserts them all."""
 from __future__ import annotations
 

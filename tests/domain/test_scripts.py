@@ -1,4 +1,4 @@
-"""Scenario scripts (DESIGN §4): the YAML forms that parse, and every malformed form refused with
+"""Scenario scripts (docs/simulator.md): the YAML forms that parse, and every malformed form refused with
 its file, 1-based line and cause."""
 from __future__ import annotations
 

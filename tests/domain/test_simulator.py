@@ -1,4 +1,4 @@
-"""The simulator (DESIGN §4): a round before every assistant step, calls through the guard,
+"""The simulator (docs/simulator.md): a round before every assistant step, calls through the guard,
 manuals that leave the context take their tools with them, and transcript replay."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from textwrap import dedent
 import pytest
 
 from skills_app.domain import (
+    compute_round,
     ALLOWED, CONFIRM, REFUSED, ScriptError, UnknownRestrictionError, parse_script, replay, simulate,
 )
 
@@ -59,7 +60,29 @@ def test_evicting_the_load_skill_result_masks_again_and_a_new_load_is_full() -> 
     assert placeholder.metadata["evicted"] is True and placeholder.metadata[MARKER] == "alpha"
     reload = sim.rounds[2].calls[0]
     assert reload.already_loaded is False and reload.result == shop().skill("alpha").content
-    assert sim.events == ("after round 2: evicted tool results [3]",)
+    assert sim.events == ("after round 2: evicted tool results [3]: message 3: load_skill(alpha)",)
+
+
+def test_evict_load_skill_reaches_results_whose_call_was_compacted_away() -> None:
+    """The assistant call (message 2) is compacted; its result (now message 2) still carries the
+    marker and still loads alpha — evict {tool: load_skill} must evict it, and say so."""
+    sim = run(LOAD_USE + "  - compact: {drop: [2]}\n"
+                         "  - evict: {tool: load_skill}\n"
+                         "  - assistant: {calls: [refund]}\n")
+    assert sim.events == (
+        "after round 2: compacted messages [2]; 4 retained",
+        "after round 2: evicted tool results [2]: message 2: load_skill(alpha)",
+    )
+    assert sim.rounds[2].view.loaded == ()
+    assert sim.rounds[2].calls[0].verdict.reason == "masked"
+
+
+def test_evict_by_tool_names_each_result_and_never_evicts_twice() -> None:
+    sim = run(LOAD_USE + "  - evict: {tool: refund}\n  - evict: {tool: refund}\n  - assistant: x\n")
+    assert sim.events == (
+        "after round 2: evicted tool results [5]: message 5: refund",
+        "after round 2: no retained tool results of 'refund' to evict",
+    )
 
 
 def test_a_second_load_while_the_manual_is_retained_returns_the_stub() -> None:
@@ -171,3 +194,17 @@ def test_replay_of_an_openai_transcript_counts_bare_load_results() -> None:
 def test_replay_refuses_a_call_to_a_tool_whose_manual_was_never_loaded() -> None:
     sim = replay(shop(), [user("x"), assistant("", call("cancel", "c1", order_no="1"))])
     assert (sim.rounds[0].calls[0].verdict.reason, sim.rounds[0].calls[0].result) == ("masked", "")
+
+
+@pytest.mark.parametrize(("expect", "failures"), [
+    ({"mcp_visible": ["lookup", "refund"]}, ["mcp_visible: missing refund; unexpected export"]),
+    ({"mcp_visible": ["lookup"]}, ["mcp_visible: unexpected export"]),
+    ({"mcp_visible": ["export", "lookup"]},
+     ["mcp_visible: the same names in another order: expected ['export', 'lookup'], got ['lookup', 'export']"]),
+    ({"masked": ["refund", "cancel"]}, ["masked: unexpected ship"]),
+    ({"loaded": ["alpha"]}, ["loaded: missing alpha"]),
+])
+def test_an_unmet_list_expectation_reports_the_difference(expect, failures) -> None:
+    from skills_app.domain.simulator import check_expectations
+
+    assert list(check_expectations(compute_round(shop(), []), expect)) == failures

@@ -1,4 +1,4 @@
-"""Skill fields (DESIGN §2) through ``validation.clean_skill``: valid inputs, invalid inputs with
+"""Skill fields (docs/design.md) through ``validation.clean_skill``: valid inputs, invalid inputs with
 their exact message, and the normalized output."""
 from __future__ import annotations
 

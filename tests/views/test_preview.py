@@ -1,4 +1,4 @@
-"""The preview / simulate page (DESIGN §4): real numbers read from the rendered HTML."""
+"""The preview / simulate page (docs/simulator.md): real numbers read from the rendered HTML."""
 from __future__ import annotations
 
 import json
@@ -281,7 +281,7 @@ def test_compaction_and_eviction_notes_are_translated(staff_client, bitmall):
     doc = parse(staff_client.post(URL, {"script": script}).content)
     evict = doc.one("data-event-after", "1")
     assert evict["data-event-kind"] == "evict" and "after round" not in evict.text()
-    assert codes(evict) == ["3"] and "占位" in evict.text()
+    assert codes(evict) == ["3", "load_skill(order_change)"] and "占位" in evict.text()
     compact = doc.one("data-event-after", "2")
     assert compact["data-event-kind"] == "compact" and codes(compact) == ["2", "3"]
     assert "压缩" in compact.text() and "retained" not in compact.text()
@@ -370,5 +370,5 @@ def test_domain_notes_are_translated_by_code_and_plain_lines_kept_under_a_label(
         odd = event_note("rewound <3> messages")
         assert not odd.known and "上下文变化" in odd.text and "&lt;3&gt;" in odd.text
         assert not warning_note("something new").known
-        assert failure_sentence(loaded_failure) == "预期已加载技能 <code>[&#x27;a&#x27;]</code>，实际 <code>[]</code>"
+        assert failure_sentence(loaded_failure) == "已加载技能：缺少 <code>a</code>"  # the difference, not two lists
         assert failure_sentence("a <new> kind") == "a &lt;new&gt; kind"

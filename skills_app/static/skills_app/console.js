@@ -238,3 +238,35 @@
     if (t && t.id === "results") focusResults(t);
   });
 })();
+
+/* Small screens: the "Menu" button shows and hides the nav. */
+(function () {
+  "use strict";
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("[data-nav-toggle]");
+    if (!btn) return;
+    var bar = btn.closest(".topbar");
+    var open = !bar.classList.contains("nav-open");
+    bar.classList.toggle("nav-open", open);
+    btn.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+})();
+
+/* Unsaved edits: a form marked data-warn-unsaved warns before its typed text is lost (a nav
+ * link, a shortcut, reload or closing the tab). Submitting the form itself does not warn. */
+(function () {
+  "use strict";
+  var dirty = new Set();
+  function watched(el) { return el && el.form && el.form.hasAttribute("data-warn-unsaved") ? el.form : null; }
+  document.addEventListener("input", function (e) { var f = watched(e.target); if (f) dirty.add(f); });
+  document.addEventListener("change", function (e) { var f = watched(e.target); if (f) dirty.add(f); });
+  document.addEventListener("submit", function (e) { dirty.delete(e.target); });
+  window.addEventListener("beforeunload", function (e) {
+    var any = false;
+    dirty.forEach(function (f) { if (document.contains(f)) any = true; });
+    if (!any) return undefined;
+    e.preventDefault();
+    e.returnValue = "";
+    return "";
+  });
+})();

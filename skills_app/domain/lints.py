@@ -1,0 +1,179 @@
+"""Lints: warnings about a catalog that never block a save or a publish (docs/lints.md).
+
+Plain Python over a ``Catalog``; the editor (live), the skill list and the publish page show them.
+Every lint has a stable ``code`` and an English ``template`` with ``%(name)s`` parameters; pages
+translate by code (``skills_app.views.presenters.lint_sentence``).
+
+=========================  ===============================================================
+code                       when
+=========================  ===============================================================
+``description_long``       a description over ``DESCRIPTION_LINT_LENGTH`` (250) characters
+``manual_long``            a manual over ``MANUAL_LINT_LENGTH`` (20,000) characters
+``mention_unregistered``   the manual names a tool that is not registered (a snake_case name
+                           in backticks or before ``(`` that is no registered tool, builtin,
+                           skill code or argument name of a registered tool)
+``mention_gated_elsewhere`` the manual names a tool another enabled skill gates and this one
+                           does not: the mention unlocks nothing
+``gated_read_only``        the skill gates a read-only tool (``annotations.readOnlyHint`` is
+                           true; with no annotations synced: the node has no require_confirm)
+``confirm_ungated``        a require_confirm MCP tool that no enabled skill gates
+``description_duplicate``  two skills have the same description (after trimming spaces)
+=========================  ===============================================================
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .catalog import Catalog, Skill, Tool
+from .limits import DESCRIPTION_LINT_LENGTH, MANUAL_LINT_LENGTH
+
+DESCRIPTION_LONG = "description_long"
+MANUAL_LONG = "manual_long"
+MENTION_UNREGISTERED = "mention_unregistered"
+MENTION_GATED_ELSEWHERE = "mention_gated_elsewhere"
+GATED_READ_ONLY = "gated_read_only"
+CONFIRM_UNGATED = "confirm_ungated"
+DESCRIPTION_DUPLICATE = "description_duplicate"
+
+#: English templates by code; the parameters are those of ``Lint.params``.
+TEMPLATES = {
+    DESCRIPTION_LONG: "the description is %(length)s characters long; keep it within %(limit)s "
+                      "(the model reads it in every round)",
+    MANUAL_LONG: "the manual is %(length)s characters long; keep it within %(limit)s (it fills the context "
+                 "while loaded)",
+    MENTION_UNREGISTERED: "the manual names '%(tool)s', which is not a registered tool",
+    MENTION_GATED_ELSEWHERE: "the manual names '%(tool)s', which %(owners)s gates: mentioning it unlocks "
+                             "nothing, load %(owners)s or gate it here",
+    GATED_READ_ONLY: "gates '%(tool)s', a read-only tool: hiding it behind a manual only slows the model down",
+    CONFIRM_UNGATED: "'%(tool)s' needs confirmation but no skill gates it: the model gets it without a manual",
+    DESCRIPTION_DUPLICATE: "the description is the same as that of %(others)s: the model cannot tell them apart",
+}
+
+#: One pass over a manual: a snake_case name in backticks, a snake_case name before "(", or any
+#: other identifier-like word (checked against the registered names).
+_SNAKE = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+_TOKENS = re.compile(
+    rf"`(?P<code>{_SNAKE})`|(?<![A-Za-z0-9_])(?P<call>{_SNAKE})\(|(?<![A-Za-z0-9_])(?P<word>[A-Za-z][A-Za-z0-9_]*)"
+)
+
+
+@dataclass(frozen=True)
+class Lint:
+    """One warning. ``skill`` is the code it is about (``None`` for a catalog-wide lint such as
+    ``confirm_ungated``); ``tool`` the tool it names, if any; ``params`` fill ``TEMPLATES[code]``."""
+
+    code: str
+    skill: str | None
+    tool: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        """The English sentence."""
+        return TEMPLATES[self.code] % dict(self.params)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON shape: ``{"code", "skill", "tool", "message", "params"}``."""
+        return {"code": self.code, "skill": self.skill, "tool": self.tool, "message": self.message,
+                "params": dict(self.params)}
+
+
+def is_read_only(tool: Tool) -> bool:
+    """A tool that only reads (docs/lints.md): ``annotations.readOnlyHint`` decides once MCP
+    annotations are synced; without annotations, a tool whose node has no ``require_confirm``."""
+    if tool.annotations:
+        return tool.annotations.get("readOnlyHint") is True
+    return not tool.require_confirm
+
+
+def manual_mentions(content: str, registered: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(registered tools named, other tool-like names)`` in a manual, each in first-mention order.
+
+    One pass of one compiled regex: a registered name counts wherever it stands as a word; an
+    unregistered name counts only in backticks or before ``(`` (prose words are not tool names).
+    """
+    named: dict[str, None] = {}
+    strangers: dict[str, None] = {}
+    for m in _TOKENS.finditer(content):
+        token = m.group("code") or m.group("call") or m.group("word")
+        if token in registered:
+            named.setdefault(token, None)
+        elif m.group("word") is None:
+            strangers.setdefault(token, None)
+    return tuple(named), tuple(strangers)
+
+
+def _argument_names(catalog: Catalog) -> frozenset[str]:
+    names: set[str] = set()
+    for t in catalog.tools:
+        props = t.input_schema.get("properties") if isinstance(t.input_schema, Mapping) else None
+        if isinstance(props, Mapping):
+            names.update(str(k) for k in props)
+    return frozenset(names)
+
+
+def _owners(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for s in catalog.enabled_skills:
+        for t in s.tool_ids:
+            out.setdefault(t, []).append(s.code)
+    return {t: tuple(c) for t, c in out.items()}
+
+
+def _skill_lints(skill: Skill, catalog: Catalog, registered: frozenset[str], known: frozenset[str],
+                 owners: Mapping[str, tuple[str, ...]], tools: Mapping[str, Tool]) -> list[Lint]:
+    out: list[Lint] = []
+    if len(skill.description) > DESCRIPTION_LINT_LENGTH:
+        out.append(Lint(DESCRIPTION_LONG, skill.code, None,
+                        {"length": len(skill.description), "limit": DESCRIPTION_LINT_LENGTH}))
+    if len(skill.content) > MANUAL_LINT_LENGTH:
+        out.append(Lint(MANUAL_LONG, skill.code, None, {"length": len(skill.content), "limit": MANUAL_LINT_LENGTH}))
+    named, strangers = manual_mentions(skill.content, registered)
+    for name in strangers:
+        if name not in known:
+            out.append(Lint(MENTION_UNREGISTERED, skill.code, name, {"tool": name}))
+    for name in named:
+        others = tuple(c for c in owners.get(name, ()) if c != skill.code)
+        if others and name not in skill.tool_ids:
+            out.append(Lint(MENTION_GATED_ELSEWHERE, skill.code, name, {"tool": name, "owners": ", ".join(others),
+                                                                        "owner_list": list(others)}))
+    for name in skill.tool_ids:
+        tool = tools.get(name)
+        if tool is not None and is_read_only(tool):
+            out.append(Lint(GATED_READ_ONLY, skill.code, name, {"tool": name}))
+    return out
+
+
+def lint_catalog(catalog: Catalog) -> tuple[Lint, ...]:
+    """Every lint of ``catalog``: per skill (in ``catalog.skills`` order, disabled ones included)
+    its own lints and duplicate descriptions, then the catalog-wide ``confirm_ungated`` lints in
+    registration order. Never raises for odd content; costs one regex pass per manual."""
+    registered = frozenset(t.name for t in catalog.registered_tools)
+    tools = {t.name: t for t in catalog.registered_tools}
+    codes = frozenset(s.code for s in catalog.skills)
+    known = registered | frozenset(catalog.builtin_names) | codes | _argument_names(catalog)
+    owners = _owners(catalog)
+    by_description: dict[str, list[str]] = {}
+    for s in catalog.skills:
+        key = " ".join(s.description.split())
+        if key:
+            by_description.setdefault(key, []).append(s.code)
+    out: list[Lint] = []
+    for s in catalog.skills:
+        out += _skill_lints(s, catalog, registered, known, owners, tools)
+        same = [c for c in by_description.get(" ".join(s.description.split()), ()) if c != s.code]
+        if same:
+            out.append(Lint(DESCRIPTION_DUPLICATE, s.code, None, {"others": ", ".join(same), "other_list": same}))
+    gated = set(catalog.gated_tool_ids)
+    for t in catalog.registered_tools:
+        if t.kind != "builtin" and t.require_confirm and t.name not in gated:
+            out.append(Lint(CONFIRM_UNGATED, None, t.name, {"tool": t.name}))
+    return tuple(out)
+
+
+def lint_skill(catalog: Catalog, code: str) -> tuple[Lint, ...]:
+    """The lints about the skill ``code`` of ``catalog`` (the editor passes a catalog in which
+    the unsaved draft replaces the stored skill)."""
+    return tuple(lint for lint in lint_catalog(catalog) if lint.skill == code)
