@@ -67,7 +67,8 @@ def _skill_payload(skill: Skill) -> dict[str, Any]:
 def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     """The body of ``GET runtime/catalog`` without ``sha256`` (DESIGN §5).
 
-    Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``builtins``
+    Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``load_skill_header``
+    (opens the generated ``load_skill`` description, ``domain/payload.py``), ``builtins``
     (registered builtins in registration order — ``load_skill`` only while a skill is enabled),
     ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``),
     ``skills`` (enabled only, by ``sort_order`` then code; ``content_sha256`` instead of the
@@ -80,6 +81,7 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
         "release": catalog.release,
         "marker_key": catalog.marker_key,
         "eviction_prefix": catalog.eviction_prefix,
+        "load_skill_header": catalog.load_skill_header,
         "builtins": [
             {"name": t.name, "description": t.description, "parameters": dict(t.input_schema)}
             for t in registered
