@@ -243,6 +243,7 @@ class ConsoleSettings(models.Model):
     load_skill_header = models.TextField(
         _("load_skill description header"), max_length=LOAD_SKILL_HEADER_MAX_LENGTH,
         default=DEFAULT_LOAD_SKILL_HEADER,
+        error_messages={"blank": _("the load_skill description header cannot be blank.")},
         validators=[MaxLengthValidator(LOAD_SKILL_HEADER_MAX_LENGTH), ProhibitNullCharactersValidator()],
         help_text=_("Opens the description of load_skill; one line per enabled skill follows it."),
     )
@@ -254,10 +255,10 @@ class ConsoleSettings(models.Model):
         return f"settings ({self.catalog_name or 'custom'})"
 
     def clean(self) -> None:
-        """The ``load_skill`` header is not blank (whitespace only counts as blank)."""
+        """The ``load_skill`` header is not whitespace only (empty is the field's own ``blank`` error)."""
         from django.core.exceptions import ValidationError
 
-        if not (self.load_skill_header or "").strip():
+        if self.load_skill_header and not self.load_skill_header.strip():
             raise ValidationError({"load_skill_header": _("the load_skill description header cannot be blank.")})
 
     @classmethod
