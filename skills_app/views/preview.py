@@ -28,7 +28,8 @@ from ..domain import (
 )
 from ..forms import PreviewForm
 from .common import staff_required
-from ..domain.payload import ANTHROPIC, OPENAI, payload_chars, tools_payload
+from ..domain.limits import LOAD_SKILL
+from ..domain.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
 from .presenters import simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")
@@ -121,7 +122,8 @@ def preview_payload(request: HttpRequest) -> HttpResponse:
     The preview page loads it into a round only when asked (htmx, when the round's payload panel
     is opened), so a long run does not carry every round's JSON. ``tools`` is the round's visible
     list; it is rendered against the current draft catalog, and a name the draft no longer
-    registers is listed as such (it is not in the payload).
+    registers is listed as such (it is not in the payload). When ``load_skill`` is among them, its
+    generated description is also shown as plain text, as the model reads it.
     """
     names = [n for n in (request.GET.get("tools") or "").split(",") if n.strip()][:PAYLOAD_MAX_TOOLS]
     catalog = selectors.catalog_draft()
@@ -131,4 +133,7 @@ def preview_payload(request: HttpRequest) -> HttpResponse:
         tools = tools_payload(catalog, names, fmt)
         formats.append({"fmt": fmt, "label": label, "chars": payload_chars(tools), "count": len(tools),
                         "json": json.dumps(tools, ensure_ascii=False, indent=2)})
-    return render(request, "preview/_payload.html", {"formats": formats, "unknown": unknown})
+    load = load_skill_definition(catalog) if LOAD_SKILL in names else None
+    return render(request, "preview/_payload.html", {
+        "formats": formats, "unknown": unknown, "load_skill_description": load.description if load else None,
+    })

@@ -56,3 +56,17 @@ def test_round_payload_json_loads_on_demand_and_toggles_format(page, console):
     page.wait_for_selector('section[data-round="3"]')
     assert page.is_checked('input[name="payload_format"][value="anthropic"]')
     assert page.locator('section[data-round="1"] [data-payload-chars="anthropic"]').is_visible()
+
+
+def test_the_payload_row_in_english(page, console):
+    login(page, console)
+    page.goto(f"{console}/preview/?scenario=cancel-iphone")
+    page.click('button[data-lang="en"]')
+    page.wait_for_selector('html[lang="en"] section[data-round="3"]')
+    assert page.inner_text('section[data-round="3"] [data-payload-same]') == "same tools array as the previous round"
+    page.locator('section[data-round="1"] details.payload summary').click()
+    page.locator('section[data-round="1"] [data-payload-json="openai"] pre').wait_for()
+    head = page.inner_text('section[data-round="1"] [data-payload-json="openai"] .small')
+    assert head.startswith("OpenAI · 11 tools · ") and head.endswith("characters as compact JSON (shown indented)")
+    page.locator('section[data-round="1"]').scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "preview-payload-en.png"), full_page=False)

@@ -102,3 +102,14 @@ def test_a_200_round_run_carries_no_json_and_a_small_payload_row_per_round(staff
     rows = re.findall(r"<div class=\"row\" data-payload-row>.*?</details>", html, flags=re.S)
     assert len(rows) == 200
     assert max(len(r) for r in rows) < 2_500  # the 13 names of the JSON link, a size, a note
+
+
+def test_the_load_skill_description_is_also_shown_as_text(staff_client, bitmall):
+    doc = parse(staff_client.get(PAYLOAD, {"tools": "search_knowledge,load_skill"}).content)
+    lines = doc.one("data-payload-load-skill").one("class", "payload-pre payload-text").text().split("\n")
+    assert len(lines) == 8
+    assert lines[2] == "部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务"
+    assert lines[7] == ("- iot_bundle（智能家居套装）：用户咨询智能家居套装或多件智能设备搭配时加载：核对网关协议、"
+                        "App 生态和安装条件，给出兼容的组合建议。")
+    no_load = parse(staff_client.get(PAYLOAD, {"tools": "query_order"}).content)
+    assert not no_load.select("data-payload-load-skill")
