@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .catalog import Catalog, Tool
+from .errors import DomainError
 from .limits import LOAD_SKILL
 
 OPENAI = "openai"
@@ -37,12 +38,16 @@ SKILL_CODE = "skill_code"
 SKILL_CODE_DESCRIPTION = "要加载的手册编码（skill_code），取值见工具描述中的手册清单。"
 
 
-class UnknownToolsFormatError(ValueError):
-    """``tools_format`` is not one of ``TOOLS_FORMATS``; the message names the value and the choices."""
+class UnknownToolsFormatError(DomainError):
+    """``tools_format`` is not ``openai`` or ``anthropic`` (``names`` has no array); the message
+    names the value and the choices. Code ``invalid_tools_format`` (an API answers 400)."""
+
+    code = "invalid_tools_format"
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        super().__init__(f"unknown tools_format {value!r}; choose one of: {', '.join(TOOLS_FORMATS)}")
+        super().__init__(f"unknown tools_format {value!r} for a tools array; choose one of: {', '.join(PAYLOAD_FORMATS)}",
+                         details={"tools_format": value if isinstance(value, str) else repr(value)})
 
 
 def catalog_line(code: str, name: str, description: str) -> str:

@@ -116,7 +116,8 @@ def test_the_payload_never_shares_dicts_with_the_catalog():
 def test_another_format_is_refused_naming_it(fmt):
     with pytest.raises(UnknownToolsFormatError) as exc:
         tools_payload(shop(), ["lookup"], fmt)
-    assert str(exc.value) == f"unknown tools_format {fmt!r}; choose one of: names, openai, anthropic"
+    assert str(exc.value) == f"unknown tools_format {fmt!r} for a tools array; choose one of: openai, anthropic"
+    assert exc.value.code == "invalid_tools_format"
 
 
 def test_size_is_the_characters_of_the_compact_json_text():
