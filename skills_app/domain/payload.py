@@ -46,7 +46,8 @@ class UnknownToolsFormatError(DomainError):
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        super().__init__(f"unknown tools_format {value!r} for a tools array; choose one of: {', '.join(PAYLOAD_FORMATS)}",
+        choices = ", ".join(PAYLOAD_FORMATS)
+        super().__init__(f"unknown tools_format {value!r} for a tools array; choose one of: {choices}",
                          details={"tools_format": value if isinstance(value, str) else repr(value)})
 
 

@@ -136,4 +136,7 @@ def test_a_disabled_skill_leaves_the_enum_and_the_description(bitmall, post):
 def test_the_header_setting_opens_the_description(bitmall, post):
     services.load_skill_header_set(header="第一行\n第二行")
     load = openai_by_name(rounds(post, 1, "openai")["tools"])["load_skill"]
-    assert load["description"].split("\n")[:3] == ["第一行", "第二行", "- after_sale_apply（售后申请）：用户要对已签收的商品退货、换货或仅退款时加载：核对售后条件、七天无理由规则和凭证，确认后提交售后申请。"]
+    assert load["description"].split("\n")[:3] == [
+        "第一行", "第二行",
+        "- after_sale_apply（售后申请）：用户要对已签收的商品退货、换货或仅退款时加载：核对售后条件、七天无理由规则和凭证，确认后提交售后申请。",
+    ]

@@ -27,7 +27,8 @@ def test_round_payload_json_loads_on_demand_and_toggles_format(page, console):
     shown = page.inner_text('section[data-round="1"] [data-payload-chars="openai"]')
     assert shown == f"{payload_chars(round_1)} 个字符"
     assert page.locator('section[data-round="1"] [data-payload-chars="anthropic"]').is_hidden()
-    added = page.eval_on_selector_all('section[data-round="2"] [data-payload-added]', "els => els.map(e => e.dataset.payloadAdded)")
+    added = page.eval_on_selector_all('section[data-round="2"] [data-payload-added]',
+                                      "els => els.map(e => e.dataset.payloadAdded)")
     assert added == ["cancel_order", "change_address"]
     assert page.locator('section[data-round="3"] [data-payload-same]').count() == 1
 
