@@ -2,16 +2,23 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.validators import MinLengthValidator, RegexValidator
+from django.core.validators import (
+    MaxLengthValidator,
+    MinLengthValidator,
+    ProhibitNullCharactersValidator,
+    RegexValidator,
+)
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .domain.limits import (
     BUILTIN_TOOL_NAMES,
+    DEFAULT_LOAD_SKILL_HEADER,
     DESCRIPTION_MAX_LENGTH,
     INTENT_CODE_MAX_LENGTH,
     INTENT_DESCRIPTION_MAX_LENGTH,
+    LOAD_SKILL_HEADER_MAX_LENGTH,
     NAME_MAX_LENGTH,
     SKILL_CODE_MAX_LENGTH,
     SKILL_CODE_PATTERN,
@@ -251,7 +258,8 @@ class Scenario(models.Model):
 
 class ConsoleSettings(models.Model):
     """The single row of settings carried in every release (docs/design.md): the loaded-skill marker
-    key, the eviction placeholder prefix, and which demo catalog (if any) the data came from."""
+    key, the eviction placeholder prefix, the header of the generated ``load_skill`` description
+    (docs/runtime-api.md), and which demo catalog (if any) the data came from."""
 
     marker_key = models.CharField(
         _("loaded-skill marker key"), max_length=64, default="ragent_loaded_skill",
@@ -262,6 +270,15 @@ class ConsoleSettings(models.Model):
     eviction_prefix = models.CharField(_("eviction placeholder prefix"), max_length=128,
                                        default="[历史工具结果已省略，原长 ", validators=[MinLengthValidator(6)])
     catalog_name = models.CharField(_("catalog"), max_length=64, blank=True)
+    # The lines above the skill catalog in load_skill's description; never blank (the model would
+    # get a bare list with no instruction to load a manual first).
+    load_skill_header = models.TextField(
+        _("load_skill description header"), max_length=LOAD_SKILL_HEADER_MAX_LENGTH,
+        default=DEFAULT_LOAD_SKILL_HEADER,
+        error_messages={"blank": _("the load_skill description header cannot be blank.")},
+        validators=[MaxLengthValidator(LOAD_SKILL_HEADER_MAX_LENGTH), ProhibitNullCharactersValidator()],
+        help_text=_("Opens the description of load_skill; one line per enabled skill follows it."),
+    )
 
     class Meta:
         verbose_name = _("console settings")
@@ -269,6 +286,13 @@ class ConsoleSettings(models.Model):
 
     def __str__(self) -> str:
         return f"settings ({self.catalog_name or 'custom'})"
+
+    def clean(self) -> None:
+        """The ``load_skill`` header is not whitespace only (empty is the field's own ``blank`` error)."""
+        from django.core.exceptions import ValidationError
+
+        if self.load_skill_header and not self.load_skill_header.strip():
+            raise ValidationError({"load_skill_header": _("the load_skill description header cannot be blank.")})
 
     @classmethod
     def load(cls) -> "ConsoleSettings":

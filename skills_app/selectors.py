@@ -89,7 +89,7 @@ def _domain_skill(s: Skill) -> dom.Skill:
 
 def catalog_draft() -> dom.Catalog:
     """The draft catalog as the rule sees it: builtins then MCP tools in intent-tree order, live
-    skills, profiles, stages and the marker/eviction settings. A fixed number of queries."""
+    skills, profiles, stages and the marker/eviction/load_skill-header settings. A fixed number of queries."""
     settings = ConsoleSettings.current()
     tools: list[dom.Tool] = []
     for b in BuiltinTool.objects.order_by("sort_order", "name"):
@@ -112,6 +112,7 @@ def catalog_draft() -> dom.Catalog:
         stages={p.name: dom.Restriction(p.name, frozenset(p.tools), p.description) for p in Stage.objects.all()},
         marker_key=settings.marker_key,
         eviction_prefix=settings.eviction_prefix,
+        load_skill_header=settings.load_skill_header,
     )
 
 

@@ -265,3 +265,20 @@ def mcp_tool_save(
     obj.full_clean()
     obj.save()
     return obj
+
+
+@transaction.atomic
+def load_skill_header_set(*, header: str) -> "ConsoleSettings":
+    """Set the header of the generated ``load_skill`` description (docs/runtime-api.md, "What the
+    model sees"). Line endings are normalised to ``\\n`` and trailing blanks of the text stripped.
+
+    Raises ``ValidationError`` on ``load_skill_header`` when the header is blank or longer than
+    ``LOAD_SKILL_HEADER_MAX_LENGTH`` characters; nothing is saved then.
+    """
+    from .models import ConsoleSettings
+
+    settings = ConsoleSettings.objects.select_for_update().filter(pk=1).first() or ConsoleSettings(pk=1)
+    settings.load_skill_header = (header or "").replace("\r\n", "\n").replace("\r", "\n").rstrip()
+    settings.full_clean()
+    settings.save()
+    return settings

@@ -17,6 +17,7 @@ urlpatterns = [
     path("skills/<str:code>/enabled", skills.skill_set_enabled, name="skill_set_enabled"),
     path("skills/<str:code>/delete", skills.skill_delete, name="skill_delete"),
     path("preview/", preview.preview, name="preview"),
+    path("preview/payload", preview.preview_payload, name="preview_payload"),
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
     path("scenarios/new", scenarios.scenario_create, name="scenario_create"),
     path("scenarios/from-preview", scenarios.scenario_from_preview, name="scenario_from_preview"),

@@ -82,7 +82,8 @@ def _tool_payload(tool: Tool, problems: tuple[str, ...]) -> dict[str, Any]:
 def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     """The body of ``GET runtime/catalog`` without ``sha256`` (docs/runtime-api.md).
 
-    Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``builtins``
+    Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``load_skill_header``
+    (opens the generated ``load_skill`` description, ``domain/payload.py``), ``builtins``
     (registered builtins in registration order — ``load_skill`` only while a skill is enabled),
     ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``,
     and ``problems`` — English sentences — only for a tool whose stored definition is invalid,
@@ -97,6 +98,7 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
         "release": catalog.release,
         "marker_key": catalog.marker_key,
         "eviction_prefix": catalog.eviction_prefix,
+        "load_skill_header": catalog.load_skill_header,
         "builtins": [
             {"name": t.name, "description": t.description, "parameters": json_copy(t.input_schema)}
             for t in registered

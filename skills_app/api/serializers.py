@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from skills_app.domain import Message, ToolCall, parse_messages
@@ -222,3 +222,38 @@ class RestrictionSerializer(serializers.Serializer):
     name = serializers.CharField()
     description = serializers.CharField(allow_blank=True)
     tools = serializers.ListField(child=serializers.CharField(), help_text="MCP tool names, registration order.")
+
+
+# --- what the model sees (tools_format) -------------------------------------------------------
+
+
+@extend_schema_serializer(component_name="OpenAiFunction")
+class OpenAiFunctionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    parameters = serializers.DictField(help_text="JSON Schema: a builtin's parameters or an MCP tool's inputSchema.")
+
+
+@extend_schema_serializer(component_name="OpenAiTool")
+class OpenAiToolSerializer(serializers.Serializer):
+    """One entry of OpenAI's chat ``tools`` array."""
+
+    type = serializers.ChoiceField(choices=["function"])
+    function = OpenAiFunctionSerializer()
+
+
+@extend_schema_serializer(component_name="AnthropicTool")
+class AnthropicToolSerializer(serializers.Serializer):
+    """One entry of Anthropic's messages ``tools`` array."""
+
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    input_schema = serializers.DictField(help_text="JSON Schema: a builtin's parameters or an MCP tool's inputSchema.")
+
+
+@extend_schema_field(PolymorphicProxySerializer(
+    component_name="ChatTool", serializers=[OpenAiToolSerializer, AnthropicToolSerializer],
+    resource_type_field_name=None, many=True,
+))
+class ToolsPayloadField(serializers.JSONField):
+    """The ``tools`` array of ``skills_app.domain.payload.tools_payload``, passed through as built."""

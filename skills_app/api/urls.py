@@ -8,9 +8,9 @@ app_name = "api"
 
 urlpatterns = [
     path("runtime/catalog", views.CatalogApi.as_view(), name="runtime-catalog"),
-    # ``path`` (not ``str``) so that a code containing ``/`` reaches the view and is refused with
-    # 400 ``invalid_skill_code`` instead of an HTML 404.
-    path("runtime/skills/<path:code>", views.SkillDetailApi.as_view(), name="runtime-skill"),
+    # Any characters (``/`` and line breaks too: ``path:`` stops at a newline) so that every
+    # malformed code reaches the view and is refused with 400 ``invalid_skill_code``, never an HTML 404.
+    re_path(r"^runtime/skills/(?P<code>[\s\S]+)\Z", views.SkillDetailApi.as_view(), name="runtime-skill"),
     path("runtime/rounds", views.RoundsApi.as_view(), name="runtime-rounds"),
     path("runtime/load-skill", views.LoadSkillApi.as_view(), name="runtime-load-skill"),
     path("runtime/check-call", views.CheckCallApi.as_view(), name="runtime-check-call"),
@@ -18,5 +18,5 @@ urlpatterns = [
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     # The schema as a readable page: Swagger UI served from drf-spectacular-sidecar (no CDN).
     path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    re_path(r"^.*$", views.NotFoundApi.as_view(), name="not-found"),
+    re_path(r"^[\s\S]*\Z", views.NotFoundApi.as_view(), name="not-found"),
 ]

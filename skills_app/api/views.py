@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 
 from skills_app.domain import check_call, compute_round, load_skill
 from skills_app.domain.limits import is_valid_skill_code
+from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
 
 from .errors import InvalidSkillCodeError, SkillNotFoundError
 from .runtime import body_sha256, catalog_payload, content_sha256, runtime_catalog
@@ -40,6 +41,7 @@ from .serializers import (
     RoundInputSerializer,
     StrictInputSerializer,
     WarningSerializer,
+    ToolsPayloadField,
 )
 
 TAG = "runtime"
@@ -112,6 +114,10 @@ class CatalogApi(RuntimeApi):
         )
         marker_key = serializers.CharField()
         eviction_prefix = serializers.CharField()
+        load_skill_header = serializers.CharField(
+            help_text="Opens the generated load_skill description; one line `- code（name）：description` "
+                      "per enabled skill follows it (see `tools_format` of runtime/rounds)."
+        )
         builtins = BuiltinToolSerializer(many=True)
         mcp_tools = McpToolSerializer(many=True, help_text="Registration (intent-tree) order.")
         skills = CatalogSkillSerializer(many=True, help_text="Enabled skills by sort_order, then code.")
@@ -169,11 +175,23 @@ class SkillDetailApi(RuntimeApi):
 
 
 class RoundsApi(RuntimeApi):
-    """``POST runtime/rounds`` — what the model is given this round (docs/rule.md, docs/runtime-api.md)."""
+    """``POST runtime/rounds`` — what the model is given this round (docs/rule.md, docs/runtime-api.md).
+
+    ``tools_format`` (body) chooses the answer's shape: ``names`` (default) gives the tool names
+    only; ``openai`` / ``anthropic`` add ``tools``, the exact array a chat API receives this round
+    (``skills_app.domain.payload.tools_payload``), and ``tools_chars``, its size in characters
+    (``payload_chars``: code points of the compact JSON text). docs/runtime-api.md.
+    """
 
     @extend_schema_serializer(component_name="RoundsInput")
     class InputSerializer(RoundInputSerializer):
-        pass
+        tools_format = serializers.ChoiceField(
+            choices=list(TOOLS_FORMATS), required=False, default=NAMES,
+            error_messages={"invalid_choice": "unknown tools_format '{input}'; choose one of: "
+                                              + ", ".join(TOOLS_FORMATS) + "."},
+            help_text="`names` (default): tool names only. `openai` / `anthropic`: also `tools`, the "
+                      "exact array a chat API receives this round, and `tools_chars`, its size in characters.",
+        )
 
     @extend_schema_serializer(component_name="Round")
     class OutputSerializer(serializers.Serializer):
@@ -190,6 +208,17 @@ class RoundsApi(RuntimeApi):
         warnings = serializers.ListField(child=serializers.CharField())
         warning_details = WarningSerializer(
             many=True, help_text="The same warnings with their code and the 0-based message index they name.")
+        tools = ToolsPayloadField(
+            required=False,
+            help_text="Only with `tools_format` `openai` or `anthropic`: the tools array of this round, in "
+                      "`visible` order; load_skill's description and `skill_code` enum are generated from "
+                      "the enabled skills.",
+        )
+        tools_chars = serializers.IntegerField(
+            required=False, min_value=0,
+            help_text="Only with `tools`: its size in characters (Unicode code points) of "
+                      "`json.dumps(tools, ensure_ascii=False, separators=(',', ':'))`. Never tokens.",
+        )
 
     @extend_schema(
         tags=[TAG], operation_id="runtime_rounds", parameters=[RELEASE_PARAMETER], request=InputSerializer,
@@ -200,7 +229,12 @@ class RoundsApi(RuntimeApi):
         serializer.is_valid(raise_exception=True)
         catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
-        return Response(self.OutputSerializer({"release": catalog.release, **view.as_dict()}).data)
+        data: dict[str, Any] = {"release": catalog.release, **view.as_dict()}
+        fmt = serializer.validated_data.get("tools_format") or NAMES
+        if fmt != NAMES:
+            tools = tools_payload(catalog, view.visible, fmt)
+            data.update(tools=tools, tools_chars=payload_chars(tools))
+        return Response(self.OutputSerializer(data).data)
 
 
 class LoadSkillApi(RuntimeApi):

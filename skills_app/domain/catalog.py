@@ -10,8 +10,14 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .limits import BUILTIN_TOOL_NAMES, DEFAULT_EVICTION_PREFIX, DEFAULT_MARKER_KEY, LOAD_SKILL
 from .errors import Problem
+from .limits import (
+    BUILTIN_TOOL_NAMES,
+    DEFAULT_EVICTION_PREFIX,
+    DEFAULT_LOAD_SKILL_HEADER,
+    DEFAULT_MARKER_KEY,
+    LOAD_SKILL,
+)
 from .tooldefs import validate_tool_definition
 
 BUILTIN = "builtin"
@@ -91,6 +97,7 @@ class Catalog:
     one skill is enabled (docs/design.md). ``skills`` may include disabled skills; they gate nothing.
     ``profiles`` and ``stages`` map names to restrictions. The derived views below are computed
     once per catalog (``cached_property``): every round and every guard check reads them.
+    ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``).
     """
 
     tools: tuple[Tool, ...]
@@ -100,6 +107,7 @@ class Catalog:
     marker_key: str = DEFAULT_MARKER_KEY
     eviction_prefix: str = DEFAULT_EVICTION_PREFIX
     release: int | None = None
+    load_skill_header: str = DEFAULT_LOAD_SKILL_HEADER
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))

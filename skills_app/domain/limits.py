@@ -21,6 +21,14 @@ LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 #: docs/design.md settings carried in every release.
 DEFAULT_MARKER_KEY = "ragent_loaded_skill"
 DEFAULT_EVICTION_PREFIX = "[历史工具结果已省略，原长 "
+#: The header of the generated ``load_skill`` description (docs/runtime-api.md, "What the model
+#: sees"): one setting carried with the catalog; the catalog lines of the enabled skills follow it.
+DEFAULT_LOAD_SKILL_HEADER = "\n".join((
+    "加载一份业务手册（技能）：手册写明处理某类业务的步骤、规则和注意事项。",
+    "当用户的请求属于下列某一业务时，先用对应的 skill_code 调用 load_skill，读完手册再按手册操作。",
+    "部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务",
+))
+LOAD_SKILL_HEADER_MAX_LENGTH = 2000
 
 #: Simulation limits: a script or transcript past these is refused before anything runs (the cost
 #: of a run grows with rounds × retained messages).

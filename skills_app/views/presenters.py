@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
 from ..forms import MESSAGES_BY_CODE, WARNING_CODES
+from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
 
 DRAFT_CODE = "__draft__"
 
@@ -139,6 +140,46 @@ class Note:
 
 
 @dataclass(frozen=True)
+class PayloadSummary:
+    """What the model is sent in one round, without the JSON itself (that is loaded on demand):
+    ``chars`` maps ``openai`` / ``anthropic`` to the size of the ``tools`` array in characters
+    (``domain.payload.payload_chars``); ``diff`` compares it with the previous round's array
+    (tools added, removed, definitions changed); ``tools`` the names, in payload order."""
+
+    tools: tuple[str, ...]
+    chars: dict[str, int]
+    diff: PayloadDiff | None
+
+    @property
+    def tools_param(self) -> str:
+        """The ``tools`` query parameter of the on-demand payload view (names joined by commas)."""
+        return ",".join(self.tools)
+
+
+def payload_summaries(catalog: Catalog, visible_lists: list[tuple[str, ...]]) -> list[PayloadSummary]:
+    """One ``PayloadSummary`` per round (``visible_lists`` = each round's ``RoundView.visible``).
+
+    A payload is computed once per distinct visible list (a 200-round run repeats a handful), so
+    the cost grows with the distinct lists, not with the rounds.
+    """
+    cache: dict[tuple[str, ...], tuple[list[dict[str, Any]], dict[str, int]]] = {}
+    out: list[PayloadSummary] = []
+    previous: list[dict[str, Any]] | None = None
+    for names in visible_lists:
+        if names not in cache:
+            openai = tools_payload(catalog, names, OPENAI)
+            anthropic = tools_payload(catalog, names, ANTHROPIC)
+            cache[names] = (openai, {OPENAI: payload_chars(openai), ANTHROPIC: payload_chars(anthropic)})
+        tools, chars = cache[names]
+        out.append(PayloadSummary(
+            tools=tuple(t["function"]["name"] for t in tools), chars=chars,
+            diff=None if previous is None else PayloadDiff() if previous is tools else payload_diff(previous, tools),
+        ))
+        previous = tools
+    return out
+
+
+@dataclass(frozen=True)
 class RoundRow:
     index: int
     line: int | None
@@ -161,6 +202,7 @@ class RoundRow:
     failures: tuple[SafeString, ...]
     events_after: tuple[Note, ...]
     confirm_tools: frozenset[str]
+    payload: PayloadSummary | None = None
 
 
 @dataclass(frozen=True)
@@ -398,7 +440,8 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
     confirm = frozenset(t.name for t in catalog.tools if t.require_confirm)
     rows = []
     prev_count: int | None = None
-    for r in sim.rounds:
+    payloads = payload_summaries(catalog, [r.view.visible for r in sim.rounds])
+    for r, payload in zip(sim.rounds, payloads):
         v = r.view
         rows.append(RoundRow(
             index=r.index, line=r.line, count=v.count, loaded=v.loaded, builtins=v.builtins,
@@ -409,7 +452,7 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
             calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
             say=r.say, user=r.user, context_size=r.context_size, expect=dict(r.expect),
             failures=tuple(failure_sentence(f) for f in r.failures),
-            events_after=tuple(after.get(r.index, ())), confirm_tools=confirm,
+            events_after=tuple(after.get(r.index, ())), confirm_tools=confirm, payload=payload,
         ))
         prev_count = v.count
     matrix = tuple(

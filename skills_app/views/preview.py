@@ -6,6 +6,7 @@ link. ``POST`` runs pasted text; with htmx only the results panel is re-rendered
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -27,12 +28,16 @@ from ..domain import (
 )
 from ..forms import PreviewForm
 from .common import staff_required
+from ..domain.limits import LOAD_SKILL
+from ..domain.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
 from .presenters import simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")
 #: A pasted script up to this length gets a permalink carrying the script itself (``?script=``);
 #: longer ones are best saved as a scenario (one click in the results panel).
 PERMALINK_MAX_CHARS = 6_000
+#: At most this many names in one payload request (a catalog's registered tools fit many times).
+PAYLOAD_MAX_TOOLS = 1000
 EXCERPT_CONTEXT = 3
 
 
@@ -116,3 +121,28 @@ def preview(request: HttpRequest) -> HttpResponse:
         response = render(request, "preview/_results.html", context)
         return push_url(response, link or reverse("skills:preview"))
     return render(request, "preview/page.html", context)
+
+
+@staff_required
+def preview_payload(request: HttpRequest) -> HttpResponse:
+    """``GET /preview/payload?tools=a,b,c`` — the ``tools`` array of one round in both formats,
+    pretty-printed, with its size in characters (docs/runtime-api.md "What the model sees").
+
+    The preview page loads it into a round only when asked (htmx, when the round's payload panel
+    is opened), so a long run does not carry every round's JSON. ``tools`` is the round's visible
+    list; it is rendered against the current draft catalog, and a name the draft no longer
+    registers is listed as such (it is not in the payload). When ``load_skill`` is among them, its
+    generated description is also shown as plain text, as the model reads it.
+    """
+    names = [n for n in (request.GET.get("tools") or "").split(",") if n.strip()][:PAYLOAD_MAX_TOOLS]
+    catalog = selectors.catalog_draft()
+    unknown = [n for n in names if catalog.tool(n) is None]
+    formats = []
+    for fmt, label in ((OPENAI, "OpenAI"), (ANTHROPIC, "Anthropic")):
+        tools = tools_payload(catalog, names, fmt)
+        formats.append({"fmt": fmt, "label": label, "chars": payload_chars(tools), "count": len(tools),
+                        "json": json.dumps(tools, ensure_ascii=False, indent=2)})
+    load = load_skill_definition(catalog) if LOAD_SKILL in names else None
+    return render(request, "preview/_payload.html", {
+        "formats": formats, "unknown": unknown, "load_skill_description": load.description if load else None,
+    })

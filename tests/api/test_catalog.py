@@ -41,7 +41,7 @@ def catalog(bitmall, api_client):
 
 def test_catalog_has_the_documented_keys(catalog):
     assert list(catalog.json()) == [
-        "release", "sha256", "marker_key", "eviction_prefix", "builtins", "mcp_tools", "skills",
+        "release", "sha256", "marker_key", "eviction_prefix", "load_skill_header", "builtins", "mcp_tools", "skills",
         "gated_tool_ids", "access_profiles", "stages",
     ]
 

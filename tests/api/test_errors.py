@@ -204,3 +204,17 @@ def test_too_many_messages_are_refused_with_the_limit(api_client, bitmall):
     error = error_of(api_client.post(ROUNDS, body, format="json"), 400)
     assert error["code"] == "invalid_messages"
     assert error["message"] == f"{MAX_MESSAGES + 1} messages; at most {MAX_MESSAGES} are accepted"
+
+
+@pytest.mark.parametrize("path", [
+    "/api/v1/runtime/skills/order%0Achange",   # a line break in the code (schemathesis found this)
+    "/api/v1/runtime/skills/%0A",
+])
+def test_a_skill_code_with_a_line_break_is_refused_as_json(bitmall, api_client, path):
+    error = error_of(api_client.get(path), 400)
+    assert error["code"] == "invalid_skill_code"
+
+
+def test_an_unknown_path_with_a_line_break_answers_json_404(bitmall, api_client):
+    response = api_client.get("/api/v1/runtime/nothing%0Ahere")
+    assert error_of(response, 404)["code"] == "not_found"

@@ -270,3 +270,36 @@
     return "";
   });
 })();
+
+/* Preview: which tools JSON (OpenAI or Anthropic) the rounds show. The choice is a radio group
+ * in the results; it sets data-payload-format on #results (CSS shows that format's sizes and
+ * JSON) and is remembered in localStorage across runs. */
+(function () {
+  "use strict";
+  var KEY = "skill-console.payload-format";
+
+  function stored() {
+    try { return window.localStorage.getItem(KEY) === "anthropic" ? "anthropic" : "openai"; } catch (e) { return "openai"; }
+  }
+
+  function apply(format) {
+    var results = document.getElementById("results");
+    if (!results) return;
+    results.setAttribute("data-payload-format", format);
+    var radios = results.querySelectorAll('input[name="payload_format"]');
+    for (var i = 0; i < radios.length; i++) radios[i].checked = radios[i].value === format;
+  }
+
+  document.addEventListener("change", function (e) {
+    var el = e.target;
+    if (!el || el.name !== "payload_format" || !el.closest("#results")) return;
+    try { window.localStorage.setItem(KEY, el.value); } catch (err) { /* private mode: this page only */ }
+    apply(el.value);
+  });
+  document.addEventListener("htmx:afterSettle", function (e) {
+    var t = e.detail && e.detail.target;
+    if (t && t.id === "results") apply(stored());
+  });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { apply(stored()); });
+  else apply(stored());
+})();
