@@ -85,3 +85,17 @@ def may_read_drafts(request) -> bool:
         return key.read_drafts
     user = getattr(request, "user", None)
     return bool(user is not None and can_publish(user))
+
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension  # noqa: E402
+
+
+class RuntimeKeySchema(OpenApiAuthenticationExtension):
+    """OpenAPI: the runtime key is an HTTP bearer scheme named ``runtimeKey``."""
+
+    target_class = "skills_app.api.auth.RuntimeKeyAuthentication"
+    name = "runtimeKey"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer",
+                "description": "A runtime API key (`manage.py api_key create NAME`): `Authorization: Bearer <key>`."}
