@@ -107,6 +107,9 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            # Tests run on a file too (not the shared-cache in-memory database, whose table locks
+            # fail at once instead of waiting): concurrent publishes are tested with real threads.
+            "TEST": {"NAME": os.environ.get("SKILL_CONSOLE_TEST_SQLITE", str(VAR_DIR / "test-db.sqlite3"))},
         }
     }
 
