@@ -51,3 +51,17 @@ def test_publish_list_label_and_diff(page, console):
     page.wait_for_url(f"{console}/releases/diff?from=1&to=2")
     assert page.locator("[data-skill-changed='fault_diagnosis'] [data-field='version']").is_visible()
     page.screenshot(path=str(SHOTS / "release-diff.png"), full_page=True)
+
+
+def test_create_a_runtime_key_shown_once(page, console):
+    login(page, console)
+    page.goto(f"{console}/api-keys/")
+    page.fill("[data-key-form] input[name=name]", "ragent-prod")
+    page.press("[data-key-form] input[name=name]", "Enter")
+    page.wait_for_selector("[data-created-key]")
+    key = page.inner_text("[data-key]").strip()
+    assert key.count(".") == 1 and len(key) > 30
+    page.screenshot(path=str(SHOTS / "api-keys.png"), full_page=True)
+    page.goto(f"{console}/api-keys/")
+    assert key not in page.content()
+    assert page.locator("[data-key-row='ragent-prod'][data-revoked='0']").count() == 1
