@@ -6,6 +6,7 @@ developer laptop and a deployment is read from an environment variable named her
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from django.utils.translation import gettext_lazy as _
@@ -109,7 +110,9 @@ else:
             },
             # Tests run on a file too (not the shared-cache in-memory database, whose table locks
             # fail at once instead of waiting): concurrent publishes are tested with real threads.
-            "TEST": {"NAME": os.environ.get("SKILL_CONSOLE_TEST_SQLITE", str(VAR_DIR / "test-db.sqlite3"))},
+            # One file per test process, so two test runs never share (and drop) one database.
+            "TEST": {"NAME": os.environ.get("SKILL_CONSOLE_TEST_SQLITE") or os.path.join(
+                tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")},
         }
     }
 

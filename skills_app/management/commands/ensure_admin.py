@@ -38,4 +38,4 @@ class Command(BaseCommand):
         else:
             made = api_key_create(user=COMMAND_LINE, name=LOCAL_KEY_NAME)
             self.stdout.write(f"runtime API key '{LOCAL_KEY_NAME}' (shown once, keep it): {made.key}")
-            self.stdout.write("  curl -H 'Authorization: Bearer <key>' http://127.0.0.1:8000/api/v1/runtime/catalog")
+            self.stdout.write(f"  try: curl -H 'Authorization: Bearer {made.key}' http://127.0.0.1:8000/api/v1/runtime/catalog")
