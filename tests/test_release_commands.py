@@ -39,7 +39,7 @@ def test_publish_lists_every_reason_with_override_keys(bitmall):
     assert lines[2] == ("  - scenario 'cancel-iphone': round 1: expected 11 tools, got 12   "
                         "[override key: scenario:cancel-iphone:round 1: expected 11 tools, got 12]")
     assert lines[3].startswith("  - scenario 'cancel-iphone': round 1: expected masked")
-    assert [line[:40] for line in lines[4:]] == ["  - scenario 'cancel-iphone': round 2: expect",
+    assert [line[:45] for line in lines[4:]] == ["  - scenario 'cancel-iphone': round 2: expect",
                                             "  - scenario 'cancel-iphone': round 3: expect"]
     assert Release.objects.count() == 1
 
