@@ -119,6 +119,11 @@ def label_moves(*, limit: int = 50) -> list[LabelMove]:
     return list(LabelMove.objects.select_related("from_release", "to_release").order_by("-moved_at", "-id")[:limit])
 
 
+def draft_sha256() -> str:
+    """The sha256 the draft would be published with (its snapshot's canonical hash)."""
+    return body_sha256(catalog_to_snapshot(selectors.catalog_draft()))
+
+
 def scenario_scripts() -> dict[str, str]:
     """Saved scenario name → YAML script, by name (one query)."""
     return dict(Scenario.objects.order_by("name").values_list("name", "script"))

@@ -92,3 +92,13 @@ def test_ensure_admin_prints_the_runtime_key_once(db):
     assert key not in second
     assert ("runtime API key 'local-runtime' exists (shown only when it was created; "
             "make another: manage.py api_key create NAME)") in second
+
+
+def test_load_demo_publishes_release_1_once_and_then_says_the_draft_differs(db):
+    assert run("load_demo").splitlines()[1] == "published release 1 (demo catalog 'bitmall'); the runtime serves it"
+    assert len(run("load_demo").splitlines()) == 1  # nothing to say: the draft is release 1
+    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="智能家居套装（新）")
+    assert run("load_demo").splitlines()[1] == (
+        "the draft differs from release 1; the runtime serves releases only: publish on /publish/ or with: "
+        "manage.py publish --note TEXT")
+    assert Release.objects.count() == 1

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from skills_app.demo_catalogs import DEFAULT_DEMO, DemoError, demo_load, demo_names
-from skills_app.releases import PublishRefused, release_publish_first
+from skills_app.releases import PublishRefused, draft_sha256, release_latest, release_publish_first
 
 
 class Command(BaseCommand):
@@ -54,3 +54,8 @@ class Command(BaseCommand):
             return
         if release is not None:
             self.stdout.write(f"published release {release.number} ({note}); the runtime serves it")
+            return
+        latest = release_latest()
+        if latest is not None and draft_sha256() != latest.sha256:
+            self.stdout.write(f"the draft differs from release {latest.number}; the runtime serves releases only: "
+                              "publish on /publish/ or with: manage.py publish --note TEXT")
