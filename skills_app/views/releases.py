@@ -152,7 +152,10 @@ def release_detail(request: HttpRequest, number: int) -> HttpResponse:
 
 @staff_required
 def release_diff(request: HttpRequest) -> HttpResponse:
-    """``?from=a&to=b``: what changes when release ``b`` replaces release ``a``."""
+    """``?from=a&to=b``: what changes when release ``b`` replaces release ``a``. Without both, the
+    form to choose them."""
+    if not request.GET.get("from") and not request.GET.get("to"):
+        return render(request, "releases/diff.html", {"all": releases.release_list()})
     try:
         a, b = int(request.GET.get("from", "")), int(request.GET.get("to", ""))
     except ValueError:
