@@ -39,7 +39,7 @@ def test_publish_page_on_an_empty_history_publishes_release_1(staff_client, bitm
 def test_nothing_changed_is_refused_with_the_reason(staff_client, published):
     response, doc = _publish_page(staff_client, note="again")
     assert response.status_code == 400
-    assert [r.text().strip() for r in doc.select("data-reason")] == ["nothing changed since release 1"]
+    assert [r.text().strip() for r in doc.select("data-reason")] == ["自发布 1 以来没有任何变化"]
     assert Release.objects.count() == 1
 
 
