@@ -6,6 +6,7 @@ developer laptop and a deployment is read from an environment variable named her
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from django.utils.translation import gettext_lazy as _
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "rest_framework_api_key",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -107,6 +109,11 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            # Tests run on a file too (not the shared-cache in-memory database, whose table locks
+            # fail at once instead of waiting): concurrent publishes are tested with real threads.
+            # One file per test process, so two test runs never share (and drop) one database.
+            "TEST": {"NAME": os.environ.get("SKILL_CONSOLE_TEST_SQLITE") or os.path.join(
+                tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")},
         }
     }
 
@@ -148,10 +155,10 @@ LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "skills_app.api.auth.RuntimeKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["skills_app.api.auth.IsRuntimeClient"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "skills_app.api.exception_handlers.api_exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -14,7 +14,20 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from . import services
-from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
+from .models import (
+    AccessProfile,
+    BuiltinTool,
+    ConsoleSettings,
+    IntentNode,
+    LabelMove,
+    McpTool,
+    Release,
+    ReleaseLabel,
+    RuntimeKey,
+    Scenario,
+    Skill,
+    Stage,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -139,3 +152,44 @@ class ConsoleSettingsAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+# --- releases (docs/releases.md): immutable, browse only; publishing goes through /publish/ ----
+
+
+@admin.register(Release)
+class ReleaseAdmin(ReadOnlyAdmin):
+    list_display = ("number", "short_sha", "author_name", "created_at", "note", "rollback_of")
+    search_fields = ("note", "author_name")
+    exclude = ("snapshot",)
+
+    @admin.display(description="sha256")
+    def short_sha(self, obj: Release) -> str:
+        return obj.sha256[:12]
+
+
+@admin.register(ReleaseLabel)
+class ReleaseLabelAdmin(ReadOnlyAdmin):
+    list_display = ("name", "release", "moved_at")
+
+
+@admin.register(LabelMove)
+class LabelMoveAdmin(ReadOnlyAdmin):
+    list_display = ("label", "from_release", "to_release", "moved_by_name", "moved_at")
+
+
+@admin.register(RuntimeKey)
+class RuntimeKeyAdmin(ReadOnlyAdmin):
+    """Keys are created and revoked on /api-keys/ or with ``manage.py api_key`` (shown once there)."""
+
+    list_display = ("name", "prefix", "revoked", "read_drafts", "created", "last_used_at")
+    exclude = ("hashed_key",)
+
+
+# The library's own (unused) APIKey model: runtime keys are ``RuntimeKey``.
+try:
+    from rest_framework_api_key.models import APIKey
+
+    admin.site.unregister(APIKey)
+except (ImportError, admin.sites.NotRegistered):  # pragma: no cover
+    pass

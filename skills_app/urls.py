@@ -1,7 +1,7 @@
 """Console pages (namespace ``skills``)."""
 from django.urls import path
 
-from .views import preview, restrictions, scenarios, skills, tools
+from .views import preview, releases, restrictions, scenarios, skills, tools
 
 app_name = "skills"
 
@@ -26,4 +26,11 @@ urlpatterns = [
     path("restrictions/<str:kind>/new", restrictions.restriction_edit, name="restriction_create"),
     path("restrictions/<str:kind>/<str:name>/edit", restrictions.restriction_edit, name="restriction_edit"),
     path("tools/", tools.tool_tree, name="tool_tree"),
+    path("releases/", releases.release_list, name="release_list"),
+    path("releases/diff", releases.release_diff, name="release_diff"),
+    path("releases/labels", releases.label_move, name="label_move"),
+    path("releases/<int:number>/", releases.release_detail, name="release_detail"),
+    path("releases/<int:number>/rollback", releases.release_rollback, name="release_rollback"),
+    path("publish/", releases.publish, name="publish"),
+    path("api-keys/", releases.api_keys, name="api_keys"),
 ]

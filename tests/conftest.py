@@ -43,12 +43,18 @@ def staff_client(client, staff_user):
 
 
 @pytest.fixture
-def api_client(staff_user):
-    """A DRF client authenticated with the staff user's token."""
-    from rest_framework.authtoken.models import Token
+def runtime_key(db):
+    """A runtime API key (``releases.api_key_create``): ``.key`` is the secret, ``.record`` the row."""
+    from skills_app.releases import COMMAND_LINE, api_key_create
+
+    return api_key_create(user=COMMAND_LINE, name="test-runtime")
+
+
+@pytest.fixture
+def api_client(runtime_key):
+    """A DRF client sending a runtime API key (``Authorization: Bearer <key>``)."""
     from rest_framework.test import APIClient
 
-    token, _ = Token.objects.get_or_create(user=staff_user)
     c = APIClient()
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    c.credentials(HTTP_AUTHORIZATION=f"Bearer {runtime_key.key}")
     return c

@@ -20,7 +20,7 @@ class ApiError(DomainError):
 class ReleaseNotFoundError(ApiError):
     """``?release=N`` / body ``release`` names a release that was never published (404).
 
-    ``known`` lists the published release numbers (none exist yet).
+    ``known`` lists the published release numbers.
     """
 
     code = "release_not_found"
@@ -32,6 +32,57 @@ class ReleaseNotFoundError(ApiError):
             f"release {number} does not exist; releases on offer: {on_offer}",
             details={"release": number, "known": known},
         )
+
+
+class NoReleaseError(ApiError):
+    """Nothing was published yet: the runtime never falls back to the draft (404 ``no_release``)."""
+
+    code = "no_release"
+    status_code = 404
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no release has been published yet; publish one in the console (/publish/) or with "
+            "'python manage.py publish --note TEXT'",
+            details={"hint": "python manage.py publish --note TEXT"},
+        )
+
+
+class LabelNotFoundError(ApiError):
+    """``?label=NAME`` names no label (404 ``label_not_found``); ``known`` lists the labels."""
+
+    code = "label_not_found"
+    status_code = 404
+
+    def __init__(self, label: str, *, known: list[str]) -> None:
+        super().__init__(
+            f"label '{label}' does not exist; labels: {', '.join(known) or 'none'}",
+            details={"label": label, "known": known},
+        )
+
+
+class DraftsNotAllowedError(ApiError):
+    """``?draft=1`` without a key allowed to read drafts (403 ``drafts_not_allowed``)."""
+
+    code = "drafts_not_allowed"
+    status_code = 403
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the draft is only served to a key created with --drafts or a publisher's console session",
+            details={},
+        )
+
+
+class ConflictingSelectorsError(ApiError):
+    """More than one of ``release``, ``label``, ``draft`` given (400 ``conflicting_selectors``)."""
+
+    code = "conflicting_selectors"
+    status_code = 400
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(f"give one of release, label or draft, not {' and '.join(names)}",
+                         details={"given": names})
 
 
 class InvalidSkillCodeError(ApiError):

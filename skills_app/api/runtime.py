@@ -1,46 +1,95 @@
-"""What the runtime API serves: one catalog (a release, or the draft until releases exist) and its
+"""What the runtime API serves: one catalog (a release; the draft only on request) and its
 canonical JSON form.
 
-``runtime_catalog`` is the single place that decides *which* catalog a runtime request sees; every
-endpoint goes through it, so publishing releases only changes this function. ``catalog_payload``
-is the JSON body of ``GET runtime/catalog`` (docs/runtime-api.md) without its ``sha256``; ``body_sha256``
-hashes the canonical form of it.
+``runtime_served`` / ``runtime_catalog`` is the single place that decides *which* catalog a runtime
+request sees; every endpoint goes through it. ``catalog_payload``
+is the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256`` (from
+``skills_app.domain.snapshot``) hashes the canonical form of it.
 """
 from __future__ import annotations
 
 import hashlib
-import json
+from dataclasses import dataclass
 from typing import Any
 
-from skills_app import selectors
+from skills_app import releases, selectors
 from skills_app.domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from skills_app.domain.catalog import json_copy
+from skills_app.domain.snapshot import body_sha256, canonical_json, catalog_to_snapshot
+from skills_app.models import Release, ReleaseLabel
 
-from .errors import ReleaseNotFoundError
+from .errors import (
+    ConflictingSelectorsError,
+    DraftsNotAllowedError,
+    LabelNotFoundError,
+    NoReleaseError,
+    ReleaseNotFoundError,
+)
+
+__all__ = ["Served", "body_sha256", "canonical_json", "catalog_payload", "content_sha256", "runtime_catalog",
+           "runtime_served"]
 
 
-def runtime_catalog(release: int | None = None) -> Catalog:
-    """The catalog a runtime request is answered from (a ``skills_app.domain.Catalog``).
+@dataclass(frozen=True)
+class Served:
+    """What one runtime request is answered from: the catalog (``Catalog.release`` = the release
+    number, ``None`` for the draft), the strong ETag value (the release's ``sha256``; for the
+    draft the hash of its snapshot) and the label that chose it (if any)."""
 
-    ``release=None`` → the latest release; ``release=N`` → release ``N``. Releases do not exist
-    yet, so ``None`` serves the current draft (``selectors.catalog_draft()``, whose
-    ``Catalog.release`` is ``None``) and any number raises ``ReleaseNotFoundError`` (404
-    ``release_not_found``). When releases land, build the ``Catalog`` from the release snapshot
-    here (with ``Catalog.release`` set) and nothing else in the API changes.
+    catalog: Catalog
+    sha256: str
+    label: str | None = None
+
+
+def runtime_served(*, release: int | None = None, label: str | None = None, draft: bool = False,
+                   drafts_allowed: bool = False) -> Served:
+    """Decide which catalog a runtime request sees (docs/releases.md, "What the runtime serves").
+
+    - ``draft=True`` → the live draft, only when ``drafts_allowed`` (a key made with ``--drafts``
+      or a publisher's console session), else ``DraftsNotAllowedError`` (403);
+    - ``release=N`` → release ``N`` (``ReleaseNotFoundError``, 404, when unknown);
+    - ``label=NAME`` → the release the label points at (``LabelNotFoundError``, 404);
+    - nothing → the release labelled ``production``, else the latest release; with no release at
+      all ``NoReleaseError`` (404 ``no_release``) — never the draft.
+
+    Two selectors at once → ``ConflictingSelectorsError`` (400). Reads the database on every call
+    (no per-process cache), so a publish or a label move is seen by the very next request.
     """
+    chosen = [name for name, value in (("release", release), ("label", label), ("draft", draft)) if value]
+    if len(chosen) > 1:
+        raise ConflictingSelectorsError(chosen)
+    if draft:
+        if not drafts_allowed:
+            raise DraftsNotAllowedError()
+        catalog = selectors.catalog_draft()
+        return Served(catalog=catalog, sha256=body_sha256(catalog_to_snapshot(catalog)))
     if release is not None:
-        raise ReleaseNotFoundError(release, known=[])
-    return selectors.catalog_draft()
+        row = releases.release_get(number=release)
+        if row is None:
+            raise ReleaseNotFoundError(release, known=_known())
+    elif label:
+        found = ReleaseLabel.objects.select_related("release").filter(name=label).first()
+        if found is None:
+            raise LabelNotFoundError(label, known=list(ReleaseLabel.objects.order_by("name").values_list("name", flat=True)))
+        row = found.release
+    else:
+        found = ReleaseLabel.objects.select_related("release").filter(name=releases.PRODUCTION).first()
+        row = found.release if found else releases.release_latest()
+        label = found.name if found else None
+        if row is None:
+            raise NoReleaseError()
+    return Served(catalog=releases.release_catalog(row), sha256=row.sha256, label=label)
 
 
-def canonical_json(data: Any) -> bytes:
-    """The canonical bytes of a JSON value: sorted keys, no whitespace, UTF-8 (not ``\\u``-escaped)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+def runtime_catalog(*, release: int | None = None, label: str | None = None, draft: bool = False,
+                    drafts_allowed: bool = False) -> Catalog:
+    """The catalog a runtime request is answered from: ``runtime_served(...).catalog``. The single
+    switch point every runtime endpoint goes through."""
+    return runtime_served(release=release, label=label, draft=draft, drafts_allowed=drafts_allowed).catalog
 
 
-def body_sha256(data: Any) -> str:
-    """Hex SHA-256 of ``canonical_json(data)``."""
-    return hashlib.sha256(canonical_json(data)).hexdigest()
+def _known() -> list[int]:
+    return list(Release.objects.order_by("number").values_list("number", flat=True))
 
 
 def content_sha256(content: str) -> str:

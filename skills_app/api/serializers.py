@@ -127,21 +127,46 @@ class CallInputSerializer(serializers.Serializer):
 
 
 class ReleaseField(serializers.IntegerField):
-    """A release number (≥ 1); absent or ``null`` = the latest."""
+    """A release number (≥ 1); absent or ``null`` = the default release."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
-        kwargs.setdefault("help_text", "Release number; omit for the latest (the draft until releases exist).")
+        kwargs.setdefault("help_text", "Pin release N. Omit for the release labelled `production`, else the latest.")
+        super().__init__(**kwargs)
+
+
+class LabelField(serializers.CharField):
+    """A release label name (``production``, ``staging`` …); absent or ``null`` = the default."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("max_length", 64)
+        kwargs.setdefault("help_text", "Pin the release this label points at (404 `label_not_found` if none).")
+        super().__init__(**kwargs)
+
+
+class DraftField(serializers.BooleanField):
+    """``true`` = answer from the live draft (a key created with ``--drafts`` only)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", False)
+        kwargs.setdefault("help_text", "Answer from the unpublished draft; needs a key allowed to read drafts "
+                                       "(403 `drafts_not_allowed` otherwise).")
         super().__init__(**kwargs)
 
 
 @extend_schema_serializer(component_name="ReleaseQuery")
 class ReleaseQuerySerializer(serializers.Serializer):
-    """``?release=N`` on any runtime endpoint."""
+    """``?release=N`` / ``?label=NAME`` / ``?draft=1`` on any runtime endpoint."""
 
     release = ReleaseField()
+    label = LabelField()
+    draft = DraftField()
 
 
 class RoundInputSerializer(StrictInputSerializer):
@@ -161,6 +186,8 @@ class RoundInputSerializer(StrictInputSerializer):
         help_text="Task stage name; empty or null = none; unknown → 400 unknown_restriction.",
     )
     release = ReleaseField()
+    label = LabelField()
+    draft = DraftField()
 
     def restrictions(self) -> dict[str, Any]:
         """Keyword arguments for ``compute_round`` / ``check_call``."""

@@ -1,6 +1,7 @@
 """The runtime JSON API of docs/runtime-api.md: one ``APIView`` per operation, nested input and output
 serializers, and nothing but the domain underneath (``compute_round``, ``check_call``,
-``load_skill``) applied to ``runtime_catalog()``.
+``load_skill``) applied to the catalog ``runtime.runtime_served()`` picks (a release; the draft
+only on request).
 
 Authentication and permissions come from ``settings.REST_FRAMEWORK`` (token first, then session;
 authenticated users only); every error is rendered by
@@ -27,12 +28,15 @@ from skills_app.domain.limits import is_valid_skill_code
 from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
 
 from .errors import InvalidSkillCodeError, SkillNotFoundError
-from .runtime import body_sha256, catalog_payload, content_sha256, runtime_catalog
+from .auth import may_read_drafts
+from .runtime import Served, body_sha256, catalog_payload, content_sha256, runtime_served
 from .serializers import (
     BuiltinToolSerializer,
     CallInputSerializer,
     CatalogSkillSerializer,
+    DraftField,
     ErrorSerializer,
+    LabelField,
     McpToolSerializer,
     MessagesField,
     ReleaseField,
@@ -47,19 +51,36 @@ from .serializers import (
 TAG = "runtime"
 CACHE_CONTROL = "private, no-cache"
 
-RELEASE_PARAMETER = OpenApiParameter(
-    "release", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
-    description="Release number; omit for the latest. No release exists yet: any number answers 404 "
-                "`release_not_found`.",
-)
+RELEASE_PARAMETERS = [
+    OpenApiParameter(
+        "release", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+        description="Pin release N (404 `release_not_found` if unknown). Default: the release labelled "
+                    "`production`, else the latest; with no release at all 404 `no_release`. POST "
+                    "endpoints accept the same as a body field.",
+    ),
+    OpenApiParameter(
+        "label", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+        description="Pin the release a label points at (404 `label_not_found`). Body field on POST too.",
+    ),
+    OpenApiParameter(
+        "draft", OpenApiTypes.BOOL, OpenApiParameter.QUERY, required=False,
+        description="`1`/`true`: answer from the unpublished draft — only for a key created with `--drafts` "
+                    "or a publisher's console session (403 `drafts_not_allowed`). Body field on POST too.",
+    ),
+]
+RELEASE_PARAMETER = RELEASE_PARAMETERS  # one name for the endpoints below
 
 
 def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
     text = {
         400: "Invalid input (`invalid`, `malformed_json`, `invalid_messages`, `unknown_restriction`, "
              "`invalid_skill_code`).",
-        401: "No or invalid token (`not_authenticated`, `authentication_failed`).",
-        404: "Unknown release or skill (`release_not_found`, `skill_not_found`).",
+        401: "No, unknown or revoked API key (`not_authenticated`, `authentication_failed`); send "
+             "`Authorization: Bearer <key>`.",
+        403: "`?draft=1` without a key allowed to read drafts (`drafts_not_allowed`), or a console session "
+             "that is not staff (`permission_denied`).",
+        404: "Nothing published yet (`no_release`), unknown release, label or skill (`release_not_found`, "
+             "`label_not_found`, `skill_not_found`).",
     }
     return {s: OpenApiResponse(ErrorSerializer, description=text[s]) for s in statuses}
 
@@ -79,20 +100,32 @@ def _if_none_match(header: str | None, etag: str) -> bool:
     return any(tag.removeprefix("W/") == target for tag in tags)
 
 
-def _requested_release(request: Request, body: dict[str, Any] | None = None) -> int | None:
-    """The release asked for by ``?release=N`` or body ``release`` (``None`` = the latest).
+def _given(value: Any) -> Any:
+    """``None`` for an absent selector (missing, null, empty, ``false``), else the value."""
+    return None if value in (None, "", False) else value
 
-    Raises DRF ``ValidationError`` (400 ``invalid``) for a malformed number or two different ones.
-    """
+
+def _served(request: Request, body: dict[str, Any] | None = None) -> Served:
+    """The catalog asked for by the query (``release``, ``label``, ``draft``) and/or the body
+    fields of the same names (docs/releases.md). The same selector given differently in both is a
+    400 ``invalid``; two different selectors a 400 ``conflicting_selectors``."""
     query = ReleaseQuerySerializer(data=request.query_params)
     query.is_valid(raise_exception=True)
-    from_query = query.validated_data.get("release")
-    from_body = (body or {}).get("release")
-    if from_query is not None and from_body is not None and from_query != from_body:
-        raise exceptions.ValidationError(
-            {"release": [f"release {from_body} in the body and {from_query} in the query differ."]}
-        )
-    return from_body if from_body is not None else from_query
+    body = body or {}
+    chosen: dict[str, Any] = {}
+    for name in ("release", "label", "draft"):
+        from_query, from_body = _given(query.validated_data.get(name)), _given(body.get(name))
+        if from_query is not None and from_body is not None and from_query != from_body:
+            raise exceptions.ValidationError(
+                {name: [f"{name} {from_body} in the body and {from_query} in the query differ."]}
+            )
+        value = from_body if from_body is not None else from_query
+        if value is not None:
+            chosen[name] = value
+    return runtime_served(
+        release=chosen.get("release"), label=chosen.get("label"), draft=bool(chosen.get("draft")),
+        drafts_allowed=may_read_drafts(request) if chosen.get("draft") else False,
+    )
 
 
 class RuntimeApi(APIView):
@@ -107,7 +140,7 @@ class CatalogApi(RuntimeApi):
 
     @extend_schema_serializer(component_name="RuntimeCatalog")
     class OutputSerializer(serializers.Serializer):
-        release = serializers.IntegerField(allow_null=True, help_text="Release number; null = the draft.")
+        release = serializers.IntegerField(allow_null=True, help_text="Release number; null = the draft (`?draft=1`).")
         sha256 = serializers.CharField(
             help_text="Hex SHA-256 of the canonical JSON of this body without `sha256` (sorted keys, "
                       "separators `,` `:`, UTF-8 unescaped). Also the strong ETag."
@@ -126,15 +159,15 @@ class CatalogApi(RuntimeApi):
         stages = RestrictionSerializer(many=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_catalog", parameters=[RELEASE_PARAMETER],
+        tags=[TAG], operation_id="runtime_catalog", parameters=RELEASE_PARAMETERS,
         responses={200: OutputSerializer, 304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
-                   **_errors(400, 401, 404)},
+                   **_errors(400, 401, 403, 404)},
     )
     def get(self, request: Request) -> Response | HttpResponseNotModified:
-        catalog = runtime_catalog(release=_requested_release(request))
-        payload = catalog_payload(catalog)
+        served = _served(request)
+        payload = catalog_payload(served.catalog)
         sha = body_sha256(payload)
-        etag = f'"{sha}"'
+        etag = f'"{served.sha256}"'
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _if_none_match(request.headers.get("If-None-Match"), etag):
             return HttpResponseNotModified(headers=headers)
@@ -156,13 +189,13 @@ class SkillDetailApi(RuntimeApi):
         tool_ids = serializers.ListField(child=serializers.CharField())
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_skill", parameters=[RELEASE_PARAMETER],
-        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+        tags=[TAG], operation_id="runtime_skill", parameters=RELEASE_PARAMETERS,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, code: str) -> Response:
         if not is_valid_skill_code(code):
             raise InvalidSkillCodeError(code)
-        catalog = runtime_catalog(release=_requested_release(request))
+        catalog = _served(request).catalog
         skill = catalog.skill(code)
         if skill is None:
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills])
@@ -221,13 +254,13 @@ class RoundsApi(RuntimeApi):
         )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_rounds", parameters=[RELEASE_PARAMETER], request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+        tags=[TAG], operation_id="runtime_rounds", parameters=RELEASE_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
+        catalog = _served(request, serializer.validated_data).catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
         data: dict[str, Any] = {"release": catalog.release, **view.as_dict()}
         fmt = serializer.validated_data.get("tools_format") or NAMES
@@ -251,6 +284,8 @@ class LoadSkillApi(RuntimeApi):
             trim_whitespace=False,
             help_text="The code the model passed to load_skill, exactly (a padded code is malformed).")
         release = ReleaseField()
+        label = LabelField()
+        draft = DraftField()
 
     @extend_schema_serializer(component_name="LoadSkillResult")
     class OutputSerializer(serializers.Serializer):
@@ -264,8 +299,8 @@ class LoadSkillApi(RuntimeApi):
         version = serializers.IntegerField(allow_null=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_load_skill", parameters=[RELEASE_PARAMETER], request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+        tags=[TAG], operation_id="runtime_load_skill", parameters=RELEASE_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -273,7 +308,7 @@ class LoadSkillApi(RuntimeApi):
         code = serializer.validated_data["skill_code"]
         if not is_valid_skill_code(code):
             raise InvalidSkillCodeError(code)
-        catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
+        catalog = _served(request, serializer.validated_data).catalog
         result = load_skill(catalog, serializer.validated_data["messages"], code)
         if result.state != "success":
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills], message=result.content)
@@ -302,13 +337,13 @@ class CheckCallApi(RuntimeApi):
         message = serializers.CharField()
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_check_call", parameters=[RELEASE_PARAMETER], request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 404)},
+        tags=[TAG], operation_id="runtime_check_call", parameters=RELEASE_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        catalog = runtime_catalog(release=_requested_release(request, serializer.validated_data))
+        catalog = _served(request, serializer.validated_data).catalog
         verdict = check_call(
             catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
             **serializer.restrictions(),

@@ -131,6 +131,8 @@ NAV_SECTIONS = {
     "skill_edit": "skills", "preview": "preview", "scenario_list": "scenarios", "scenario_create": "scenarios",
     "scenario_edit": "scenarios", "restriction_list": "restrictions", "restriction_create": "restrictions",
     "restriction_edit": "restrictions", "tool_tree": "tools",
+    "release_list": "releases", "release_detail": "releases", "release_diff": "releases", "publish": "releases",
+    "api_keys": "releases",
 }
 
 

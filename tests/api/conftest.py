@@ -5,6 +5,26 @@ from typing import Any
 
 import pytest
 
+from skills_app.demo_catalogs import demo_load
+from skills_app.releases import release_publish_first
+
+
+@pytest.fixture
+def bitmall(db):
+    """The bitmall demo (seed 000) published as release 1, as ``load_demo`` does: the runtime
+    serves releases only."""
+    summary = demo_load(name="bitmall")
+    release_publish_first(note="demo catalog 'bitmall'")
+    return summary
+
+
+@pytest.fixture
+def returns(db):
+    """The returns demo (seed 004) published as release 1."""
+    summary = demo_load(name="returns")
+    release_publish_first(note="demo catalog 'returns'")
+    return summary
+
 
 @pytest.fixture
 def post(api_client):

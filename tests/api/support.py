@@ -74,3 +74,30 @@ def openai_loaded(code: str, call_id: str = "call_1", content: str = "# manual")
         ]},
         {"role": "tool", "tool_call_id": call_id, "content": content},
     ]
+
+
+def publish(note: str = "test edit") -> int:
+    """Publish the draft through the real service (as ``manage.py publish``); returns the number.
+
+    The edits these tests make on purpose break the demo scenario's expectations: every unmet
+    expectation is ticked off with a reason, as a publisher would on /publish/."""
+    from skills_app.domain.releases import gate
+    from skills_app.releases import COMMAND_LINE, publish_review, release_publish
+
+    keys = [r.key for r in gate(publish_review()) if r.overridable]
+    return release_publish(user=COMMAND_LINE, note=note, overrides=keys,
+                           override_note="the test changes the demo on purpose").number
+
+
+def publish_draft(note: str = "test: the draft as it is now"):
+    """Publish the current draft as a new release the runtime serves (the low-level
+    ``release_create``, no gate: tests force rows the gate would refuse), moving ``production``
+    to it when that label exists. Returns the release."""
+    from skills_app import releases, selectors
+    from skills_app.domain.snapshot import catalog_to_snapshot
+    from skills_app.models import ReleaseLabel
+
+    release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+                                      user=releases.COMMAND_LINE, note=note)
+    ReleaseLabel.objects.filter(name="production").update(release=release)
+    return release

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from skills_app.models import McpTool
-from tests.api.support import CATALOG, CHECK_CALL, ROUNDS, USER
+from tests.api.support import CATALOG, CHECK_CALL, ROUNDS, USER, publish_draft
 
 BAD_SCHEMAS = [
     pytest.param([1, 2], ["inputSchema must be a JSON object, got list"], id="a list"),
@@ -23,9 +23,28 @@ BAD_SCHEMAS = [
 
 
 def _force(name: str, schema) -> None:
+    """Write the bad row with raw SQL, then publish it the way a release written before the rule
+    would hold it (the low-level ``release_create``: the publish gate now refuses such a draft)."""
+    from skills_app import releases, selectors
+    from skills_app.domain.snapshot import catalog_to_snapshot
+
     table = McpTool._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {table} SET input_schema = %s WHERE name = %s", [json.dumps(schema), name])
+    releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE,
+                            note="written before the tool-definition rule")
+
+
+def test_the_publish_gate_refuses_a_draft_with_an_invalid_tool_definition(bitmall) -> None:
+    from skills_app import releases
+
+    table = McpTool._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {table} SET input_schema = %s WHERE name = %s", ["[1, 2]", "query_order"])
+    with pytest.raises(releases.PublishRefused) as exc:
+        releases.release_publish(user=releases.COMMAND_LINE, note="bad")
+    assert [str(r.message) for r in exc.value.reasons] == [
+        "tool 'query_order' has an invalid definition: inputSchema must be a JSON object, got list"]
 
 
 @pytest.mark.parametrize(("schema", "problems"), BAD_SCHEMAS)
@@ -59,6 +78,7 @@ def test_a_bad_tool_name_on_a_node_forced_in_sql_is_served_with_problems(bitmall
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {IntentNode._meta.db_table} SET mcp_tool_id = %s WHERE mcp_tool_id = %s",
                        ["query_\u043erder", "query_order"])
+    publish_draft()
     tools = api_client.get(CATALOG).json()["mcp_tools"]
     bad = next(t for t in tools if t["name"] == "query_\u043erder")
     assert bad["problems"][0] == ("tool name 'query_\u043erder' must be 1–64 ASCII letters, digits, '_' or '-' "

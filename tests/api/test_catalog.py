@@ -11,7 +11,9 @@ from django.test.utils import CaptureQueriesContext
 from skills_app import services
 from skills_app.models import Skill
 
-from .support import CATALOG, error_of
+from skills_app.models import Release
+
+from .support import CATALOG, error_of, publish
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
 MCP_TOOLS = [
@@ -46,9 +48,9 @@ def test_catalog_has_the_documented_keys(catalog):
     ]
 
 
-def test_catalog_serves_the_draft_until_releases_exist(catalog):
+def test_catalog_serves_the_published_release(catalog):
     body = catalog.json()
-    assert body["release"] is None
+    assert body["release"] == 1
     assert body["marker_key"] == "ragent_loaded_skill"
     assert body["eviction_prefix"] == "[历史工具结果已省略，原长 "
 
@@ -126,13 +128,15 @@ def test_sha256_is_the_canonical_json_of_the_body_without_it(catalog):
     assert body["sha256"] == canonical_sha256(body)
 
 
-def test_strong_etag_is_the_quoted_sha256(catalog):
-    assert catalog["ETag"] == f'"{catalog.json()["sha256"]}"'
+def test_strong_etag_is_the_quoted_release_sha256(catalog):
+    assert catalog["ETag"] == f'"{Release.objects.get(number=1).sha256}"'
     assert catalog["Cache-Control"] == "private, no-cache"
 
 
 def test_a_disabled_skill_leaves_the_catalog_and_releases_its_tools(bitmall, api_client):
     services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=False)
+    assert "order_change" in [s["code"] for s in api_client.get(CATALOG).json()["skills"]]  # not yet published
+    publish()
     body = api_client.get(CATALOG).json()
     assert "order_change" not in [s["code"] for s in body["skills"]]
     assert body["gated_tool_ids"] == ["apply_after_sale", "update_cart_item", "create_order", "pay_order"]
@@ -141,6 +145,7 @@ def test_a_disabled_skill_leaves_the_catalog_and_releases_its_tools(bitmall, api
 def test_load_skill_is_not_registered_while_no_skill_is_enabled(bitmall, api_client):
     for skill in Skill.objects.live():
         services.skill_set_enabled(skill=skill, enabled=False)
+    publish()
     body = api_client.get(CATALOG).json()
     assert [b["name"] for b in body["builtins"]] == ["search_knowledge", "flush_memory"]
     assert body["skills"] == [] and body["gated_tool_ids"] == []
@@ -157,7 +162,7 @@ def test_load_skill_is_not_registered_while_no_skill_is_enabled(bitmall, api_cli
     "*",
 ])
 def test_if_none_match_answers_304_when_any_tag_matches(catalog, api_client, header):
-    sha = catalog.json()["sha256"]
+    sha = catalog["ETag"].strip('"')
     response = api_client.get(CATALOG, HTTP_IF_NONE_MATCH=header.format(sha=sha))
     assert response.status_code == 304
     assert response.content == b""
@@ -166,16 +171,19 @@ def test_if_none_match_answers_304_when_any_tag_matches(catalog, api_client, hea
 
 @pytest.mark.parametrize("header", ['"0000"', 'W/"0000", "1111"', "{sha}", ""])
 def test_if_none_match_answers_200_when_no_tag_matches(catalog, api_client, header):
-    sha = catalog.json()["sha256"]
+    sha = catalog["ETag"].strip('"')
     response = api_client.get(CATALOG, HTTP_IF_NONE_MATCH=header.format(sha=sha))
     assert response.status_code == 200
-    assert response.json()["sha256"] == sha
+    assert response["ETag"] == f'"{sha}"'
+    assert response.json()["sha256"] == catalog.json()["sha256"]
 
 
-def test_changing_a_skill_changes_the_etag(catalog, api_client):
+def test_publishing_a_changed_skill_changes_the_etag(catalog, api_client):
     old_etag = catalog["ETag"]
     skill = Skill.objects.get(skill_code="order_change")
     services.skill_update(skill=skill, content=skill.content + "\n\n补充：取消前再次确认订单号。")
+    assert api_client.get(CATALOG, HTTP_IF_NONE_MATCH=old_etag).status_code == 304  # the draft is not served
+    publish()
     response = api_client.get(CATALOG, HTTP_IF_NONE_MATCH=old_etag)
     assert response.status_code == 200
     assert response["ETag"] != old_etag
@@ -184,15 +192,15 @@ def test_changing_a_skill_changes_the_etag(catalog, api_client):
     assert api_client.get(CATALOG, HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
 
 
-# --- releases (none exist yet) ----------------------------------------------------------------
+# --- releases ---------------------------------------------------------------------------------
 
 
 def test_an_unknown_release_is_404(bitmall, api_client):
-    error = error_of(api_client.get(CATALOG, {"release": 1}), 404)
+    error = error_of(api_client.get(CATALOG, {"release": 2}), 404)
     assert error == {
         "code": "release_not_found",
-        "message": "release 1 does not exist; releases on offer: none has been published yet",
-        "details": {"release": 1, "known": []},
+        "message": "release 2 does not exist; releases on offer: 1",
+        "details": {"release": 2, "known": [1]},
     }
 
 
@@ -213,8 +221,8 @@ def _count_queries(client) -> int:
 
 
 def test_catalog_runs_a_fixed_number_of_queries(bitmall, api_client, django_assert_max_num_queries):
-    # token lookup + settings, builtins, MCP definitions, intent nodes, skills, profiles, stages
-    with django_assert_max_num_queries(8):
+    # key lookup + last-used stamp + production label + latest release
+    with django_assert_max_num_queries(4):
         assert api_client.get(CATALOG).status_code == 200
     before = _count_queries(api_client)
     for i in range(5):
@@ -222,6 +230,7 @@ def test_catalog_runs_a_fixed_number_of_queries(bitmall, api_client, django_asse
                               content="# extra", tool_ids=["query_cart", "current_date"], sort_order=100 + i)
     services.access_profile_save(name="reader", tools=["query_order", "query_cart"])
     services.stage_save(name="browse", tools=["search_product"])
+    publish()
     assert _count_queries(api_client) == before
 
 

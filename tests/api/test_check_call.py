@@ -26,7 +26,7 @@ def check(post, messages, name, arguments=None, **extra):
 
 def test_a_masked_tool_is_refused_with_the_skill_to_load(bitmall, post):
     assert check(post, [USER], "cancel_order", {"order_no": "88239"}) == {
-        "release": None,
+        "release": 1,
         "verdict": "refused",
         "reason": "masked",
         "skill_code": "order_change",
@@ -48,7 +48,7 @@ def test_invalid_arguments_are_refused_after_loading(bitmall, post):
 
 def test_a_loaded_write_tool_stops_at_confirmation(bitmall, post):
     assert check(post, [USER, *loaded("order_change")], "cancel_order", {"order_no": "88239"}) == {
-        "release": None,
+        "release": 1,
         "verdict": "confirm",
         "reason": None,
         "skill_code": None,
@@ -99,7 +99,7 @@ def test_an_openai_shaped_call_is_accepted(bitmall, post):
 def test_malformed_arguments_of_the_call_are_a_refused_verdict_not_a_400(bitmall, post, arguments, message):
     response = post(CHECK_CALL, {"messages": [], "call": {"name": "query_order", "arguments": arguments}})
     assert response.status_code == 200, response.content
-    assert response.json() == {"release": None, "verdict": "refused", "reason": "invalid_arguments",
+    assert response.json() == {"release": 1, "verdict": "refused", "reason": "invalid_arguments",
                                "skill_code": None, "message": message}
 
 

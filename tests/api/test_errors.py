@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from skills_app.api.exception_handlers import api_exception_handler
@@ -24,7 +23,7 @@ def test_without_a_token_every_endpoint_is_401_json(bitmall, method, url):
     response = getattr(APIClient(), method)(url, {}, format="json") if method == "post" else APIClient().get(url)
     error = error_of(response, 401)
     assert error["code"] == "not_authenticated"
-    assert response["WWW-Authenticate"] == "Token"
+    assert response["WWW-Authenticate"] == 'Bearer realm="skill-console runtime"'
 
 
 def test_401_message_follows_the_request_language(bitmall):
@@ -35,21 +34,20 @@ def test_401_message_follows_the_request_language(bitmall):
     }
 
 
-def test_an_invalid_token_is_401(bitmall):
+def test_an_unknown_key_is_401(bitmall):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    client.credentials(HTTP_AUTHORIZATION="Bearer notakey.not-a-real-key")
     response = client.get(CATALOG, HTTP_ACCEPT_LANGUAGE="en")
-    assert error_of(response, 401) == {"code": "authentication_failed", "message": "Invalid token.", "details": {}}
-    assert response["WWW-Authenticate"] == "Token"
+    assert error_of(response, 401) == {
+        "code": "authentication_failed", "message": "the API key is unknown or revoked.", "details": {},
+    }
+    assert response["WWW-Authenticate"] == 'Bearer realm="skill-console runtime"'
 
 
-def test_a_token_of_an_inactive_user_is_401(bitmall, staff_user):
-    token, _ = Token.objects.get_or_create(user=staff_user)
-    staff_user.is_active = False
-    staff_user.save()
+def test_a_drf_token_header_is_no_runtime_key(bitmall):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    assert error_of(client.get(CATALOG), 401)["code"] == "authentication_failed"
+    client.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef")
+    assert error_of(client.get(CATALOG), 401)["code"] == "not_authenticated"
 
 
 def test_a_console_session_works_too(bitmall, staff_client):

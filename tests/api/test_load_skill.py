@@ -6,7 +6,7 @@ import pytest
 from skills_app import services
 from skills_app.models import Skill
 
-from .support import EVICTED, LOAD_SKILL, MARKER, USER, call, error_of, result
+from .support import EVICTED, LOAD_SKILL, MARKER, USER, call, error_of, publish, result
 
 ON_OFFER = "after_sale_apply, order_change, fault_diagnosis, order_checkout, iot_bundle"
 
@@ -26,7 +26,7 @@ def retained(body, call_id="c1"):
 def test_first_load_returns_the_full_manual_with_the_marker(bitmall, post):
     skill = Skill.objects.get(skill_code="order_change")
     assert load(post, [USER]) == {
-        "release": None,
+        "release": 1,
         "state": "success",
         "content": skill.content,
         "metadata": {MARKER: "order_change", "skill_version": skill.version},
@@ -73,6 +73,7 @@ def test_a_new_version_returns_the_full_manual_again(bitmall, post):
     first = load(post, [USER])
     skill = Skill.objects.get(skill_code="order_change")
     services.skill_update(skill=skill, content=skill.content + "\n\n新增：取消后告知退款时效。")
+    publish()
     again = load(post, [USER, *retained(first)])
     assert again["already_loaded"] is False
     assert again["version"] == first["version"] + 1
@@ -91,6 +92,7 @@ def test_unknown_code_is_404_naming_the_skills_on_offer(bitmall, post):
 
 def test_disabled_code_is_404(bitmall, post):
     services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=False)
+    publish()
     error = error_of(post(LOAD_SKILL, {"messages": [], "skill_code": "order_change"}), 404)
     assert error["code"] == "skill_not_found"
     assert error["details"]["known"] == ["after_sale_apply", "fault_diagnosis", "order_checkout", "iot_bundle"]

@@ -13,6 +13,7 @@ from .support import (
     USER,
     call,
     error_of,
+    publish,
     loaded,
     openai_loaded,
     result,
@@ -40,7 +41,7 @@ def test_round_1_of_the_seed_session_gives_11_tools_without_cancel_order(bitmall
         assert "cancel_order" not in body["visible"]
         assert body["masked"] == BITMALL_GATED
         assert body["loaded"] == []
-        assert body["release"] is None
+        assert body["release"] == 1
 
 
 def test_empty_lists_are_present(bitmall, post):
@@ -104,6 +105,8 @@ def test_mentioning_a_tool_in_a_message_unlocks_nothing(bitmall, post):
 
 def test_disabling_a_skill_releases_its_tools_to_every_conversation(bitmall, post):
     services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=False)
+    assert round_of(post, [USER])["count"] == 11  # the draft is not served until published
+    publish()
     body = round_of(post, [USER])
     assert body["count"] == 13
     assert body["masked"] == AFTER_ORDER_CHANGE
@@ -178,13 +181,13 @@ def test_a_round_reads_a_fixed_number_of_queries_however_long_the_transcript(bit
 # --- release ----------------------------------------------------------------------------------
 
 
-def test_release_in_the_body_or_query_is_404_until_releases_exist(bitmall, post):
-    assert error_of(post(ROUNDS, {"messages": [], "release": 3}), 404)["details"] == {"release": 3, "known": []}
+def test_an_unknown_release_in_the_body_or_query_is_404(bitmall, post):
+    assert error_of(post(ROUNDS, {"messages": [], "release": 3}), 404)["details"] == {"release": 3, "known": [1]}
     assert error_of(post(f"{ROUNDS}?release=3", {"messages": []}), 404)["code"] == "release_not_found"
 
 
 def test_release_null_is_the_latest(bitmall, post):
-    assert round_of(post, [], release=None)["release"] is None
+    assert round_of(post, [], release=None)["release"] == 1
 
 
 def test_two_different_releases_are_400(bitmall, post):

@@ -10,7 +10,7 @@ from skills_app import services
 from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER
 from skills_app.models import Skill
 
-from .support import ROUNDS, USER, call, error_of, loaded, result
+from .support import ROUNDS, USER, call, error_of, loaded, publish_draft, result
 
 ENABLED_CODES = ["after_sale_apply", "order_change", "fault_diagnosis", "order_checkout", "iot_bundle"]
 ORDER_CHANGE_LINE = (
@@ -127,6 +127,7 @@ def test_an_unknown_tools_format_is_refused_naming_it(bitmall, post, value):
 
 def test_a_disabled_skill_leaves_the_enum_and_the_description(bitmall, post):
     services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False)
+    publish_draft()
     load = openai_by_name(rounds(post, 1, "openai")["tools"])["load_skill"]
     assert load["parameters"]["properties"]["skill_code"]["enum"] == ENABLED_CODES[:4]
     assert "iot_bundle" not in load["description"]
@@ -135,6 +136,7 @@ def test_a_disabled_skill_leaves_the_enum_and_the_description(bitmall, post):
 
 def test_the_header_setting_opens_the_description(bitmall, post):
     services.load_skill_header_set(header="第一行\n第二行")
+    publish_draft()
     load = openai_by_name(rounds(post, 1, "openai")["tools"])["load_skill"]
     assert load["description"].split("\n")[:3] == [
         "第一行", "第二行",

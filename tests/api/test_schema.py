@@ -40,7 +40,7 @@ def test_each_operation_documents_its_bodies_and_errors(schema, path):
     assert operation["responses"]["200"]["content"]["application/json"]["schema"] == ref(response)
     for status in ("400", "401", "404"):
         assert operation["responses"][status]["content"]["application/json"]["schema"] == ref("Error")
-    assert {"tokenAuth": []} in operation["security"]
+    assert {"runtimeKey": []} in operation["security"]
 
 
 def test_messages_are_documented_with_the_design_shape(schema):

@@ -8,7 +8,7 @@ import pytest
 from skills_app import services
 from skills_app.models import Skill
 
-from .support import error_of, skill_url
+from .support import error_of, publish, skill_url
 
 ON_OFFER = "after_sale_apply, order_change, fault_diagnosis, order_checkout, iot_bundle"
 PATTERN = "must start with a lowercase letter and use only lowercase letters, digits and single '_' or '-' separators."
@@ -19,7 +19,7 @@ def test_returns_the_manual_and_its_version(bitmall, api_client):
     response = api_client.get(skill_url("order_change"))
     assert response.status_code == 200
     assert response.json() == {
-        "release": None,
+        "release": 1,
         "code": "order_change",
         "name": skill.name,
         "version": skill.version,
@@ -29,11 +29,14 @@ def test_returns_the_manual_and_its_version(bitmall, api_client):
     }
 
 
-def test_an_edit_is_served_with_the_new_version(bitmall, api_client):
+def test_an_edit_is_served_with_the_new_version_once_published(bitmall, api_client):
     skill = Skill.objects.get(skill_code="order_change")
     services.skill_update(skill=skill, content="# 订单修改\n\n新版手册。")
     body = api_client.get(skill_url("order_change")).json()
-    assert (body["content"], body["version"]) == ("# 订单修改\n\n新版手册。", skill.version + 1)
+    assert (body["release"], body["content"], body["version"]) == (1, skill.content, skill.version)
+    assert publish() == 2
+    body = api_client.get(skill_url("order_change")).json()
+    assert (body["release"], body["content"], body["version"]) == (2, "# 订单修改\n\n新版手册。", skill.version + 1)
 
 
 def test_unknown_code_is_404_naming_the_skills_on_offer(bitmall, api_client):
@@ -47,6 +50,7 @@ def test_unknown_code_is_404_naming_the_skills_on_offer(bitmall, api_client):
 
 def test_disabled_skill_is_404(bitmall, api_client):
     services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False)
+    publish()
     error = error_of(api_client.get(skill_url("iot_bundle")), 404)
     assert error["code"] == "skill_not_found"
     assert error["message"] == (
@@ -57,6 +61,7 @@ def test_disabled_skill_is_404(bitmall, api_client):
 
 def test_deleted_skill_is_404(bitmall, api_client):
     services.skill_delete(skill=Skill.objects.get(skill_code="fault_diagnosis"))
+    publish()
     assert error_of(api_client.get(skill_url("fault_diagnosis")), 404)["code"] == "skill_not_found"
 
 
@@ -70,12 +75,12 @@ def test_deleted_skill_is_404(bitmall, api_client):
 ])
 def test_malformed_code_is_400_before_anything_is_read(bitmall, api_client, django_assert_max_num_queries,
                                                         raw, code, message):
-    with django_assert_max_num_queries(1):  # the token lookup only
+    with django_assert_max_num_queries(2):  # the key lookup and its last-used stamp only
         response = api_client.get(skill_url(raw))
     assert error_of(response, 400) == {
         "code": "invalid_skill_code", "message": message, "details": {"skill_code": code},
     }
 
 
-def test_release_is_404_until_releases_exist(bitmall, api_client):
+def test_an_unknown_release_is_404(bitmall, api_client):
     assert error_of(api_client.get(skill_url("order_change"), {"release": 2}), 404)["code"] == "release_not_found"

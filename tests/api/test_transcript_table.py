@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skills_app import selectors, services
-from tests.api.support import CHECK_CALL, ROUNDS
+from tests.api.support import CHECK_CALL, ROUNDS, publish_draft
 from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order
 
 
@@ -13,6 +13,7 @@ from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order
 def catalog_v2(bitmall):
     skill = selectors.skill_get(code="order_change")
     services.skill_update(skill=skill, description=skill.description + "（改）")
+    publish_draft()
     return [s.code for s in selectors.catalog_draft().enabled_skills]
 
 

@@ -41,7 +41,11 @@ def samples(bitmall):
     services.skill_delete(skill=deleted)
     profile = AccessProfile.objects.order_by("name").first() or services.access_profile_save(
         name="member_full", tools=["query_cart"])
+    from skills_app.releases import COMMAND_LINE, release_publish
+
+    release_publish(user=COMMAND_LINE, note="demo")
     return {
+        "number": 1,
         "code": "iot_bundle",
         "pk": deleted.pk,
         "kind": "profile",

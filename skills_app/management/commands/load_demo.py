@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from skills_app.demo_catalogs import DEFAULT_DEMO, DemoError, demo_load, demo_names
+from skills_app.releases import PublishRefused, draft_sha256, release_latest, release_publish_first
 
 
 class Command(BaseCommand):
@@ -39,3 +40,22 @@ class Command(BaseCommand):
             f"{summary.skills} skills, {summary.profiles} access profiles, {summary.stages} stages, "
             f"scenarios: {', '.join(summary.scenarios) or 'none'}"
         )
+        self._publish_first(summary.name)
+
+    def _publish_first(self, name: str) -> None:
+        """Publish the draft as release 1 when no release exists, so the runtime answers at once."""
+        note = f"demo catalog '{name}'"
+        try:
+            release = release_publish_first(note=note)
+        except PublishRefused as exc:
+            self.stdout.write("not published (the runtime answers 404 no_release until a release exists):")
+            for reason in exc.reasons:
+                self.stdout.write(f"  - {reason.message}")
+            return
+        if release is not None:
+            self.stdout.write(f"published release {release.number} ({note}); the runtime serves it")
+            return
+        latest = release_latest()
+        if latest is not None and draft_sha256() != latest.sha256:
+            self.stdout.write(f"the draft differs from release {latest.number}; the runtime serves releases only: "
+                              "publish on /publish/ or with: manage.py publish --note TEXT")

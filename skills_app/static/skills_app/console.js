@@ -49,7 +49,7 @@
     if (pendingG) {
       pendingG = false;
       clearTimeout(pendingTimer);
-      var map = { s: "skills", p: "preview", c: "scenarios", r: "restrictions", t: "tools" };
+      var map = { s: "skills", p: "preview", c: "scenarios", r: "restrictions", t: "tools", e: "releases" };
       if (map[e.key]) { e.preventDefault(); go('[data-nav="' + map[e.key] + '"]'); }
       return;
     }

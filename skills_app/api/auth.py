@@ -1,0 +1,101 @@
+"""Who may call the runtime API (docs/releases.md, "API keys").
+
+- An agent runtime sends ``Authorization: Bearer <key>``: a ``RuntimeKey`` made by
+  djangorestframework-api-key (only the library's hash is stored). A revoked, expired or unknown
+  key answers 401 ``authentication_failed`` at once (the key is looked up on every request).
+- A logged-in console user (staff session) may call it too; a console login never needs a key.
+- Runtime keys open the runtime API only: console pages use Django sessions and ignore the header.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth.models import AnonymousUser
+from django.utils import timezone
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import BasePermission
+from rest_framework_api_key.permissions import KeyParser
+
+from skills_app.models import RuntimeKey
+
+#: ``last_used_at`` is written at most this often per key (a write per request would serialise
+#: every runtime call on SQLite).
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class BearerKeyParser(KeyParser):
+    """``Authorization: Bearer <key>`` (the library's parser reads ``Api-Key <key>``)."""
+
+    keyword = "Bearer"
+
+
+class RuntimeKeyAuthentication(BaseAuthentication):
+    """DRF authentication by runtime API key → ``(AnonymousUser(), RuntimeKey)``.
+
+    No ``Authorization: Bearer`` header → ``None`` (other authenticators run). A key that is not
+    usable → ``AuthenticationFailed`` (401, ``WWW-Authenticate: Bearer``)."""
+
+    parser = BearerKeyParser()
+
+    def authenticate(self, request):
+        key = self.parser.get(request)
+        if key is None:
+            return None
+        try:
+            runtime_key = RuntimeKey.objects.get_from_key(key.strip())
+        except RuntimeKey.DoesNotExist:
+            raise exceptions.AuthenticationFailed("the API key is unknown or revoked.") from None
+        if runtime_key.has_expired:
+            raise exceptions.AuthenticationFailed("the API key has expired.")
+        now = timezone.now()
+        if runtime_key.last_used_at is None or now - runtime_key.last_used_at >= LAST_USED_RESOLUTION:
+            RuntimeKey.objects.filter(pk=runtime_key.pk).update(last_used_at=now)
+            runtime_key.last_used_at = now
+        return AnonymousUser(), runtime_key
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="skill-console runtime"'
+
+
+def request_key(request) -> RuntimeKey | None:
+    """The runtime key that authenticated ``request`` (``None`` for a console session)."""
+    auth = getattr(request, "auth", None)
+    return auth if isinstance(auth, RuntimeKey) else None
+
+
+class IsRuntimeClient(BasePermission):
+    """A valid runtime key, or a logged-in console (staff) user."""
+
+    def has_permission(self, request, view) -> bool:
+        from skills_app.views.common import is_console_user
+
+        if request_key(request) is not None:
+            return True
+        user = getattr(request, "user", None)
+        return bool(user is not None and is_console_user(user))
+
+
+def may_read_drafts(request) -> bool:
+    """``?draft=1`` is for a key made with ``--drafts`` or a console user who may publish."""
+    from skills_app.releases import can_publish
+
+    key = request_key(request)
+    if key is not None:
+        return key.read_drafts
+    user = getattr(request, "user", None)
+    return bool(user is not None and can_publish(user))
+
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension  # noqa: E402
+
+
+class RuntimeKeySchema(OpenApiAuthenticationExtension):
+    """OpenAPI: the runtime key is an HTTP bearer scheme named ``runtimeKey``."""
+
+    target_class = "skills_app.api.auth.RuntimeKeyAuthentication"
+    name = "runtimeKey"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer",
+                "description": "A runtime API key (`manage.py api_key create NAME`): `Authorization: Bearer <key>`."}

@@ -1,0 +1,143 @@
+"""A release snapshot ⇄ a ``Catalog`` (docs/releases.md), and its canonical JSON and hash.
+
+A snapshot is a plain JSON-able dict holding everything the rule reads (docs/rule.md):
+
+```
+{"format": 1,
+ "settings": {"marker_key": …, "eviction_prefix": …, <any further Catalog setting>},
+ "tools":  [{"name", "kind", "title", "description", "inputSchema", "annotations", "require_confirm"}, …],
+ "skills": [{"code", "name", "description", "content", "tool_ids", "sort_order", "version"}, …],
+ "access_profiles": [{"name", "description", "tools"}, …],
+ "stages":          [{"name", "description", "tools"}, …]}
+```
+
+``tools`` are all registered tools in registration order (builtins first, then MCP tools in
+intent-tree order; ``load_skill`` is kept even when no skill is enabled — the catalog decides);
+``skills`` the *enabled* skills by ``sort_order`` then code (a disabled skill gates nothing, so it
+is not part of what a runtime is served); restrictions by name, their tools in registration order.
+``settings`` holds every scalar field of ``Catalog`` besides the collections and ``release``, so a
+setting added to ``Catalog`` later is carried without touching this module; unknown keys in an
+older or newer snapshot are ignored when reading.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import fields
+from typing import Any, Mapping
+
+from .catalog import Catalog, Restriction, Skill, Tool, json_copy
+
+SNAPSHOT_FORMAT = 1
+#: Catalog fields that are not settings: the collections and the release number.
+_NOT_SETTINGS = frozenset({"tools", "skills", "profiles", "stages", "release"})
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be read back into a catalog (a missing key or a wrong type); the
+    message names the item."""
+
+
+def canonical_json(data: Any) -> bytes:
+    """The canonical bytes of a JSON value: sorted keys, separators ``,`` ``:``, UTF-8 (not
+    ``\\u``-escaped). The runtime API hashes its bodies the same way (docs/releases.md)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def body_sha256(data: Any) -> str:
+    """Hex SHA-256 (64 lowercase hex digits) of ``canonical_json(data)``."""
+    return hashlib.sha256(canonical_json(data)).hexdigest()
+
+
+def setting_names() -> tuple[str, ...]:
+    """Names of the ``Catalog`` settings a snapshot carries (``marker_key``, ``eviction_prefix`` …)."""
+    return tuple(f.name for f in fields(Catalog) if f.name not in _NOT_SETTINGS)
+
+
+def _restriction(r: Restriction, order: Mapping[str, int]) -> dict[str, Any]:
+    tools = sorted(r.tools, key=lambda name: (order.get(name, len(order)), name))
+    return {"name": r.name, "description": r.description, "tools": tools}
+
+
+def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
+    """The snapshot dict of ``catalog`` (shape in the module docstring). Deterministic: the same
+    catalog gives the same dict, so the same ``body_sha256``."""
+    order = {t.name: i for i, t in enumerate(catalog.tools)}
+    return {
+        "format": SNAPSHOT_FORMAT,
+        "settings": {name: getattr(catalog, name) for name in setting_names()},
+        "tools": [t.as_dict() for t in catalog.tools],
+        "skills": [
+            {"code": s.code, "name": s.name, "description": s.description, "content": s.content,
+             "tool_ids": list(s.tool_ids), "sort_order": s.sort_order, "version": s.version}
+            for s in catalog.enabled_skills
+        ],
+        "access_profiles": [_restriction(r, order) for _, r in sorted(catalog.profiles.items())],
+        "stages": [_restriction(r, order) for _, r in sorted(catalog.stages.items())],
+    }
+
+
+def _get(item: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    if not isinstance(item, Mapping) or key not in item:
+        raise SnapshotError(f"{where}: missing '{key}'")
+    value = item[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise SnapshotError(f"{where}: '{key}' must be {kind.__name__}, not {type(value).__name__}")
+    return value
+
+
+def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = None) -> Catalog:
+    """The ``Catalog`` a snapshot describes, with ``Catalog.release = release``.
+
+    Round trip: ``catalog_from_snapshot(catalog_to_snapshot(c))`` equals ``c`` minus its disabled
+    skills. Unknown keys (top level, items, settings) are ignored. Raises ``SnapshotError`` naming
+    the item for a missing key or a wrong type.
+    """
+    if not isinstance(snapshot, Mapping):
+        raise SnapshotError("snapshot: must be a JSON object")
+    settings = snapshot.get("settings") or {}
+    if not isinstance(settings, Mapping):
+        raise SnapshotError("snapshot: 'settings' must be an object")
+    known = set(setting_names())
+    tools = tuple(
+        Tool(
+            name=_get(t, "name", str, f"tools[{i}]"),
+            kind=_get(t, "kind", str, f"tools[{i}]"),
+            title=t.get("title") or "",
+            description=t.get("description") or "",
+            # stored JSON of the wrong shape stays as it is: Catalog.tool_problems flags it
+            input_schema=json_copy(t.get("inputSchema", {"type": "object"})),
+            annotations=json_copy(t.get("annotations", {})),
+            require_confirm=bool(t.get("require_confirm", False)),
+        )
+        for i, t in enumerate(_get(snapshot, "tools", list, "snapshot"))
+    )
+    skills = tuple(
+        Skill(
+            code=_get(s, "code", str, f"skills[{i}]"),
+            name=_get(s, "name", str, f"skills[{i}]"),
+            description=_get(s, "description", str, f"skills[{i}]"),
+            content=_get(s, "content", str, f"skills[{i}]"),
+            tool_ids=tuple(_get(s, "tool_ids", list, f"skills[{i}]")),
+            sort_order=_get(s, "sort_order", int, f"skills[{i}]"),
+            enabled=True,
+            version=_get(s, "version", int, f"skills[{i}]"),
+        )
+        for i, s in enumerate(_get(snapshot, "skills", list, "snapshot"))
+    )
+
+    def restrictions(key: str) -> dict[str, Restriction]:
+        out = {}
+        for i, r in enumerate(snapshot.get(key) or []):
+            name = _get(r, "name", str, f"{key}[{i}]")
+            out[name] = Restriction(name, frozenset(_get(r, "tools", list, f"{key}[{i}]")), r.get("description") or "")
+        return out
+
+    return Catalog(
+        tools=tools,
+        skills=skills,
+        profiles=restrictions("access_profiles"),
+        stages=restrictions("stages"),
+        release=release,
+        **{k: v for k, v in settings.items() if k in known},
+    )

@@ -1,0 +1,318 @@
+"""Releases, labels and runtime API keys: the writes (services) and the reads (selectors) of
+docs/releases.md.
+
+Writes only ever *create* a release: ``release_publish`` (the draft, after the gate),
+``release_rollback`` (a copy of an older snapshot). Numbers are assigned in ``release_create``
+under a row lock on the settings row (PostgreSQL) / the database write lock (SQLite, IMMEDIATE
+transactions), so two publishes at the same instant never share a number nor lose a snapshot.
+Every publish, rollback, label move and key change asks ``can_publish(user)`` first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from . import selectors
+from .domain.catalog import Catalog
+from .domain.errors import Problem
+from .domain.releases import (
+    GateReason,
+    PublishReview,
+    blocking,
+    catalog_diff,
+    gate,
+    rerun_scenarios,
+)
+from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
+
+PRODUCTION = "production"
+
+
+class CommandLine:
+    """The actor of ``manage.py`` commands (``publish``, ``api_key``, ``load_demo``): whoever can
+    run them already holds the database, so they pass ``can_publish``; releases record the author
+    as ``manage.py``."""
+
+    pk = None
+    is_authenticated = True
+    is_active = True
+    is_staff = False
+    is_superuser = False
+
+    def get_username(self) -> str:
+        return "manage.py"
+
+    def has_perm(self, perm: str) -> bool:
+        return perm == PUBLISH_PERMISSION
+
+
+#: The one command-line actor.
+COMMAND_LINE = CommandLine()
+
+
+def can_publish(user: Any) -> bool:
+    """Who may publish, roll back, move labels and manage runtime API keys: a user holding the
+    ``skills_app.publish_release`` permission (the publisher role), a superuser, or — until roles
+    exist — any staff user. The one check every such write goes through."""
+    if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", True):
+        return False
+    return bool(user.is_superuser or user.is_staff or user.has_perm(PUBLISH_PERMISSION))
+
+
+def _require_publisher(user: Any) -> None:
+    if not can_publish(user):
+        raise PermissionDenied("only a publisher may publish releases, move labels or manage API keys.")
+
+
+def _author(user: Any) -> tuple[Any, str]:
+    if user is not None and getattr(user, "pk", None):
+        return user, user.get_username()
+    if isinstance(user, CommandLine):
+        return None, user.get_username()
+    return None, ""
+
+
+class PublishRefused(ValidationError):
+    """The publish gate refused: ``reasons`` are the ``GateReason``s still blocking (each message a
+    ``Problem`` naming the item and the cause)."""
+
+    def __init__(self, reasons: Iterable[GateReason]) -> None:
+        self.reasons = tuple(reasons)
+        super().__init__([str(r.message) for r in self.reasons], code="publish_refused")
+
+
+# --- reads ------------------------------------------------------------------------------------
+
+
+def release_list() -> list[Release]:
+    """Every release, newest first, with its labels (two queries)."""
+    return list(Release.objects.prefetch_related("labels").order_by("-number"))
+
+
+def release_get(*, number: int) -> Release | None:
+    """The release with this number, or ``None``."""
+    return Release.objects.filter(number=number).first()
+
+
+def release_latest() -> Release | None:
+    """The release with the highest number, or ``None`` when nothing was published."""
+    return Release.objects.order_by("-number").first()
+
+
+def release_catalog(release: Release) -> Catalog:
+    """The ``Catalog`` a release's snapshot describes (``Catalog.release`` = its number)."""
+    return catalog_from_snapshot(release.snapshot, release=release.number)
+
+
+def label_list() -> list[ReleaseLabel]:
+    """Every label with its release (one query)."""
+    return list(ReleaseLabel.objects.select_related("release").order_by("name"))
+
+
+def label_moves(*, limit: int = 50) -> list[LabelMove]:
+    """The latest label moves, newest first."""
+    return list(LabelMove.objects.select_related("from_release", "to_release").order_by("-moved_at", "-id")[:limit])
+
+
+def draft_sha256() -> str:
+    """The sha256 the draft would be published with (its snapshot's canonical hash)."""
+    return body_sha256(catalog_to_snapshot(selectors.catalog_draft()))
+
+
+def scenario_scripts() -> dict[str, str]:
+    """Saved scenario name → YAML script, by name (one query)."""
+    return dict(Scenario.objects.order_by("name").values_list("name", "script"))
+
+
+def publish_review() -> PublishReview:
+    """The draft against the latest release: its snapshot hash, the diff, every saved scenario
+    re-run (docs/releases.md). Reads only."""
+    draft = selectors.catalog_draft()
+    latest = release_latest()
+    latest_catalog = release_catalog(latest) if latest else None
+    return PublishReview(
+        draft=draft,
+        sha256=body_sha256(catalog_to_snapshot(draft)),
+        latest_number=latest.number if latest else None,
+        latest_sha256=latest.sha256 if latest else None,
+        latest=latest_catalog,
+        diff=catalog_diff(latest_catalog, draft),
+        scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts()),
+    )
+
+
+# --- writes -----------------------------------------------------------------------------------
+
+
+def _lock_numbering() -> None:
+    """Serialise release numbering: lock the settings row (created first if missing)."""
+    ConsoleSettings.load()
+    list(ConsoleSettings.objects.select_for_update().filter(pk=1))
+
+
+@transaction.atomic
+def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[str] = (),
+                   override_note: str = "", rollback_of: int | None = None) -> Release:
+    """Write a release with the next number (latest + 1) under the numbering lock. Low level: no
+    gate and no permission check (``release_publish`` / ``release_rollback`` do both)."""
+    _lock_numbering()
+    number = (Release.objects.aggregate(n=Max("number"))["n"] or 0) + 1
+    author, author_name = _author(user)
+    release = Release(number=number, snapshot=snapshot, sha256=body_sha256(snapshot), author=author,
+                      author_name=author_name, note=note.strip(), overrides=sorted(set(overrides)),
+                      override_note=override_note.strip(), rollback_of=rollback_of)
+    release.full_clean(validate_constraints=False)
+    release.save()
+    return release
+
+
+def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
+    label = ReleaseLabel.objects.select_for_update().filter(name=name).first()
+    from_release = label.release if label else None
+    if label is None:
+        label = ReleaseLabel(name=name, release=release)
+    elif label.release_id == release.pk:
+        return label
+    label.release = release
+    label.full_clean(validate_unique=False)
+    label.save()
+    who, who_name = _author(user)
+    LabelMove.objects.create(label=name, from_release=from_release, to_release=release, moved_by=who,
+                             moved_by_name=who_name)
+    return label
+
+
+@transaction.atomic
+def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), override_note: str = "",
+                    move_labels: Iterable[str] = ()) -> Release:
+    """Publish the draft as a new release (docs/releases.md).
+
+    ``overrides`` are the keys of overridable gate reasons (unmet scenario expectations) the
+    publisher ticks off; they need ``override_note`` (why). ``move_labels`` names labels moved to
+    the new release. Raises ``PermissionDenied`` (not a publisher), ``ValidationError`` (blank
+    note; overrides without a reason) or ``PublishRefused`` listing every blocking reason; nothing
+    is written then.
+    """
+    _require_publisher(user)
+    if not (note or "").strip():
+        raise ValidationError({"note": ["a release needs a note: what changed and why."]}, code="note_required")
+    overrides = [o for o in overrides if o]
+    if overrides and not (override_note or "").strip():
+        raise ValidationError({"override_note": ["write why the ticked-off expectations may stay unmet."]},
+                              code="override_note_required")
+    _lock_numbering()  # the review below must see the latest release no concurrent publish is writing
+    review = publish_review()
+    reasons = gate(review)
+    refusing = blocking(reasons, overrides)
+    if refusing:
+        raise PublishRefused(refusing)
+    used = [r.key for r in reasons if r.overridable and r.key in set(overrides)]
+    release = release_create(snapshot=catalog_to_snapshot(review.draft), user=user, note=note,
+                             overrides=used, override_note=override_note if used else "")
+    for name in move_labels:
+        _label_set(name=name, release=release, user=user)
+    return release
+
+
+def release_publish_first(*, note: str) -> Release | None:
+    """Publish the draft as release 1 when the database holds no release (``load_demo``, so that
+    ``make run`` serves the runtime at once); ``None`` when a release exists. The gate applies:
+    raises ``PublishRefused`` like ``release_publish``."""
+    with transaction.atomic():
+        _lock_numbering()
+        if Release.objects.exists():
+            return None
+        return release_publish(user=COMMAND_LINE, note=note)
+
+
+@transaction.atomic
+def release_rollback(*, user: Any, number: int, note: str) -> Release:
+    """A new release whose snapshot equals release ``number``'s (that release is untouched). The
+    ``production`` label, when it exists, moves to the new release so the runtime serves it at
+    once. Refused (``ValidationError``) for an unknown number or when the latest release already
+    holds that snapshot."""
+    _require_publisher(user)
+    _lock_numbering()
+    source = release_get(number=number)
+    if source is None:
+        known = list(Release.objects.order_by("number").values_list("number", flat=True))
+        raise ValidationError(Problem("release_not_found", "release %(number)s does not exist; releases: %(known)s",
+                                      {"number": number, "known": ", ".join(map(str, known)) or "none"}),
+                              code="release_not_found")
+    latest = release_latest()
+    if latest is not None and latest.sha256 == source.sha256:
+        raise PublishRefused([GateReason(Problem(
+            "gate_unchanged", "nothing changed since release %(number)s", {"number": latest.number}))])
+    text = (note or "").strip() or f"rollback to release {number}"
+    release = release_create(snapshot=source.snapshot, user=user, note=text, rollback_of=number)
+    if ReleaseLabel.objects.filter(name=PRODUCTION).exists():
+        _label_set(name=PRODUCTION, release=release, user=user)
+    return release
+
+
+@transaction.atomic
+def label_move(*, user: Any, label: str, number: int) -> ReleaseLabel:
+    """Point ``label`` (created if new; pattern of a skill code) at release ``number`` and record
+    the move (who, when, from, to). Raises ``PermissionDenied`` or ``ValidationError`` (bad name,
+    unknown release)."""
+    _require_publisher(user)
+    label = (label or "").strip()
+    release = release_get(number=number)
+    if release is None:
+        raise ValidationError({"release": [f"release {number} does not exist."]}, code="release_not_found")
+    probe = ReleaseLabel(name=label, release=release)
+    probe.full_clean(exclude=["release"], validate_unique=False)
+    return _label_set(name=label, release=release, user=user)
+
+
+# --- runtime API keys -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreatedKey:
+    """A key just made: the record, and the key itself — shown once, never stored."""
+
+    record: RuntimeKey
+    key: str
+
+
+@transaction.atomic
+def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> CreatedKey:
+    """Create a runtime API key (stored as the library's hash). ``name`` must be unique among
+    keys that are not revoked. Raises ``PermissionDenied`` or ``ValidationError``."""
+    _require_publisher(user)
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": ["a key needs a name."]}, code="required")
+    if RuntimeKey.objects.filter(name=name, revoked=False).exists():
+        raise ValidationError({"name": [f"a key named '{name}' already exists; revoke it first or pick another name."]},
+                              code="key_name_taken")
+    creator, _name = _author(user)
+    probe = RuntimeKey(name=name, read_drafts=read_drafts)
+    probe.full_clean(exclude=["id", "prefix", "hashed_key"])
+    record, key = RuntimeKey.objects.create_key(name=name, read_drafts=read_drafts, created_by=creator)
+    return CreatedKey(record=record, key=key)
+
+
+@transaction.atomic
+def api_key_revoke(*, user: Any, name: str) -> int:
+    """Revoke every usable key with this name (cannot be undone); returns how many. Raises
+    ``ValidationError`` when none matches."""
+    _require_publisher(user)
+    keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
+    if not keys:
+        raise ValidationError({"name": [f"no usable key named '{name}'."]}, code="key_not_found")
+    for k in keys:
+        k.revoked = True
+        k.save()
+    return len(keys)
+
+
+def api_key_list() -> list[RuntimeKey]:
+    """Every runtime key, newest first (revoked ones too)."""
+    return list(RuntimeKey.objects.order_by("revoked", "-created"))
