@@ -9,6 +9,7 @@ from django.utils import translation
 from skills_app import selectors, services
 from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER, LOAD_SKILL_HEADER_MAX_LENGTH
 from skills_app.models import ConsoleSettings
+from tests.api.support import publish_draft
 
 
 def test_the_draft_catalog_carries_the_default_header(bitmall):
@@ -18,6 +19,7 @@ def test_the_draft_catalog_carries_the_default_header(bitmall):
 def test_a_saved_header_is_read_by_the_draft_and_served_in_the_catalog_json(bitmall, api_client):
     services.load_skill_header_set(header="第一行\r\n第二行\n\n")
     assert selectors.catalog_draft().load_skill_header == "第一行\n第二行"
+    publish_draft()  # the runtime serves releases only
     body = api_client.get("/api/v1/runtime/catalog").json()
     assert body["load_skill_header"] == "第一行\n第二行"
 
