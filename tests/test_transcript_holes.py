@@ -2,6 +2,8 @@
 one-line descriptions, the edit form's base_version, and padded skill codes."""
 from __future__ import annotations
 
+from tests.api.support import publish_draft
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -73,6 +75,7 @@ def test_an_edit_without_base_version_is_refused_and_saves_nothing(staff_client,
 
 # --- padded codes: load-skill and check-call both refuse, naming the code ------------------------
 def test_a_padded_code_is_refused_by_load_skill_and_check_call(bitmall, api_client):
+    publish_draft()
     error = error_of(api_client.post(LOAD_SKILL, format="json", data= {"messages": [], "skill_code": "order_change\n"}), 400)
     assert error["code"] == "invalid_skill_code" and error["details"] == {"skill_code": "order_change\n"}
     verdict = api_client.post(CHECK_CALL, format="json", data= {"messages": [], "call": {"name": "load_skill",
@@ -82,6 +85,7 @@ def test_a_padded_code_is_refused_by_load_skill_and_check_call(bitmall, api_clie
 
 
 def test_a_padded_tool_name_is_an_unknown_tool_not_trimmed(bitmall, api_client):
+    publish_draft()
     verdict = api_client.post(CHECK_CALL, format="json", data= {"messages": [], "call": {"name": "query_order\n", "arguments": {}}}).json()
     assert (verdict["verdict"], verdict["reason"]) == ("refused", "unknown_tool")
     assert verdict["message"].startswith("unknown tool 'query_order\\n'; tools on offer: ")

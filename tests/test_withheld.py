@@ -8,6 +8,8 @@ the preview page.
 """
 from __future__ import annotations
 
+from tests.api.support import publish_draft
+
 import json
 from io import StringIO
 
@@ -40,6 +42,7 @@ WITHHELD = {t: "not_permitted" for t in ["query_after_sale", "apply_after_sale",
 @pytest.fixture
 def support_lite(bitmall):
     services.access_profile_save(name="support_lite", tools=PROFILE)
+    publish_draft()  # the runtime serves releases only
     return selectors.catalog_draft()
 
 
