@@ -8,6 +8,8 @@ minus what the loaded manuals release, owned as seed 000's second table says.
 """
 from __future__ import annotations
 
+from tests.api.support import BITMALL_GATED
+
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,15 +19,8 @@ from skills_app.domain.transcript import already_loaded_stub
 MARKER = "ragent_loaded_skill"
 MANUAL = "# 订单变更\n取消前先 query_order 确认状态。"
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，帮我取消"}
-#: Seed 000, second table: gated tool → the manual that releases it.
-GATED = {
-    "apply_after_sale": "after_sale_apply",
-    "cancel_order": "order_change",
-    "change_address": "order_change",
-    "update_cart_item": "order_checkout",
-    "create_order": "order_checkout",
-    "pay_order": "order_checkout",
-}
+#: Seed 000, second table: gated tool → the manual that releases it (named once, in tests/api/support.py).
+GATED = BITMALL_GATED
 #: The version the table's catalog holds order_change at (one saved change after the demo load).
 ORDER_CHANGE_VERSION = 2
 
