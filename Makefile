@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DEMO   ?=
 
-.PHONY: run test test-postgres install setup chromium migrate demo clean
+.PHONY: run test test-postgres install setup chromium migrate demo clean mutation
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,5 +47,15 @@ test: install chromium
 test-postgres: install
 	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest --ignore=tests/browser -p no:cacheprovider
 
+## Mutation testing of the domain, the services and the releases (slow, so not part of `make test`):
+## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
+## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
+## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
+MUTANTS       ?=
+MUTATION_JOBS ?= 2
+mutation: install
+	nice -n 19 $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
+	$(PY) tools/mutation_score.py
+
 clean:
-	rm -rf $(VENV) var .pytest_cache
+	rm -rf $(VENV) var .pytest_cache mutants

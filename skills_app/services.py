@@ -1,6 +1,10 @@
 """Writes. One function per action, keyword-only, atomic, validated in full before anything is
 saved (HackSoft Django-Styleguide). The editor, the API, the demo loader and the CLI all call these,
 so a rule lives in one place.
+
+Each write is wrapped in ``transaction.atomic`` by an assignment after its ``def`` rather than by a
+decorator: mutmut 3 leaves decorated functions unmutated, and these are the writes mutation testing
+must reach (docs/testing.md).
 """
 from __future__ import annotations
 
@@ -62,7 +66,6 @@ def _check_code_free(code: str, *, exclude_pk: int | None = None) -> None:
             "skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]})
 
 
-@transaction.atomic
 def skill_create(
     *,
     skill_code: str,
@@ -91,12 +94,12 @@ def skill_create(
     skill.full_clean(validate_constraints=False)
     skill.save()
     return skill
+skill_create = transaction.atomic(skill_create)
 
 
 EDITABLE_FIELDS = ("name", "description", "content", "tool_ids", "sort_order", "enabled")
 
 
-@transaction.atomic
 def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None = None, **changes: Any) -> Skill:
     """Change a skill's editable fields (``skill_code`` is immutable). ``version`` goes up by one
     when anything actually changed. ``expected_version`` (the version the editor started from)
@@ -139,15 +142,15 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     locked.full_clean(validate_constraints=False)
     locked.save()
     return locked
+skill_update = transaction.atomic(skill_update)
 
 
-@transaction.atomic
 def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill:
     """Enable or disable a skill. Disabling releases its tools to every conversation (docs/rule.md)."""
     return skill_update(skill=skill, enabled=enabled, user=user)
+skill_set_enabled = transaction.atomic(skill_set_enabled)
 
 
-@transaction.atomic
 def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
     """Soft-delete a skill (restorable); its tools are released to every conversation."""
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
@@ -157,9 +160,9 @@ def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
         locked.updated_by = user if getattr(user, "pk", None) else None
         locked.save()
     return locked
+skill_delete = transaction.atomic(skill_delete)
 
 
-@transaction.atomic
 def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     """Restore a soft-deleted skill. Refused (``ValidationError``) when a live skill took its code
     or its tool_ids no longer validate."""
@@ -177,9 +180,9 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     locked.updated_by = user if getattr(user, "pk", None) else None
     locked.save()
     return locked
+skill_restore = transaction.atomic(skill_restore)
 
 
-@transaction.atomic
 def scenario_save(
     *, name: str, script: str, description: str = "", catalog: str = "", description_en: str | None = None
 ) -> Scenario:
@@ -196,6 +199,7 @@ def scenario_save(
     obj.full_clean()
     obj.save()
     return obj
+scenario_save = transaction.atomic(scenario_save)
 
 
 def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str):
@@ -212,19 +216,18 @@ def _restriction_save(model: type, *, name: str, description: str, tools: Iterab
     return obj
 
 
-@transaction.atomic
 def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> AccessProfile:
     """Create or replace an access profile; every tool must be a registered MCP tool."""
     return _restriction_save(AccessProfile, name=name, description=description, tools=tools)
+access_profile_save = transaction.atomic(access_profile_save)
 
 
-@transaction.atomic
 def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> Stage:
     """Create or replace a task stage; every tool must be a registered MCP tool."""
     return _restriction_save(Stage, name=name, description=description, tools=tools)
+stage_save = transaction.atomic(stage_save)
 
 
-@transaction.atomic
 def intent_node_save(
     *,
     intent_code: str,
@@ -250,9 +253,9 @@ def intent_node_save(
     node.full_clean()
     node.save()
     return node
+intent_node_save = transaction.atomic(intent_node_save)
 
 
-@transaction.atomic
 def mcp_tool_save(
     *, name: str, title: str = "", description: str = "", input_schema: dict | None = None,
     annotations: dict | None = None, server: str = "",
@@ -265,9 +268,9 @@ def mcp_tool_save(
     obj.full_clean()
     obj.save()
     return obj
+mcp_tool_save = transaction.atomic(mcp_tool_save)
 
 
-@transaction.atomic
 def load_skill_header_set(*, header: str) -> "ConsoleSettings":
     """Set the header of the generated ``load_skill`` description (docs/runtime-api.md, "What the
     model sees"). Line endings are normalised to ``\\n`` and trailing blanks of the text stripped.
@@ -282,3 +285,4 @@ def load_skill_header_set(*, header: str) -> "ConsoleSettings":
     settings.full_clean()
     settings.save()
     return settings
+load_skill_header_set = transaction.atomic(load_skill_header_set)

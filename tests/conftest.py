@@ -1,9 +1,25 @@
 """Shared fixtures: the demo catalogs loaded through the real services, and logged-in clients."""
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 
 from skills_app.demo_catalogs import demo_load
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """One SQLite test database file per process (console/settings.py names it by pid when the
+    settings are read), also in a process forked after that, as mutmut forks one per mutant
+    (docs/testing.md): two forks at once never share, nor drop, one file."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3") and not os.environ.get("SKILL_CONSOLE_TEST_SQLITE"):
+        db.setdefault("TEST", {})["NAME"] = os.path.join(
+            tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
-"""Repeat load (docs/rule.md): a full result of the current version still retained → a short stub
-without the marker; evicted, compacted away or a newer version → the full manual again with a new
-marker; unknown or disabled codes → an error before anything is read."""
+"""Repeat load (docs/rule.md): a full result of the current version still retained -> a short stub
+without the marker; evicted, compacted away or a newer version -> the full manual again with a new
+marker; unknown or disabled codes -> an error before anything is read."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,22 +27,22 @@ class RepeatCase:
 
 REPEAT_CASES = [
     RepeatCase("a first load returns the full manual with the marker", [user("hi")], True),
-    RepeatCase("the current version still retained → a short stub", loaded("alpha", version=2), False),
-    RepeatCase("retained among other messages → a short stub",
+    RepeatCase("the current version still retained -> a short stub", loaded("alpha", version=2), False),
+    RepeatCase("retained among other messages -> a short stub",
                [user("hi"), *loaded("alpha", version=2), user("and now?"), assistant("ok")], False),
-    RepeatCase("an OpenAI bare result (no version) → a short stub (docs/transcripts.md)", openai_load("alpha", "c1"),
+    RepeatCase("an OpenAI bare result (no version) -> a short stub (docs/transcripts.md)", openai_load("alpha", "c1"),
                False),
-    RepeatCase("an evicted body (placeholder prefix) → the full manual again",
+    RepeatCase("an evicted body (placeholder prefix) -> the full manual again",
                loaded("alpha", version=2, content=EVICTED_PREFIX + "40 字]"), True),
-    RepeatCase("an evicted body (metadata.evicted) → the full manual again",
+    RepeatCase("an evicted body (metadata.evicted) -> the full manual again",
                loaded("alpha", version=2, evicted=True), True),
-    RepeatCase("compacted away (only the call is left) → the full manual again", loaded("alpha", version=2)[:1], True),
-    RepeatCase("an older version retained → the full manual again", loaded("alpha", version=1), True),
-    RepeatCase("an error-state result → the full manual again", loaded("alpha", version=2, state="error"), True),
-    RepeatCase("only a stub retained (it carries no marker) → the full manual again",
+    RepeatCase("compacted away (only the call is left) -> the full manual again", loaded("alpha", version=2)[:1], True),
+    RepeatCase("an older version retained -> the full manual again", loaded("alpha", version=1), True),
+    RepeatCase("an error-state result -> the full manual again", loaded("alpha", version=2, state="error"), True),
+    RepeatCase("only a stub retained (it carries no marker) -> the full manual again",
                [assistant("", call("load_skill", "c2", skill_code="alpha")),
                 tool_result("c2", "already loaded", **STUB_META)], True),
-    RepeatCase("another skill's manual retained → the full manual",
+    RepeatCase("another skill's manual retained -> the full manual",
                [assistant("", call("load_skill", "c3", skill_code="beta")),
                 tool_result("c3", "# beta", **{MARKER: "beta", "skill_version": 2})], True),
 ]
