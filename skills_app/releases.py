@@ -72,6 +72,12 @@ def _require_publisher(user: Any) -> None:
         raise PermissionDenied("only a publisher may publish releases, move labels or manage API keys.")
 
 
+def _field_error(field: str, code: str, message: str) -> ValidationError:
+    """A ``ValidationError`` on ``field`` whose one message carries ``code`` (Django drops the
+    ``code`` given beside a dict of messages, so it goes on the message itself)."""
+    return ValidationError({field: [ValidationError(message, code=code)]})
+
+
 def _author(user: Any) -> tuple[Any, str]:
     if user is not None and getattr(user, "pk", None):
         return user, user.get_username()
@@ -202,11 +208,11 @@ def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), over
     """
     _require_publisher(user)
     if not (note or "").strip():
-        raise ValidationError({"note": ["a release needs a note: what changed and why."]}, code="note_required")
+        raise _field_error("note", "note_required", "a release needs a note: what changed and why.")
     overrides = [o for o in overrides if o]
     if overrides and not (override_note or "").strip():
-        raise ValidationError({"override_note": ["write why the ticked-off expectations may stay unmet."]},
-                              code="override_note_required")
+        raise _field_error("override_note", "override_note_required",
+                           "write why the ticked-off expectations may stay unmet.")
     _lock_numbering()  # the review below must see the latest release no concurrent publish is writing
     review = publish_review()
     reasons = gate(review)
@@ -266,7 +272,7 @@ def label_move(*, user: Any, label: str, number: int) -> ReleaseLabel:
     label = (label or "").strip()
     release = release_get(number=number)
     if release is None:
-        raise ValidationError({"release": [f"release {number} does not exist."]}, code="release_not_found")
+        raise _field_error("release", "release_not_found", f"release {number} does not exist.")
     probe = ReleaseLabel(name=label, release=release)
     probe.full_clean(exclude=["release"], validate_unique=False)
     return _label_set(name=label, release=release, user=user)
@@ -290,10 +296,10 @@ def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> Create
     _require_publisher(user)
     name = (name or "").strip()
     if not name:
-        raise ValidationError({"name": ["a key needs a name."]}, code="required")
+        raise _field_error("name", "required", "a key needs a name.")
     if RuntimeKey.objects.filter(name=name, revoked=False).exists():
-        raise ValidationError({"name": [f"a key named '{name}' already exists; revoke it first or pick another name."]},
-                              code="key_name_taken")
+        raise _field_error("name", "key_name_taken",
+                           f"a key named '{name}' already exists; revoke it first or pick another name.")
     creator, _name = _author(user)
     probe = RuntimeKey(name=name, read_drafts=read_drafts)
     probe.full_clean(exclude=["id", "prefix", "hashed_key"])
@@ -308,7 +314,7 @@ def api_key_revoke(*, user: Any, name: str) -> int:
     _require_publisher(user)
     keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
     if not keys:
-        raise ValidationError({"name": [f"no usable key named '{name}'."]}, code="key_not_found")
+        raise _field_error("name", "key_not_found", f"no usable key named '{name}'.")
     for k in keys:
         k.revoked = True
         k.save()

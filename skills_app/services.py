@@ -57,11 +57,9 @@ def builtin_tools_ensure() -> list[BuiltinTool]:
     return out
 
 
-def _check_code_free(code: str, *, exclude_pk: int | None = None) -> None:
-    qs = Skill.objects.live().filter(skill_code=code)
-    if exclude_pk is not None:
-        qs = qs.exclude(pk=exclude_pk)
-    if qs.exists():
+def _check_code_free(code: str) -> None:
+    """Refuse ``code`` when a live skill holds it (a deleted one never does: ``live()``)."""
+    if Skill.objects.live().filter(skill_code=code).exists():
         raise ValidationError({"skill_code": [_problem(
             "skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]})
 
@@ -169,7 +167,7 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
     if locked.deleted_at is None:
         return locked
-    _check_code_free(locked.skill_code, exclude_pk=locked.pk)
+    _check_code_free(locked.skill_code)  # the skill itself is deleted, so not among the live
     try:
         clean_skill(skill_code=locked.skill_code, name=locked.name, description=locked.description,
                     content=locked.content, tool_ids=locked.tool_ids, registry=tool_registry())

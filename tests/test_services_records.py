@@ -1,0 +1,88 @@
+"""What the writes of ``skills_app.services`` and ``skills_app.releases`` record, with exact values:
+who changed a skill, what a saved access profile or stage holds, which runtime key a revoke
+touches and in what order keys are listed. Each test here was added for a change that mutation
+testing showed no test noticed (docs/testing.md)."""
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from skills_app import services
+from skills_app.models import AccessProfile, Release, ReleaseLabel, RuntimeKey, Skill, Stage
+from skills_app.releases import (COMMAND_LINE, api_key_create, api_key_list, api_key_revoke, label_move,
+                                 release_publish)
+
+
+@pytest.fixture
+def editor(django_user_model):
+    return django_user_model.objects.create_user(username="editor", password="pw-123456", is_staff=True)
+
+
+def test_disabling_a_skill_records_who_disabled_it(bitmall, editor) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_set_enabled(skill=skill, enabled=False, user=editor)
+    stored = Skill.objects.get(pk=skill.pk)
+    assert (stored.enabled, stored.version, stored.updated_by) == (False, 2, editor)
+
+
+def test_a_stage_is_saved_with_its_name_description_and_tools_in_order(bitmall) -> None:
+    stage = services.stage_save(name="browse", description="只看不买", tools=["search_product", "query_order"])
+    stored = Stage.objects.get(pk=stage.pk)
+    assert (stored.name, stored.description, stored.tools) == ("browse", "只看不买", ["search_product", "query_order"])
+    assert not AccessProfile.objects.filter(name="browse").exists()
+
+
+def test_an_access_profile_is_saved_and_saving_it_again_replaces_it(bitmall) -> None:
+    services.access_profile_save(name="reader", description="read only", tools=["query_order"])
+    again = services.access_profile_save(name="reader", tools=["query_cart", "query_order"])
+    stored = AccessProfile.objects.get(name="reader")
+    assert (stored.pk, stored.description, stored.tools) == (again.pk, "", ["query_cart", "query_order"])
+    assert not Stage.objects.filter(name="reader").exists()
+
+
+def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> None:
+    with pytest.raises(ValidationError) as refused:
+        services.stage_save(name="browse", tools=["search_product", "no_such_tool"])
+    assert refused.value.message_dict == {"tools": ["'no_such_tool' is not a registered MCP tool."]}
+    assert not Stage.objects.filter(name="browse").exists()
+
+
+def test_revoking_a_key_revokes_that_key_only(db) -> None:
+    api_key_create(user=COMMAND_LINE, name="ragent")
+    api_key_create(user=COMMAND_LINE, name="batch")
+    assert api_key_revoke(user=COMMAND_LINE, name="ragent") == 1
+    assert dict(RuntimeKey.objects.values_list("name", "revoked")) == {"ragent": True, "batch": False}
+
+
+def test_revoking_an_unknown_key_names_it_on_the_name_field(db) -> None:
+    with pytest.raises(ValidationError) as refused:
+        api_key_revoke(user=COMMAND_LINE, name="ghost")
+    assert refused.value.message_dict == {"name": ["no usable key named 'ghost'."]}
+    assert refused.value.error_dict["name"][0].code == "key_not_found"
+
+
+def test_keys_are_listed_usable_first_then_newest_first(db) -> None:
+    for name in ("first", "second", "third"):
+        api_key_create(user=COMMAND_LINE, name=name)
+    api_key_revoke(user=COMMAND_LINE, name="third")
+    assert [(k.name, k.revoked) for k in api_key_list()] == [("second", False), ("first", False), ("third", True)]
+
+
+@pytest.mark.parametrize(("write", "field", "code", "message"), [
+    (lambda: release_publish(user=COMMAND_LINE, note="  "), "note", "note_required",
+     "a release needs a note: what changed and why."),
+    (lambda: release_publish(user=COMMAND_LINE, note="n", overrides=["scenario:x"]), "override_note",
+     "override_note_required", "write why the ticked-off expectations may stay unmet."),
+    (lambda: label_move(user=COMMAND_LINE, label="staging", number=9), "release", "release_not_found",
+     "release 9 does not exist."),
+    (lambda: api_key_create(user=COMMAND_LINE, name=" "), "name", "required", "a key needs a name."),
+    (lambda: api_key_create(user=COMMAND_LINE, name="test-runtime"), "name", "key_name_taken",
+     "a key named 'test-runtime' already exists; revoke it first or pick another name."),
+], ids=["blank note", "override without a reason", "label to a missing release", "blank key name",
+        "key name in use"])
+def test_a_refused_release_write_names_the_field_and_code(runtime_key, write, field, code, message) -> None:
+    with pytest.raises(ValidationError) as refused:
+        write()
+    assert refused.value.message_dict == {field: [message]}
+    assert [e.code for e in refused.value.error_dict[field]] == [code]
+    assert (Release.objects.count(), ReleaseLabel.objects.count(), RuntimeKey.objects.count()) == (0, 0, 1)
