@@ -30,6 +30,8 @@ def test_a_stage_is_saved_with_its_name_description_and_tools_in_order(bitmall) 
     stored = Stage.objects.get(pk=stage.pk)
     assert (stored.name, stored.description, stored.tools) == ("browse", "只看不买", ["search_product", "query_order"])
     assert not AccessProfile.objects.filter(name="browse").exists()
+    services.stage_save(name="browse", tools=["search_product"])
+    assert Stage.objects.get(pk=stage.pk).description == ""
 
 
 def test_an_access_profile_is_saved_and_saving_it_again_replaces_it(bitmall) -> None:
@@ -45,6 +47,15 @@ def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> No
         services.stage_save(name="browse", tools=["search_product", "no_such_tool"])
     assert refused.value.message_dict == {"tools": ["'no_such_tool' is not a registered MCP tool."]}
     assert not Stage.objects.filter(name="browse").exists()
+
+
+def test_a_refused_skill_keeps_the_code_and_value_a_page_translates_by(bitmall) -> None:
+    """``forms.translate_error`` renders the Chinese message from the error's code and params."""
+    with pytest.raises(ValidationError) as refused:
+        services.skill_create(skill_code="refund_help", name="退款说明", description="退款时加载", content="# 退款",
+                              tool_ids=["query_order", "load_skill"])
+    [error] = refused.value.error_dict["tool_ids"]
+    assert (error.code, error.params) == ("tool_id_builtin", {"tool_id": "load_skill"})
 
 
 def test_revoking_a_key_revokes_that_key_only(db) -> None:
