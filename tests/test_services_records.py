@@ -97,3 +97,23 @@ def test_a_refused_release_write_names_the_field_and_code(runtime_key, write, fi
     assert refused.value.message_dict == {field: [message]}
     assert [e.code for e in refused.value.error_dict[field]] == [code]
     assert (Release.objects.count(), ReleaseLabel.objects.count(), RuntimeKey.objects.count()) == (0, 0, 1)
+
+
+def test_deleting_and_restoring_record_who_did_it(bitmall, editor) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_delete(skill=skill, user=editor)
+    assert Skill.objects.get(pk=skill.pk).updated_by == editor
+    services.skill_restore(skill=skill, user=editor)
+    stored = Skill.objects.get(pk=skill.pk)
+    assert (stored.deleted_at, stored.version, stored.updated_by) == (None, 3, editor)
+
+
+def test_a_delete_or_restore_from_the_command_line_records_no_user(bitmall, editor) -> None:
+    """``manage.py`` acts as ``COMMAND_LINE``, which has no row: ``updated_by`` is cleared."""
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_update(skill=skill, name="订单修改（改）", user=editor)
+    services.skill_delete(skill=skill, user=COMMAND_LINE)
+    assert Skill.objects.get(pk=skill.pk).updated_by is None
+    Skill.objects.filter(pk=skill.pk).update(updated_by=editor)
+    services.skill_restore(skill=skill, user=COMMAND_LINE)
+    assert Skill.objects.get(pk=skill.pk).updated_by is None
