@@ -117,3 +117,15 @@ def test_a_delete_or_restore_from_the_command_line_records_no_user(bitmall, edit
     Skill.objects.filter(pk=skill.pk).update(updated_by=editor)
     services.skill_restore(skill=skill, user=COMMAND_LINE)
     assert Skill.objects.get(pk=skill.pk).updated_by is None
+
+
+def test_a_header_saved_after_the_settings_row_was_removed_is_the_one_read(bitmall) -> None:
+    """``load_demo`` replaces the settings row; the next header saved must land in the row the
+    catalog reads (``ConsoleSettings.current``: pk 1), not in a new row nobody reads."""
+    from skills_app import selectors
+    from skills_app.models import ConsoleSettings
+
+    ConsoleSettings.objects.all().delete()
+    services.load_skill_header_set(header="先加载手册")
+    assert list(ConsoleSettings.objects.values_list("pk", "load_skill_header")) == [(1, "先加载手册")]
+    assert selectors.catalog_draft().load_skill_header == "先加载手册"
