@@ -46,6 +46,8 @@ def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> No
     with pytest.raises(ValidationError) as refused:
         services.stage_save(name="browse", tools=["search_product", "no_such_tool"])
     assert refused.value.message_dict == {"tools": ["'no_such_tool' is not a registered MCP tool."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["tools"]] == [
+        ("tool_not_registered", {"tool_id": "no_such_tool"})]
     assert not Stage.objects.filter(name="browse").exists()
 
 
@@ -129,3 +131,12 @@ def test_a_header_saved_after_the_settings_row_was_removed_is_the_one_read(bitma
     services.load_skill_header_set(header="先加载手册")
     assert list(ConsoleSettings.objects.values_list("pk", "load_skill_header")) == [(1, "先加载手册")]
     assert selectors.catalog_draft().load_skill_header == "先加载手册"
+
+
+@pytest.mark.parametrize(("header", "stored"), [
+    ("第一行\r\n第二行", "第一行\n第二行"),
+    ("第一行\r第二行\r", "第一行\n第二行"),
+    ("第一行\n\n第二行 \n\n", "第一行\n\n第二行"),
+], ids=["CRLF", "bare CR", "trailing blank lines"])
+def test_a_header_is_stored_with_newline_line_endings(db, header, stored) -> None:
+    assert services.load_skill_header_set(header=header).load_skill_header == stored
