@@ -140,3 +140,13 @@ def test_a_header_saved_after_the_settings_row_was_removed_is_the_one_read(bitma
 ], ids=["CRLF", "bare CR", "trailing blank lines"])
 def test_a_header_is_stored_with_newline_line_endings(db, header, stored) -> None:
     assert services.load_skill_header_set(header=header).load_skill_header == stored
+
+
+def test_an_update_naming_a_field_that_is_not_editable_is_refused_and_saves_nothing(bitmall) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, name="新名字", version=9, deleted_at=None)
+    assert refused.value.message_dict == {"deleted_at": ["not an editable field."], "version": ["not an editable field."]}
+    assert [e.code for e in refused.value.error_dict["version"]] == ["not_editable"]
+    stored = Skill.objects.get(pk=skill.pk)
+    assert (stored.name, stored.version) == (skill.name, 1)
