@@ -486,3 +486,20 @@ def test_the_client_imports_no_django():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)})
     assert out.stdout.strip() == "[]"
+
+
+def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_path):
+    """The README's agent loop, as written, against the live server (its URL swapped in)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Wiring an agent with the Python client", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert '"http://127.0.0.1:8000"' in example and len(example.splitlines()) <= 20
+    script = tmp_path / "example.py"
+    script.write_text(example.replace("http://127.0.0.1:8000", bitmall_live), encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
+                              "SKILL_CONSOLE_KEY": key, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["round 1: 11 tools, load_skill: allowed", "round 2: 13 tools, query_order: allowed",
+                                       "round 3: 13 tools, cancel_order: confirm"]
+    assert (tmp_path / "cache" / "skill-console").is_dir()
