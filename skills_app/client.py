@@ -303,38 +303,45 @@ class RuntimeClient:
         answer → the last good copy — in memory, else on disk — answers, flagged ``stale``, a
         warning logged (``stale``). Raises ``CatalogUnavailableError`` (``CacheCorruptError`` for
         a corrupt disk copy) when there is no good copy at all, ``AuthenticationError`` on 401/403
-        and ``ApiError`` on another 4xx (never masked by a copy).
+        and ``ApiError`` on another 4xx — never masked by a copy (a copy held still answers, with
+        ``stale`` set: the agent decides whether to go on).
         """
         with self._lock:
-            disk_problem = None
-            if self._copy is None:
+            held, disk_problem = self._copy, None
+            if held is None:  # a new process: the copy on disk, used once the console confirms it or is gone
                 try:
-                    self._copy = self._read_disk()
+                    held = self._read_disk()
                 except CacheCorruptError as exc:
                     disk_problem = exc
                     LOG.warning("runtime catalog: ignoring %s; fetching a fresh copy", exc.causes[-1])
             self._status = None
             try:
-                result = self._revalidate()
+                result = self._revalidate(held)
+            except ApiError as exc:
+                # The console refused: raised, never masked; a copy held is no longer confirmed.
+                if self._copy is not None:
+                    self.stale, self.stale_reason = True, str(exc)
+                raise
             except _Unusable as exc:
                 cause = str(exc)
                 if disk_problem is not None:
                     raise CacheCorruptError(disk_problem.path, disk_problem.cause, network=cause) from None
-                if self._copy is None:
-                    raise CatalogUnavailableError(
-                        [cause, f"no saved copy at {self.cache_path}"]) from None
-                result = Refresh(STALE, self._status, self._copy.catalog.release, cause)
+                if held is None:
+                    raise CatalogUnavailableError([cause, f"no saved copy at {self.cache_path}"]) from None
+                self._copy = held
+                result = Refresh(STALE, self._status, held.catalog.release, cause)
                 self.stale, self.stale_reason = True, cause
                 LOG.warning("runtime catalog: %s; answering from the last good copy (release %s, confirmed %s) — stale",
-                            cause, self._copy.catalog.release, _when(self._copy.checked_at))
+                            cause, held.catalog.release, _when(held.checked_at))
             else:
                 self.stale, self.stale_reason = False, None
             self.last_refresh = result
             self.stats[result.outcome] += 1
             return result
 
-    def _revalidate(self) -> Refresh:
-        held = self._copy
+    def _revalidate(self, held: _Copy | None) -> Refresh:
+        """One conditional GET of the catalog against ``held``; on success sets ``self._copy``.
+        Raises ``_Unusable`` (fall back), ``ApiError`` (a 4xx)."""
         headers = {"If-None-Match": held.etag} if held is not None and held.etag else {}
         status, reply_headers, data = self._get("catalog", self._query(), headers)
         self._status = status
@@ -375,6 +382,7 @@ class RuntimeClient:
             raise _Unusable(f"the catalog answer is not a valid catalog: {exc}") from None
         self._copy = copy
         self._write_disk(copy)
+        LOG.info("runtime catalog: release %s fetched from %s", copy.catalog.release, self.base_url)
         return Refresh(FETCHED, 200, copy.catalog.release)
 
     def _query(self) -> dict[str, Any]:

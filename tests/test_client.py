@@ -36,6 +36,7 @@ from skills_app.client import (
 from skills_app.demo_catalogs import demo_load
 from skills_app.domain import parse_messages, parse_script
 from skills_app.domain.limits import LOAD_SKILL
+from skills_app.domain.payload import payload_chars
 from skills_app.domain.simulator import eviction_placeholder, neutral_result
 from skills_app.domain.snapshot import catalog_to_snapshot
 from skills_app.models import Release, Skill
@@ -241,6 +242,35 @@ def test_load_skill_gives_the_stub_on_repeat_and_the_body_after_eviction(bitmall
     assert client.load_skill(retained, "order_change").content == first.content
     unknown = client.load_skill([USER], "refund")
     assert unknown.state == "error" and "skills on offer: after_sale_apply, order_change" in unknown.content
+
+
+@pytest.mark.parametrize("schema", [[1, 2], {"type": "object", "properties": {"order_no": {"$ref": "#/$defs/missing"}}}],
+                         ids=["a list", "an unresolvable $ref"])
+def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall_live, make_client, key, schema):
+    """A release written before the tool-definition rule (raw SQL, then the low-level release_create,
+    as tests/api/test_bad_tool_definition.py does): the client warns and refuses as the server does."""
+    from django.db import connection
+
+    from skills_app import releases, selectors
+    from skills_app.models import McpTool
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {McpTool._meta.db_table} SET input_schema = %s WHERE name = %s",
+                       [json.dumps(schema), "query_order"])
+    releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=COMMAND_LINE,
+                            note="written before the tool-definition rule")
+    client = make_client(bitmall_live)
+    assert client.release == 2
+    status, served = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": "anthropic"})
+    view = client.round([USER])
+    tools = client.visible_tools([USER], tools_format="anthropic")
+    same_as_server({"release": 2, **view.as_dict(), "tools": tools, "tools_chars": payload_chars(tools)}, served)
+    assert view.warnings and view.as_dict()["warning_details"][0]["code"] == "tool_definition_invalid"
+    call = {"name": "query_order", "arguments": {}}
+    status, served = server_post(bitmall_live, key, "check-call", {"messages": [USER], "call": call})
+    verdict = client.check_call([USER], call)
+    assert verdict.reason == "invalid_tool_definition"
+    same_as_server({"release": 2, **verdict.as_dict()}, served)
 
 
 # --- refresh: 200, then 304, then a publish ------------------------------------------------------
@@ -466,8 +496,11 @@ def test_no_key_or_a_revoked_key_is_a_clear_error_never_masked_by_the_copy(bitma
         client.refresh()
     assert (caught.value.status, caught.value.code) == (401, "authentication_failed")
     assert "the API key is unknown or revoked" in str(caught.value)
-    with pytest.raises(AuthenticationError):
-        make_client(bitmall_live).refresh()  # a copy on disk does not hide the revocation
+    assert client.stale and "401 authentication_failed" in client.stale_reason
+    restarted = make_client(bitmall_live)  # a copy on disk does not hide the revocation
+    for _ in range(2):
+        with pytest.raises(AuthenticationError):
+            restarted.round([USER])
 
 
 def test_nothing_published_is_a_clear_error(live_server, make_client):
