@@ -501,7 +501,7 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
             first = i + 2
             if body.startswith("\n"):
                 body, first = body[1:], first + 1
-            return "\n".join(lines[1:i]), body, first
+            return "\n".join(lines[1:i]) + "\n", body, first
     raise _FileProblem(1, "the front matter opened on line 1 is never closed by a line '---'")
 
 
@@ -736,8 +736,9 @@ def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
     """The files (relative path → UTF-8 bytes) that declare ``skills`` in ``format``:
 
     - ``properties``: ``<code>.properties`` and its manual ``manuals/<code>.md``;
-    - ``skill-md``: ``<name>/SKILL.md`` where ``name`` is the code with ``_`` as ``-`` (the code
-      itself when two codes would meet), with ``metadata.skill-code`` carrying the exact code.
+    - ``skill-md``: ``<name>/SKILL.md`` where the folder and ``name`` are the code with ``_`` as
+      ``-`` (the code itself when two codes would meet), with ``metadata.skill-code`` carrying the
+      exact code.
 
     ``parse_dataset`` reads them back as the same records (code, name, description, manual,
     tool_ids, sort_order, enabled). Raises ``ValueError`` for an unknown format."""
@@ -753,7 +754,7 @@ def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
         names = [agent_skill_name(s.code) for s in skills]
         for s, name in zip(skills, names):
             folder = name if names.count(name) == 1 else s.code
-            out[f"{folder}/{SKILL_MD_NAME}"] = _skill_md_text(s, name).encode("utf-8")
+            out[f"{folder}/{SKILL_MD_NAME}"] = _skill_md_text(s, folder).encode("utf-8")
         return out
     raise ValueError(f"unknown format '{format}'; formats: {', '.join(FORMATS)}")
 
