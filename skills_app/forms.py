@@ -576,3 +576,51 @@ class RestrictionForm(forms.Form):
         except ValidationError as exc:
             _add_service_errors(self, exc)
         return data
+
+
+# ---- import and export of skill files (docs/import-export.md) -------------------------------
+class MultipleFileInput(forms.ClearableFileInput):
+    """A file input that accepts several files (Django's documented way)."""
+
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A list of uploaded files (one or more)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list:
+        single = super().clean
+        if isinstance(data, (list, tuple)) and data:
+            return [single(d, initial) for d in data]
+        if isinstance(data, (list, tuple)):
+            data = None
+        return [single(data, initial)]
+
+
+class SkillImportForm(forms.Form):
+    """The import page: a zip of a folder, or single ``.properties`` / ``SKILL.md`` / manual files."""
+
+    files = MultipleFileField(
+        label=_("Files"),
+        help_text=_("One .zip of a folder, or single files: *.properties with the manuals they name, or a SKILL.md."),
+        widget=MultipleFileInput(attrs={"accept": ".zip,.properties,.md"}),
+    )
+    partial = forms.BooleanField(
+        label=_("Import the files that are fine even when others have errors"), required=False,
+        help_text=_("Off: all or nothing — one error and nothing is imported."),
+    )
+    checked = forms.CharField(required=False, widget=forms.HiddenInput)
+
+
+class SkillExportForm(forms.Form):
+    """The export download: which format."""
+
+    format = forms.ChoiceField(
+        label=_("Format"), initial="properties",
+        choices=(("properties", _("Ragent declaration files (.properties + manuals)")),
+                 ("skill-md", _("Agent Skills folders (SKILL.md)"))),
+    )

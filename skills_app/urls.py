@@ -1,7 +1,7 @@
 """Console pages (namespace ``skills``)."""
 from django.urls import path
 
-from .views import preview, releases, restrictions, scenarios, skills, tools
+from .views import preview, releases, restrictions, scenarios, skill_files, skills, tools
 
 app_name = "skills"
 
@@ -10,6 +10,8 @@ urlpatterns = [
     path("skills/", skills.skill_list, name="skill_list"),
     path("skills/new", skills.skill_create, name="skill_create"),
     path("skills/new-preview", skills.skill_preview, name="skill_preview_new"),
+    path("skills/import", skill_files.skill_import, name="skill_import"),
+    path("skills/export", skill_files.skill_export, name="skill_export"),
     path("skills/deleted/<int:pk>/restore", skills.skill_restore, name="skill_restore"),
     path("skills/<str:code>/", skills.skill_detail, name="skill_detail"),
     path("skills/<str:code>/edit", skills.skill_edit, name="skill_edit"),

@@ -133,6 +133,7 @@ NAV_SECTIONS = {
     "restriction_edit": "restrictions", "tool_tree": "tools",
     "release_list": "releases", "release_detail": "releases", "release_diff": "releases", "publish": "releases",
     "api_keys": "releases",
+    "skill_import": "skills",
 }
 
 

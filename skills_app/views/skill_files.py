@@ -1,0 +1,89 @@
+"""Import and export of skill files in the console (docs/import-export.md): upload a folder as a
+zip or single files, see the per-file report of a check (nothing written), then import; download
+every live skill as a zip in either format."""
+from __future__ import annotations
+
+import hashlib
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from .. import skill_io
+from ..domain.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
+from ..domain.skill_files import Dataset, SkillFileError, read_files, read_zip, zip_files
+from ..forms import SkillExportForm, SkillImportForm
+from ..models import Skill
+from .common import staff_required
+
+
+def dataset_digest(dataset: Dataset) -> str:
+    """sha256 of the files (paths and bytes): the import button applies exactly what was checked."""
+    digest = hashlib.sha256()
+    for path in sorted(dataset.files):
+        digest.update(path.encode("utf-8") + b"\0" + hashlib.sha256(dataset.files[path]).digest())
+    for path in sorted(dataset.refused):
+        digest.update(b"refused\0" + path.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def dataset_from_upload(files: list) -> Dataset:
+    """One zip, or single files. Raises ``SkillFileError`` naming the upload and the cause."""
+    if len(files) > IMPORT_MAX_FILES:
+        raise SkillFileError(f"more than {IMPORT_MAX_FILES} files; upload a zip", source="upload")
+    for f in files:
+        if f.size > IMPORT_MAX_UPLOAD_BYTES:
+            raise SkillFileError(f"is {f.size} bytes; at most {IMPORT_MAX_UPLOAD_BYTES} bytes may be uploaded", source=f.name)
+    zips = [f for f in files if f.name.lower().endswith(".zip")]
+    if zips:
+        if len(files) > 1:
+            raise SkillFileError("upload one zip, or single files without a zip", source="upload")
+        return read_zip(zips[0].read(), label=zips[0].name)
+    return read_files([(f.name, f.read()) for f in files], label="upload")
+
+
+@staff_required
+def skill_import(request: HttpRequest) -> HttpResponse:
+    """GET: the upload form and the export download. POST ``action=check``: the per-file report of
+    a dry run (nothing written). POST ``action=apply``: import what was checked (the ``checked``
+    digest must match the files sent) and show the report of what was written."""
+    form = SkillImportForm(request.POST or None, request.FILES or None)
+    report = digest = None
+    stale = False
+    if request.method == "POST" and form.is_valid():
+        try:
+            dataset = dataset_from_upload(form.cleaned_data["files"])
+        except SkillFileError as exc:
+            form.add_error("files", str(exc))
+        else:
+            digest = dataset_digest(dataset)
+            apply = request.POST.get("action") == "apply"
+            if apply and form.cleaned_data["checked"] != digest:
+                apply, stale = False, True
+            report = skill_io.skills_import(dataset=dataset, partial=form.cleaned_data["partial"],
+                                            dry_run=not apply, user=request.user)
+    context = {
+        "form": form,
+        "report": report,
+        "digest": digest,
+        "stale": stale,
+        "export_form": SkillExportForm(),
+        "live_count": Skill.objects.live().count(),
+    }
+    if request.htmx:
+        return render(request, "skills/_import_report.html", context)
+    return render(request, "skills/import.html", context)
+
+
+@staff_required
+def skill_export(request: HttpRequest) -> HttpResponse:
+    """Every live skill as a zip in ``?format=properties`` (default) or ``skill-md``; the files sit
+    in one folder named like the zip."""
+    form = SkillExportForm(request.GET or None)
+    fmt = form.cleaned_data["format"] if form.is_valid() else "properties"
+    name = f"skills-{fmt}-{timezone.now():%Y%m%d-%H%M%S}"
+    data = zip_files(skill_io.skills_export(format=fmt), folder=name)
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{name}.zip"'
+    return response
