@@ -43,6 +43,15 @@ def dataset_from_upload(files: list) -> Dataset:
     return read_files([(f.name, f.read()) for f in files], label="upload")
 
 
+def common_folder(paths: list[str]) -> str:
+    """``"top/"`` when two or more paths all sit in the same top folder (a zipped folder), else
+    ``""``: the report shows it once instead of on every row."""
+    tops = {p.split("/", 1)[0] + "/" for p in paths if "/" in p}
+    if len(paths) >= 2 and len(tops) == 1 and all("/" in p for p in paths):
+        return tops.pop()
+    return ""
+
+
 @staff_required
 def skill_import(request: HttpRequest) -> HttpResponse:
     """GET: the upload form and the export download. POST ``action=check``: the per-file report of
@@ -63,9 +72,12 @@ def skill_import(request: HttpRequest) -> HttpResponse:
                 apply, stale = False, True
             report = skill_io.skills_import(dataset=dataset, partial=form.cleaned_data["partial"],
                                             dry_run=not apply, user=request.user)
+    prefix = common_folder([e.source for e in report.entries]) if report else ""
     context = {
         "form": form,
         "report": report,
+        "prefix": prefix,
+        "rows": [(e, e.source[len(prefix):]) for e in report.entries] if report else [],
         "digest": digest,
         "stale": stale,
         "export_form": SkillExportForm(),
