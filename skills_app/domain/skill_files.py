@@ -748,7 +748,8 @@ def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
         for s in skills:
             manual = f"manuals/{s.code}.md"
             out[f"{s.code}.properties"] = _properties_text(s, manual).encode("utf-8")
-            out[manual] = s.content.encode("utf-8")
+            # the reader drops one leading BOM; a manual that starts with U+FEFF keeps it that way
+            out[manual] = (("\ufeff" if s.content.startswith("\ufeff") else "") + s.content).encode("utf-8")
         return out
     if format == SKILL_MD:
         names = [agent_skill_name(s.code) for s in skills]

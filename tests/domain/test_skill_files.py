@@ -354,6 +354,7 @@ ODD = (
           ("cancel_order", "change_address"), sort_order=-3, enabled=False),
     Skill("order-change", " leading space", "yes", "no trailing newline", (), sort_order=0),
     Skill("x9", "true", "null", "\n\nstarts with blank lines\\u0041 \\ backslash\n", ("a",), sort_order=7),
+    Skill("bom", "\ufeffname", "d", "\ufeff# starts with a BOM\n", ()),
 )
 
 
@@ -372,7 +373,7 @@ def test_export_then_parse_gives_the_same_records(fmt):
 
 def test_skill_md_folders_use_the_agent_skills_name_unless_two_codes_meet():
     files = export_files(ODD, format="skill-md")
-    assert sorted(files) == ["order-change/SKILL.md", "order_change/SKILL.md", "x9/SKILL.md"]
+    assert sorted(files) == ["bom/SKILL.md", "order-change/SKILL.md", "order_change/SKILL.md", "x9/SKILL.md"]
     files = export_files(ODD[:1], format="skill-md")
     assert sorted(files) == ["order-change/SKILL.md"]
     assert files["order-change/SKILL.md"].decode().startswith("---\nname: order-change\n")
@@ -381,3 +382,36 @@ def test_skill_md_folders_use_the_agent_skills_name_unless_two_codes_meet():
 def test_zip_files_is_deterministic():
     files = export_files(ODD, format="properties")
     assert zip_files(files) == zip_files(dict(reversed(list(files.items()))))
+
+
+# ---- any record survives the round trip (hypothesis) ----------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from skills_app.domain.limits import LINE_BREAKS, SKILL_CODE_PATTERN  # noqa: E402
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+_one_line = _text.map(lambda t: "".join(ch for ch in t if ch not in LINE_BREAKS).strip()).filter(bool)
+_manual = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), min_size=1, max_size=200)
+_tool = st.from_regex(r"\A[a-z][a-z0-9_]{0,20}\Z")
+_skill = st.builds(
+    Skill,
+    code=st.from_regex(SKILL_CODE_PATTERN).filter(lambda c: 2 <= len(c) <= 64),
+    name=_one_line, description=_one_line, content=_manual,
+    tool_ids=st.lists(_tool, max_size=4, unique=True).map(tuple),
+    sort_order=st.integers(-1000, 1000), enabled=st.booleans(),
+)
+
+
+@pytest.mark.parametrize("fmt", ["properties", "skill-md"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(skills=st.lists(_skill, min_size=1, max_size=3, unique_by=lambda s: s.code))
+def test_any_record_survives_export_then_parse(fmt, skills):
+    files = export_files(skills, format=fmt)
+    parsed = parse_dataset(Dataset("t", files))
+    assert [(p.source, [str(e) for e in p.errors]) for p in parsed if p.errors] == []
+    got = {p.declaration.skill_code: p.declaration for p in parsed}
+    for s in skills:
+        d = got[s.code]
+        assert (d.name, d.description, d.content, d.tool_ids, d.sort_order, d.enabled) == (
+            s.name, s.description, s.content, s.tool_ids, s.sort_order, s.enabled)
