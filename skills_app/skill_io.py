@@ -15,6 +15,7 @@ from django.db import transaction
 
 from . import services
 from .domain.catalog import Skill as DomainSkill
+from .domain.errors import Problem
 from .domain.skill_files import Dataset, FileIssue, SkillDeclaration, export_files, parse_dataset
 from .models import Skill
 
@@ -26,16 +27,17 @@ FIELDS = ("name", "description", "content", "tool_ids", "sort_order", "enabled")
 @dataclass(frozen=True)
 class ImportEntry:
     """One file of the report: ``status`` is created / updated / unchanged / error / ignored;
-    ``changed`` names the fields an update changes; ``errors`` and ``warnings`` are
-    ``file:line: cause`` sentences; ``note`` says why an ignored file was not read."""
+    ``changed`` names the fields an update changes; ``errors`` and ``warnings`` are ``FileIssue``
+    (``str()``: ``file:line: cause``; the cause a translatable ``Problem``); ``note`` says why an
+    ignored file was not read."""
 
     source: str
     status: str
     skill_code: str = ""
     changed: tuple[str, ...] = ()
-    errors: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    note: str = ""
+    errors: tuple[FileIssue, ...] = ()
+    warnings: tuple[FileIssue, ...] = ()
+    note: Problem | str = ""
     version: int | None = None
 
 
@@ -79,16 +81,20 @@ class _Rollback(Exception):
     pass
 
 
-def _messages(exc: ValidationError, decl: SkillDeclaration) -> tuple[str, ...]:
-    """The service's refusal as ``file:line: field: message`` sentences."""
-    out: list[str] = []
+def _problem(error: ValidationError) -> Problem:
+    return Problem(error.code or "", error.message, error.params or {})
+
+
+def _messages(exc: ValidationError, decl: SkillDeclaration) -> tuple[FileIssue, ...]:
+    """The service's refusal, one ``FileIssue`` per message, at the line of the field it names."""
+    out: list[FileIssue] = []
     if hasattr(exc, "error_dict"):
-        for field_name, messages in exc.message_dict.items():
+        for field_name, errors in exc.error_dict.items():
             file, line = decl.where(field_name) if field_name != NON_FIELD_ERRORS else (decl.source, None)
-            label = "" if field_name == NON_FIELD_ERRORS else f"{field_name}: "
-            out.extend(str(FileIssue(file, line, f"{label}{m}")) for m in messages)
+            label = "" if field_name == NON_FIELD_ERRORS else field_name
+            out.extend(FileIssue(file, line, _problem(e), field=label) for e in errors)
     else:
-        out.extend(str(FileIssue(decl.source, None, m)) for m in exc.messages)
+        out.extend(FileIssue(decl.source, None, _problem(e)) for e in exc.error_list)
     return tuple(out)
 
 
@@ -115,13 +121,15 @@ def _apply(decl: SkillDeclaration, user: Any) -> ImportEntry:
     skill = services.skill_update(skill=existing, user=user, **changes)
     after = _values(skill)
     changed = tuple(f for f in FIELDS if before[f] != after[f])
-    warnings: list[str] = []
+    warnings: list[FileIssue] = []
     released = [t for t in before["tool_ids"] if t not in after["tool_ids"]]
     if released:
-        warnings.append(f"{decl.source}: no longer gates {', '.join(released)}: "
-                        "released to every conversation unless another enabled skill gates it")
+        warnings.append(FileIssue(*decl.where("tool_ids"), Problem(
+            "import_releases", "no longer gates %(tools)s: released to every conversation unless another enabled "
+            "skill gates it", {"tools": ", ".join(released)})))
     if before["enabled"] and not after["enabled"]:
-        warnings.append(f"{decl.source}: the skill is disabled by this file; its tools are released to every conversation")
+        warnings.append(FileIssue(*decl.where("enabled"), Problem(
+            "import_disables", "the skill is disabled by this file; its tools are released to every conversation")))
     return ImportEntry(decl.source, UPDATED if changed else UNCHANGED, skill_code=skill.skill_code,
                        changed=changed, warnings=tuple(warnings), version=skill.version)
 
@@ -143,11 +151,10 @@ def skills_import(*, dataset: Dataset, partial: bool = False, dry_run: bool = Fa
                 if item.ignored is not None:
                     report.entries.append(ImportEntry(item.source, IGNORED, note=item.ignored))
                     continue
-                warnings = tuple(str(w) for w in item.warnings)
+                warnings = item.warnings
                 decl = item.declaration
                 if decl is None:
-                    report.entries.append(ImportEntry(item.source, ERROR, errors=tuple(str(e) for e in item.errors),
-                                                      warnings=warnings))
+                    report.entries.append(ImportEntry(item.source, ERROR, errors=item.errors, warnings=warnings))
                     continue
                 try:
                     with transaction.atomic():

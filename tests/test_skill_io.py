@@ -138,7 +138,7 @@ def test_the_services_refuse_an_unknown_tool_naming_the_allowed_tools_line(bitma
     report = skills_import(dataset=read_path(path))
     [entry] = report.entries
     assert entry.status == "error" and entry.skill_code == "order-change"
-    assert entry.errors == (
+    assert tuple(map(str, entry.errors)) == (
         "order-change/SKILL.md:4: tool_ids: 'load_skill' is a builtin tool and can never be gated by a skill.",
         "order-change/SKILL.md:4: tool_ids: 'nope' is not the tool of any MCP node.",
     )
@@ -158,12 +158,12 @@ def test_the_services_refuse_an_unknown_tool_naming_the_allowed_tools_line(bitma
 ])
 def test_field_rules_come_from_the_services_with_file_and_line(bitmall, tmp_path, front, expected):
     [entry] = skills_import(dataset=read_path(skill_md(tmp_path, front))).entries
-    assert entry.errors == (expected,)
+    assert tuple(map(str, entry.errors)) == (expected,)
 
 
 def test_a_blank_manual_names_the_line_where_it_should_start(bitmall, tmp_path):
     [entry] = skills_import(dataset=read_path(skill_md(tmp_path, "name: order-change\ndescription: x\n", body=""))).entries
-    assert entry.errors == ("order-change/SKILL.md:6: content: the manual (content) must not be blank.",)
+    assert tuple(map(str, entry.errors)) == ("order-change/SKILL.md:6: content: the manual (content) must not be blank.",)
 
 
 def test_an_update_reports_the_changed_fields_and_what_it_releases(bitmall, tmp_path):
@@ -173,8 +173,8 @@ def test_an_update_reports_the_changed_fields_and_what_it_releases(bitmall, tmp_
     report = skills_import(dataset=read_path(path))
     [entry] = report.entries
     assert (entry.status, entry.changed) == ("updated", ("description", "tool_ids"))
-    assert entry.warnings == ("order-change/SKILL.md: no longer gates cancel_order, change_address: "
-                              "released to every conversation unless another enabled skill gates it",)
+    assert tuple(map(str, entry.warnings)) == ("order-change/SKILL.md: no longer gates cancel_order, change_address: "
+                                               "released to every conversation unless another enabled skill gates it",)
     skill = Skill.objects.get(skill_code="order_change")
     assert (skill.description, skill.tool_ids, skill.version) == ("新的描述", [], 2)
 

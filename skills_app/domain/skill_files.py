@@ -27,7 +27,7 @@ import javaproperties
 import yaml
 
 from .catalog import Skill
-from .errors import DomainError
+from .errors import DomainError, Problem
 from .limits import (
     IMPORT_MAX_FILE_BYTES,
     IMPORT_MAX_FILES,
@@ -55,6 +55,18 @@ METADATA_KEYS = ("skill-code", "display-name", "sort-order", "enabled")
 _TOOLISH = frozenset({"allowedtools", "allowedtool", "tools", "tool", "toolids", "toolid", "gatedtools"})
 
 
+def _p(code: str, template: str, /, **params: Any) -> Problem:
+    """A cause a page can translate (``Problem``: the English sentence, with code and params)."""
+    return Problem(code, template, params)
+
+
+KEYS_TWICE = "key '%(key)s' is set twice (first on line %(first)s)"
+UNKNOWN_TOOL_KEY = "unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill would gate no tool)"
+UNKNOWN_KEY = "unknown key '%(key)s' is not imported (keys read: %(keys)s)"
+OUT_OF_FOLDER = "a symbolic link that points out of the dataset folder; not read"
+FILE_TOO_BIG = "%(size)s bytes; at most %(max)s bytes per file"
+
+
 def _toolish(key: str) -> bool:
     return "".join(ch for ch in key.lower() if ch.isalnum()) in _TOOLISH
 
@@ -63,15 +75,17 @@ def _toolish(key: str) -> bool:
 @dataclass(frozen=True)
 class FileIssue:
     """An error or a warning located in a file: ``str()`` is ``file:line: cause`` (``file: cause``
-    when no line applies, e.g. a missing key)."""
+    when no line applies, e.g. a missing key; ``file:line: field: cause`` for a service refusal of
+    one field). ``cause`` is a ``Problem`` (code, template, params) so a page can translate it."""
 
     source: str
     line: int | None
-    cause: str
+    cause: Problem | str
+    field: str = ""
 
     def __str__(self) -> str:
         where = f"{self.source}:{self.line}" if self.line is not None else self.source
-        return f"{where}: {self.cause}"
+        return f"{where}: {self.field}: {self.cause}" if self.field else f"{where}: {self.cause}"
 
 
 class SkillFileError(DomainError):
@@ -80,7 +94,7 @@ class SkillFileError(DomainError):
 
     code = "invalid_skill_files"
 
-    def __init__(self, cause: str, *, source: str, line: int | None = None) -> None:
+    def __init__(self, cause: Problem | str, *, source: str, line: int | None = None) -> None:
         self.issue = FileIssue(source, line, cause)
         self.source, self.line, self.cause = source, line, cause
         super().__init__(str(self.issue), details={"source": source, "line": line, "cause": cause})
@@ -93,7 +107,7 @@ class Dataset:
 
     label: str
     files: Mapping[str, bytes]
-    refused: Mapping[str, str] = field(default_factory=dict)
+    refused: Mapping[str, Problem] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -131,13 +145,14 @@ class ParsedFile:
     declaration: SkillDeclaration | None = None
     errors: tuple[FileIssue, ...] = ()
     warnings: tuple[FileIssue, ...] = ()
-    ignored: str | None = None
+    ignored: Problem | str | None = None
 
 
 # ---- reading a folder, a zip or single files -------------------------------------------------
 def _check_count(n: int, label: str) -> None:
     if n > IMPORT_MAX_FILES:
-        raise SkillFileError(f"holds more than {IMPORT_MAX_FILES} files; import it in parts", source=label)
+        raise SkillFileError(_p("import_too_many_files", "holds more than %(max)s files; import it in parts",
+                                 max=IMPORT_MAX_FILES), source=label)
 
 
 def _safe_relative(name: str) -> str | None:
@@ -157,7 +172,7 @@ def read_folder(root: Path | str) -> Dataset:
     does not exist or holds more than ``IMPORT_MAX_FILES`` files or ``IMPORT_MAX_TOTAL_BYTES``."""
     root = Path(root)
     if not root.is_dir():
-        raise SkillFileError("not a folder", source=str(root))
+        raise SkillFileError(_p("import_not_folder", "not a folder"), source=str(root))
     real_root = root.resolve()
     files: dict[str, bytes] = {}
     refused: dict[str, str] = {}
@@ -171,7 +186,7 @@ def read_folder(root: Path | str) -> Dataset:
                 rel = full.relative_to(root).as_posix()
                 target = full.resolve()
                 if not target.is_relative_to(real_root):
-                    refused[rel] = "a symbolic link that points out of the dataset folder; not read"
+                    refused[rel] = _p("import_link_out", OUT_OF_FOLDER)
                 dirnames.remove(d)  # a link inside the folder would list its files twice
         paths.extend(Path(dirpath) / f for f in sorted(filenames))
     _check_count(len(paths), str(root))
@@ -179,18 +194,19 @@ def read_folder(root: Path | str) -> Dataset:
         rel = full.relative_to(root).as_posix()
         target = full.resolve()
         if not target.is_relative_to(real_root):
-            refused[rel] = "a symbolic link that points out of the dataset folder; not read"
+            refused[rel] = _p("import_link_out", OUT_OF_FOLDER)
             continue
         if not target.is_file():
-            refused[rel] = "not a regular file; not read"
+            refused[rel] = _p("import_not_regular", "not a regular file; not read")
             continue
         size = target.stat().st_size
         if size > IMPORT_MAX_FILE_BYTES:
-            refused[rel] = f"{size} bytes; at most {IMPORT_MAX_FILE_BYTES} bytes per file"
+            refused[rel] = _p("import_file_too_big", FILE_TOO_BIG, size=size, max=IMPORT_MAX_FILE_BYTES)
             continue
         total += size
         if total > IMPORT_MAX_TOTAL_BYTES:
-            raise SkillFileError(f"holds more than {IMPORT_MAX_TOTAL_BYTES} bytes; import it in parts", source=str(root))
+            raise SkillFileError(_p("import_too_many_bytes", "holds more than %(max)s bytes; import it in parts",
+                                     max=IMPORT_MAX_TOTAL_BYTES), source=str(root))
         files[rel] = target.read_bytes()
     return Dataset(label=str(root), files=files, refused=refused)
 
@@ -203,12 +219,14 @@ def read_zip(data: bytes, *, label: str = "upload.zip") -> Dataset:
     over ``IMPORT_MAX_FILE_BYTES`` is refused alone. A single top folder wrapping everything (the way
     a folder is zipped) is kept in the paths."""
     if len(data) > IMPORT_MAX_UPLOAD_BYTES:
-        raise SkillFileError(f"is {len(data)} bytes; at most {IMPORT_MAX_UPLOAD_BYTES} bytes may be uploaded", source=label)
+        raise SkillFileError(_p("import_upload_too_big", "is %(size)s bytes; at most %(max)s bytes may be uploaded",
+                                 size=len(data), max=IMPORT_MAX_UPLOAD_BYTES), source=label)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
-        raise SkillFileError(f"is not a readable zip archive ({exc})", source=label) from None
+        raise SkillFileError(_p("import_not_zip", "is not a readable zip archive (%(cause)s)", cause=str(exc)),
+                             source=label) from None
     _check_count(len(infos), label)
     files: dict[str, bytes] = {}
     refused: dict[str, str] = {}
@@ -218,27 +236,31 @@ def read_zip(data: bytes, *, label: str = "upload.zip") -> Dataset:
             continue
         rel = _safe_relative(info.filename)
         if rel is None:
-            raise SkillFileError(f"entry '{info.filename}' has an unsafe path (absolute, '..' or '\\'); "
-                                 "the archive is refused", source=label)
+            raise SkillFileError(_p("import_unsafe_entry", "entry '%(entry)s' has an unsafe path (absolute, '..' "
+                                    "or '\\'); the archive is refused", entry=info.filename), source=label)
         if rel in files or rel in refused:
-            raise SkillFileError(f"entry '{rel}' appears twice; the archive is refused", source=label)
+            raise SkillFileError(_p("import_entry_twice", "entry '%(entry)s' appears twice; the archive is refused",
+                                    entry=rel), source=label)
         if stat.S_ISLNK(info.external_attr >> 16):
-            raise SkillFileError(f"entry '{rel}' is a symbolic link; the archive is refused", source=label)
+            raise SkillFileError(_p("import_entry_link", "entry '%(entry)s' is a symbolic link; the archive is refused",
+                                    entry=rel), source=label)
         if info.file_size > IMPORT_MAX_FILE_BYTES:
-            refused[rel] = f"{info.file_size} bytes; at most {IMPORT_MAX_FILE_BYTES} bytes per file"
+            refused[rel] = _p("import_file_too_big", FILE_TOO_BIG, size=info.file_size, max=IMPORT_MAX_FILE_BYTES)
             continue
         try:
             with archive.open(info) as fh:
                 content = fh.read(IMPORT_MAX_FILE_BYTES + 1)
         except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError) as exc:
-            refused[rel] = f"cannot be unpacked ({exc})"
+            refused[rel] = _p("import_unpack_failed", "cannot be unpacked (%(cause)s)", cause=str(exc))
             continue
         if len(content) > IMPORT_MAX_FILE_BYTES:
-            refused[rel] = f"unpacks to more than {IMPORT_MAX_FILE_BYTES} bytes; at most {IMPORT_MAX_FILE_BYTES} per file"
+            refused[rel] = _p("import_unpacks_too_big", "unpacks to more than %(max)s bytes; at most %(max)s per file",
+                              max=IMPORT_MAX_FILE_BYTES)
             continue
         total += len(content)
         if total > IMPORT_MAX_TOTAL_BYTES:
-            raise SkillFileError(f"unpacks to more than {IMPORT_MAX_TOTAL_BYTES} bytes; import it in parts", source=label)
+            raise SkillFileError(_p("import_unpacks_too_many_bytes", "unpacks to more than %(max)s bytes; import it "
+                                    "in parts", max=IMPORT_MAX_TOTAL_BYTES), source=label)
         files[rel] = content
     return Dataset(label=label, files=files, refused=refused)
 
@@ -255,15 +277,18 @@ def read_files(named: Iterable[tuple[str, bytes]], *, label: str = "upload") -> 
     for raw_name, content in items:
         name = posixpath.basename((raw_name or "").replace("\\", "/"))
         if not name or name in (".", ".."):
-            raise SkillFileError(f"a file has no usable name ('{raw_name}')", source=label)
+            raise SkillFileError(_p("import_no_name", "a file has no usable name ('%(name)s')", name=raw_name),
+                                 source=label)
         if name in files or name in refused:
-            raise SkillFileError(f"two files are named '{name}'; upload a folder as a zip instead", source=label)
+            raise SkillFileError(_p("import_same_name", "two files are named '%(name)s'; upload a folder as a zip "
+                                    "instead", name=name), source=label)
         if len(content) > IMPORT_MAX_FILE_BYTES:
-            refused[name] = f"{len(content)} bytes; at most {IMPORT_MAX_FILE_BYTES} bytes per file"
+            refused[name] = _p("import_file_too_big", FILE_TOO_BIG, size=len(content), max=IMPORT_MAX_FILE_BYTES)
             continue
         total += len(content)
         if total > IMPORT_MAX_TOTAL_BYTES:
-            raise SkillFileError(f"more than {IMPORT_MAX_TOTAL_BYTES} bytes in all; import them in parts", source=label)
+            raise SkillFileError(_p("import_files_too_many_bytes", "more than %(max)s bytes in all; import them in "
+                                    "parts", max=IMPORT_MAX_TOTAL_BYTES), source=label)
         files[name] = content
     return Dataset(label=label, files=files, refused=refused)
 
@@ -274,14 +299,16 @@ def read_path(path: Path | str) -> Dataset:
     if path.is_dir():
         return read_folder(path)
     if not path.exists():
-        raise SkillFileError("no such file or folder", source=str(path))
+        raise SkillFileError(_p("import_missing", "no such file or folder"), source=str(path))
     size = path.stat().st_size
     if path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
         if size > IMPORT_MAX_UPLOAD_BYTES:
-            raise SkillFileError(f"is {size} bytes; at most {IMPORT_MAX_UPLOAD_BYTES} bytes", source=str(path))
+            raise SkillFileError(_p("import_upload_too_big", "is %(size)s bytes; at most %(max)s bytes may be "
+                                    "uploaded", size=size, max=IMPORT_MAX_UPLOAD_BYTES), source=str(path))
         return read_zip(path.read_bytes(), label=str(path))
     if size > IMPORT_MAX_FILE_BYTES:
-        raise SkillFileError(f"is {size} bytes; at most {IMPORT_MAX_FILE_BYTES} bytes per file", source=str(path))
+        raise SkillFileError(_p("import_path_too_big", "is %(size)s bytes; at most %(max)s bytes per file", size=size,
+                                max=IMPORT_MAX_FILE_BYTES), source=str(path))
     return read_files([(path.name, path.read_bytes())], label=str(path))
 
 
@@ -299,24 +326,28 @@ def decode_text(data: bytes) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise _FileProblem(line, f"not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+        raise _FileProblem(line, _p("import_not_utf8", "not UTF-8 text (byte 0x%(byte)s)",
+                                     byte=f"{data[exc.start]:02x}")) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: Any) -> Problem:
+    """What a YAML value is, as a phrase (``a number (5)``) a page can translate."""
     if value is None:
-        return "nothing"
+        return _p("kind_nothing", "nothing")
     if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
+        return _p("kind_boolean", "a boolean (%(value)s)", value=str(value).lower())
     if isinstance(value, (int, float)):
-        return f"a number ({value})"
+        return _p("kind_number", "a number (%(value)s)", value=value)
     if isinstance(value, dict):
-        return "a mapping"
+        return _p("kind_mapping", "a mapping")
     if isinstance(value, list):
-        return "a list"
-    return f"a {type(value).__name__} ({value})"
+        return _p("kind_list", "a list")
+    if value == "":
+        return _p("kind_empty_string", "an empty string")
+    return _p("kind_other", "a %(type)s (%(value)s)", type=type(value).__name__, value=value)
 
 
 def _parse_bool(value: Any, key: str, line: int | None) -> bool:
@@ -324,7 +355,7 @@ def _parse_bool(value: Any, key: str, line: int | None) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise _FileProblem(line, f"{key} must be true or false, not {value!r}")
+    raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key, value=value))
 
 
 def _parse_int(value: Any, key: str, line: int | None) -> int:
@@ -334,7 +365,7 @@ def _parse_int(value: Any, key: str, line: int | None) -> int:
         text = value.strip()
         if text.lstrip("-").isdigit() and text.isascii():
             return int(text)
-    raise _FileProblem(line, f"{key} must be a whole number, not {value!r}")
+    raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key, value=value))
 
 
 # ---- .properties -----------------------------------------------------------------------------
@@ -342,22 +373,24 @@ def _content_path(base_dir: str, value: str, line: int) -> str:
     """The dataset path of a ``content-file`` value (relative to the declaration's folder)."""
     value = value.strip()
     if not value:
-        raise _FileProblem(line, "content-file is empty; name the markdown manual next to this file")
+        raise _FileProblem(line, _p("content_file_empty", "content-file is empty; name the markdown manual next to this file"))
     if value.startswith("/") or "\\" in value or (len(value) > 1 and value[1] == ":"):
-        raise _FileProblem(line, f"content-file '{value}' must be a relative path with '/' separators")
+        raise _FileProblem(line, _p("content_file_absolute", "content-file '%(value)s' must be a relative path "
+                                    "with '/' separators", value=value))
     if ".." in value.split("/"):
-        raise _FileProblem(line, f"content-file '{value}' may not contain '..'; "
-                                 "the manual must be inside the dataset folder")
+        raise _FileProblem(line, _p("content_file_parent", "content-file '%(value)s' may not contain '..'; the "
+                                    "manual must be inside the dataset folder", value=value))
     joined = _safe_relative(posixpath.join(base_dir, value) if base_dir else value)
     if joined is None:
-        raise _FileProblem(line, f"content-file '{value}' is not a usable path")
+        raise _FileProblem(line, _p("content_file_unusable", "content-file '%(value)s' is not a usable path", value=value))
     return joined
 
 
 def _tool_ids_value(raw: str, line: int) -> tuple[str, ...]:
     names = tuple(t.strip() for t in raw.split(",") if t.strip())
     if not names:
-        raise _FileProblem(line, "tool-ids is empty; leave the key out for a manual that gates no tool")
+        raise _FileProblem(line, _p("tool_ids_empty", "tool-ids is empty; leave the key out for a manual that "
+                                    "gates no tool"))
     return names
 
 
@@ -383,20 +416,20 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
                 continue
             key = element.key
             if key in values:
-                errors.append(FileIssue(source, start, f"key '{key}' is set twice (first on line {values[key][1]})"))
+                errors.append(FileIssue(source, start, _p("key_twice", KEYS_TWICE, key=key, first=values[key][1])))
             elif key in PROPERTIES_KEYS:
                 values[key] = (element.value, start)
             elif _toolish(key):
-                errors.append(FileIssue(source, start, f"unknown key '{key}'; the gated tools are read from "
-                                                       "'tool-ids' only (the skill would gate no tool)"))
+                errors.append(FileIssue(source, start, _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=key,
+                                                          tool_key="tool-ids")))
             else:
-                warnings.append(FileIssue(source, start, f"unknown key '{key}' is not imported "
-                                                         f"(keys read: {', '.join(PROPERTIES_KEYS)})"))
+                warnings.append(FileIssue(source, start, _p("unknown_key", UNKNOWN_KEY, key=key,
+                                                            keys=", ".join(PROPERTIES_KEYS))))
     except javaproperties.InvalidUEscapeError as exc:
-        errors.append(FileIssue(source, line, f"invalid \\u escape '{exc.escape}'"))
+        errors.append(FileIssue(source, line, _p("bad_u_escape", "invalid \\u escape '%(escape)s'", escape=exc.escape)))
     missing = [k for k in PROPERTIES_REQUIRED if k not in values]
     for key in missing:
-        errors.append(FileIssue(source, None, f"missing key '{key}'"))
+        errors.append(FileIssue(source, None, _p("missing_key", "missing key '%(key)s'", key=key)))
     lines: dict[str, tuple[str, int | None]] = {}
     for key, field_name in (("skill-code", "skill_code"), ("name", "name"), ("description", "description"),
                             ("tool-ids", "tool_ids"), ("sort-order", "sort_order"), ("enabled", "enabled")):
@@ -421,9 +454,11 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
         try:
             path = _content_path(posixpath.dirname(source), raw, at)
             if path in dataset.refused:
-                raise _FileProblem(at, f"content-file '{raw.strip()}': {dataset.refused[path]}")
+                raise _FileProblem(at, _p("content_file_refused", "content-file '%(value)s': %(reason)s",
+                                          value=raw.strip(), reason=dataset.refused[path]))
             if path not in dataset.files:
-                raise _FileProblem(at, f"content-file '{raw.strip()}' is not in the dataset (looked for '{path}')")
+                raise _FileProblem(at, _p("content_file_missing", "content-file '%(value)s' is not in the dataset "
+                                          "(looked for '%(path)s')", value=raw.strip(), path=path))
             try:
                 content = decode_text(dataset.files[path])
             except _FileProblem as p:
@@ -477,9 +512,9 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
         try:
             hash(key)
         except TypeError:
-            raise _FileProblem(line, "a key must be a plain name") from None
+            raise _FileProblem(line, _p("key_not_plain", "a key must be a plain name")) from None
         if key in out:
-            raise _FileProblem(line, f"key '{key}' is set twice (first on line {out.lines[key] + 2})")
+            raise _FileProblem(line, _p("key_twice", KEYS_TWICE, key=key, first=out.lines[key] + 2))
         out[key] = loader.construct_object(value_node, deep=True)
         out.lines[key] = line
     return out
@@ -494,7 +529,7 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
     after it is not part of the manual. Raises ``_FileProblem`` (line 1) otherwise."""
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
-        raise _FileProblem(1, "SKILL.md must start with YAML front matter: a first line '---'")
+        raise _FileProblem(1, _p("front_matter_missing", "SKILL.md must start with YAML front matter: a first line '---'"))
     for i in range(1, len(lines)):
         if lines[i].rstrip() == "---":
             body = "\n".join(lines[i + 1:])
@@ -502,7 +537,7 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
             if body.startswith("\n"):
                 body, first = body[1:], first + 1
             return "\n".join(lines[1:i]) + "\n", body, first
-    raise _FileProblem(1, "the front matter opened on line 1 is never closed by a line '---'")
+    raise _FileProblem(1, _p("front_matter_unclosed", "the front matter opened on line 1 is never closed by a line '---'"))
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> _FileProblem:
@@ -515,20 +550,22 @@ def _yaml_problem(exc: yaml.YAMLError) -> _FileProblem:
             context = f"{context} that starts on line {context_mark.line + 2}"
         cause = f"{cause} ({context})"
     # the front matter starts on the file's line 2; PyYAML counts from 0
-    return _FileProblem(mark.line + 2 if mark is not None else None, f"invalid YAML front matter: {cause}")
+    return _FileProblem(mark.line + 2 if mark is not None else None,
+                        _p("front_matter_yaml", "invalid YAML front matter: %(cause)s", cause=cause))
 
 
 def _string(value: Any, key: str, line: int) -> str:
     if isinstance(value, str):
         return value
-    raise _FileProblem(line, f"{key} must be text, not {_type_name(value)}; put it in quotes")
+    raise _FileProblem(line, _p("value_not_text", "%(key)s must be text, not %(kind)s; put it in quotes",
+                                key=key, kind=_type_name(value)))
 
 
 def _allowed_tools(value: Any, line: int) -> tuple[str, ...]:
     """``allowed-tools``: a string of names separated by spaces or commas, or a list of names.
     Anything else — empty, another type, a list item that is no name — is refused: it must never
     read as "the skill gates no tool"."""
-    empty = "allowed-tools is empty; leave the key out for a manual that gates no tool"
+    empty = _p("allowed_tools_empty", "allowed-tools is empty; leave the key out for a manual that gates no tool")
     if isinstance(value, str):
         names = tuple(value.replace(",", " ").split())
         if not names:
@@ -539,11 +576,13 @@ def _allowed_tools(value: Any, line: int) -> tuple[str, ...]:
             raise _FileProblem(line, empty)
         for i, item in enumerate(value, start=1):
             if not isinstance(item, str) or not item.strip():
-                raise _FileProblem(line, f"allowed-tools item {i} must be a tool name, not {_type_name(item) if item != '' else 'an empty string'}")
+                raise _FileProblem(line, _p("allowed_tools_item", "allowed-tools item %(index)s must be a tool name, "
+                                            "not %(kind)s", index=i, kind=_type_name(item)))
         return tuple(item.strip() for item in value)
     if value is None:
         raise _FileProblem(line, empty)
-    raise _FileProblem(line, f"allowed-tools must be tool names separated by spaces (or a list), not {_type_name(value)}")
+    raise _FileProblem(line, _p("allowed_tools_type", "allowed-tools must be tool names separated by spaces (or a "
+                                "list), not %(kind)s", kind=_type_name(value)))
 
 
 def agent_skill_name(code: str) -> str:
@@ -571,7 +610,8 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
         except _FileProblem as p:
             raise _FileProblem(None if p.line is None else p.line + 2, p.cause) from None
         if not isinstance(meta, dict):
-            raise _FileProblem(2, f"the front matter must be a mapping of keys (name, description, …), not {_type_name(meta)}")
+            raise _FileProblem(2, _p("front_matter_not_mapping", "the front matter must be a mapping of keys (name, "
+                                     "description, …), not %(kind)s", kind=_type_name(meta)))
     except _FileProblem as p:
         return ParsedFile(source, errors=(FileIssue(source, p.line, p.cause),))
 
@@ -582,17 +622,18 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
     values: dict[str, Any] = {}
     for key in meta:
         if not isinstance(key, str):
-            errors.append(FileIssue(source, at(key), f"key {key!r} is not a name"))
+            errors.append(FileIssue(source, at(key), _p("key_not_name", "key %(key)r is not a name", key=key)))
         elif key in SKILL_MD_KEYS:
             continue
         elif key in SKILL_MD_NOT_KEPT:
-            warnings.append(FileIssue(source, at(key), f"'{key}' is an Agent Skills key that Skill Console does not keep; not imported"))
+            warnings.append(FileIssue(source, at(key), _p("key_not_kept", "'%(key)s' is an Agent Skills key that "
+                                                          "Skill Console does not keep; not imported", key=key)))
         elif _toolish(key):
-            errors.append(FileIssue(source, at(key), f"unknown key '{key}'; the gated tools are read from "
-                                                     "'allowed-tools' only (the skill would gate no tool)"))
+            errors.append(FileIssue(source, at(key), _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=key,
+                                                        tool_key="allowed-tools")))
         else:
-            warnings.append(FileIssue(source, at(key), f"unknown key '{key}' is not imported "
-                                                       f"(keys read: {', '.join(SKILL_MD_KEYS)})"))
+            warnings.append(FileIssue(source, at(key), _p("unknown_key", UNKNOWN_KEY, key=key,
+                                                          keys=", ".join(SKILL_MD_KEYS))))
 
     def read(fn, *args) -> Any:
         try:
@@ -603,7 +644,7 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
 
     for key in ("name", "description"):
         if key not in meta:
-            errors.append(FileIssue(source, None, f"missing key '{key}' in the front matter"))
+            errors.append(FileIssue(source, None, _p("missing_key", "missing key '%(key)s'", key=key)))
         else:
             values[key] = read(_string, meta[key], key, at(key))
     lines["name"] = lines["skill_code"] = (source, at("name")) if "name" in meta else (source, None)
@@ -618,7 +659,8 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
     display = values.get("name")
     metadata = meta.get("metadata")
     if "metadata" in meta and not isinstance(metadata, dict):
-        errors.append(FileIssue(source, at("metadata"), f"metadata must be a mapping of keys, not {_type_name(metadata)}"))
+        errors.append(FileIssue(source, at("metadata"), _p("metadata_not_mapping", "metadata must be a mapping of "
+                                                           "keys, not %(kind)s", kind=_type_name(metadata))))
     elif isinstance(metadata, dict):
         for key in metadata:
             line = at(key, metadata)
@@ -635,17 +677,18 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
                 enabled = read(_parse_bool, metadata[key], "metadata.enabled", line)
                 lines["enabled"] = (source, line)
             elif isinstance(key, str) and _toolish(key):
-                errors.append(FileIssue(source, line, f"unknown key 'metadata.{key}'; the gated tools are read "
-                                                      "from 'allowed-tools' only (the skill would gate no tool)"))
+                errors.append(FileIssue(source, line, _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=f"metadata.{key}",
+                                                         tool_key="allowed-tools")))
             else:
-                warnings.append(FileIssue(source, line, f"unknown key 'metadata.{key}' is not imported "
-                                                        f"(metadata keys read: {', '.join(METADATA_KEYS)})"))
+                warnings.append(FileIssue(source, line, _p("unknown_key", UNKNOWN_KEY, key=f"metadata.{key}",
+                                                           keys=", ".join(f"metadata.{k}" for k in METADATA_KEYS))))
     folder = posixpath.basename(posixpath.dirname(source))
     name = values.get("name")
     if folder and isinstance(name, str) and folder != name:
-        warnings.append(FileIssue(source, at("name"), f"the folder is '{folder}' but name is '{name}' "
-                                                      "(Agent Skills expects them equal); the skill code is taken from "
-                                                      + ("metadata.skill-code" if isinstance(metadata, dict) and "skill-code" in metadata else "name")))
+        taken = "metadata.skill-code" if isinstance(metadata, dict) and "skill-code" in metadata else "name"
+        warnings.append(FileIssue(source, at("name"), _p(
+            "folder_not_name", "the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); "
+            "the skill code is taken from %(taken)s", folder=folder, name=name, taken=taken)))
     if errors:
         return ParsedFile(source, errors=tuple(sorted(errors, key=_issue_order)), warnings=tuple(warnings))
     return ParsedFile(source, warnings=tuple(warnings), declaration=SkillDeclaration(
@@ -683,8 +726,8 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
         elif posixpath.basename(path) == SKILL_MD_NAME:
             out.append(parse_skill_md(path, dataset.files[path]))
         elif path not in manuals:
-            out.append(ParsedFile(path, ignored="not a skill file (*.properties or SKILL.md) nor a manual "
-                                                "that a declaration names; not imported"))
+            out.append(ParsedFile(path, ignored=_p("not_a_skill_file", "not a skill file (*.properties or SKILL.md) "
+                                                   "nor a manual that a declaration names; not imported")))
     first: dict[str, ParsedFile] = {}
     dupes: set[str] = set()
     for parsed in out:
@@ -704,8 +747,9 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
         if decl is not None and decl.skill_code in dupes:
             file, line = decl.where("skill_code")
             others = ", ".join(s for s in sources[decl.skill_code] if s != parsed.source)
-            result.append(ParsedFile(parsed.source, warnings=parsed.warnings, errors=(FileIssue(
-                file, line, f"skill code '{decl.skill_code}' is also declared by {others}; nothing of either is imported"),)))
+            result.append(ParsedFile(parsed.source, warnings=parsed.warnings, errors=(FileIssue(file, line, _p(
+                "code_declared_twice", "skill code '%(code)s' is also declared by %(others)s; nothing of either is "
+                "imported", code=decl.skill_code, others=others)),)))
         else:
             result.append(parsed)
     return result

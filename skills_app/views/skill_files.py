@@ -12,10 +12,30 @@ from django.utils.translation import gettext as _
 
 from .. import skill_io
 from ..domain.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
-from ..domain.skill_files import Dataset, SkillFileError, read_files, read_zip, zip_files
-from ..forms import SkillExportForm, SkillImportForm
+from ..domain.errors import Problem
+from ..domain.skill_files import Dataset, FileIssue, SkillFileError, read_files, read_zip, zip_files
+from ..forms import MESSAGES_BY_CODE, SkillExportForm, SkillImportForm
 from ..models import Skill
 from .common import staff_required
+
+
+def problem_text(cause: Problem | str) -> str:
+    """A cause in the active language (by its code; params that are causes themselves too); a
+    cause without a known code stays the English sentence."""
+    if not isinstance(cause, Problem):
+        return str(cause)
+    template = MESSAGES_BY_CODE.get(cause.code)
+    if template is None:
+        return str(cause)
+    params = {k: problem_text(v) if isinstance(v, Problem) else v for k, v in cause.params.items()}
+    return str(template) % params if params else str(template)
+
+
+def issue_text(issue: FileIssue) -> str:
+    """``file:line: cause`` with the cause in the active language."""
+    where = f"{issue.source}:{issue.line}" if issue.line is not None else issue.source
+    field = f"{issue.field}: " if issue.field else ""
+    return f"{where}: {field}{problem_text(issue.cause)}"
 
 
 def dataset_digest(dataset: Dataset) -> str:
@@ -31,14 +51,17 @@ def dataset_digest(dataset: Dataset) -> str:
 def dataset_from_upload(files: list) -> Dataset:
     """One zip, or single files. Raises ``SkillFileError`` naming the upload and the cause."""
     if len(files) > IMPORT_MAX_FILES:
-        raise SkillFileError(f"more than {IMPORT_MAX_FILES} files; upload a zip", source="upload")
+        raise SkillFileError(Problem("import_upload_too_many", "more than %(max)s files; upload a zip",
+                                     {"max": IMPORT_MAX_FILES}), source="upload")
     for f in files:
         if f.size > IMPORT_MAX_UPLOAD_BYTES:
-            raise SkillFileError(f"is {f.size} bytes; at most {IMPORT_MAX_UPLOAD_BYTES} bytes may be uploaded", source=f.name)
+            raise SkillFileError(Problem("import_upload_too_big", "is %(size)s bytes; at most %(max)s bytes may be "
+                                         "uploaded", {"size": f.size, "max": IMPORT_MAX_UPLOAD_BYTES}), source=f.name)
     zips = [f for f in files if f.name.lower().endswith(".zip")]
     if zips:
         if len(files) > 1:
-            raise SkillFileError("upload one zip, or single files without a zip", source="upload")
+            raise SkillFileError(Problem("import_zip_and_files", "upload one zip, or single files without a zip"),
+                                 source="upload")
         return read_zip(zips[0].read(), label=zips[0].name)
     return read_files([(f.name, f.read()) for f in files], label="upload")
 
@@ -64,7 +87,7 @@ def skill_import(request: HttpRequest) -> HttpResponse:
         try:
             dataset = dataset_from_upload(form.cleaned_data["files"])
         except SkillFileError as exc:
-            form.add_error("files", str(exc))
+            form.add_error("files", issue_text(exc.issue))
         else:
             digest = dataset_digest(dataset)
             apply = request.POST.get("action") == "apply"
@@ -77,7 +100,8 @@ def skill_import(request: HttpRequest) -> HttpResponse:
         "form": form,
         "report": report,
         "prefix": prefix,
-        "rows": [(e, e.source[len(prefix):]) for e in report.entries] if report else [],
+        "rows": [(e, e.source[len(prefix):], [issue_text(i) for i in e.errors], [issue_text(i) for i in e.warnings],
+                  problem_text(e.note) if e.note else "") for e in report.entries] if report else [],
         "digest": digest,
         "stale": stale,
         "export_form": SkillExportForm(),

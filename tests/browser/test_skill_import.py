@@ -49,7 +49,7 @@ def test_export_then_upload_the_zip_check_and_import(page, console, tmp_path):
     row.wait_for()
     assert row.get_attribute("data-status") == "error"
     assert row.locator("[data-entry-errors]").inner_text() == (
-        f"{path}:3: invalid YAML front matter: mapping values are not allowed here")
+        f"{path}:3: YAML 前置元数据无效：mapping values are not allowed here")
     assert page.locator("[data-import-blocked]").is_visible()
     assert page.locator("[data-import-apply]").count() == 0
 
@@ -82,7 +82,7 @@ def test_the_import_page_fits_a_phone(page, console, tmp_path):
     page.click("[data-import-check]")
     page.locator("[data-import-entry='p.properties'][data-status='error']").wait_for()
     assert page.locator("[data-import-entry='p.properties'] [data-entry-errors]").inner_text() == (
-        "p.properties:5: tool_ids: 'nope' is not the tool of any MCP node.")
+        "p.properties:5: tool_ids: “nope”不是任何 MCP 节点的工具。")
     assert page.locator("[data-import-entry='p.properties'] [data-entry-errors]").bounding_box()["x"] + \
         page.locator("[data-import-entry='p.properties'] [data-entry-errors]").bounding_box()["width"] <= 390
     assert page.locator("[data-import-blocked]").inner_text() == "修正有错误的文件后再检查。"

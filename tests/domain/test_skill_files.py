@@ -103,7 +103,7 @@ def test_a_bom_and_crlf_are_accepted():
     (b"---\nname: a\ndescription: b\n# body", f"{SRC}:1: the front matter opened on line 1 is never closed by a line '---'"),
     (md("- a\n- b\n"), f"{SRC}:2: the front matter must be a mapping of keys (name, description, …), not a list"),
     (md(""), f"{SRC}:2: the front matter must be a mapping of keys (name, description, …), not nothing"),
-    (md("name: a\n"), f"{SRC}: missing key 'description' in the front matter"),
+    (md("name: a\n"), f"{SRC}: missing key 'description'"),
     (md("name: 2024\ndescription: x\n"), f"{SRC}:2: name must be text, not a number (2024); put it in quotes"),
     (md("name: a\ndescription: yes\n"), f"{SRC}:3: description must be text, not a boolean (true); put it in quotes"),
     (md("name: a\ndescription: x\nmetadata: [1]\n"), f"{SRC}:4: metadata must be a mapping of keys, not a list"),
@@ -146,7 +146,7 @@ def test_unknown_keys_are_reported_not_dropped():
         f"{SRC}:4: 'license' is an Agent Skills key that Skill Console does not keep; not imported",
         f"{SRC}:5: unknown key 'model' is not imported (keys read: name, description, allowed-tools, metadata)",
         f"{SRC}:7: unknown key 'metadata.author' is not imported "
-        "(metadata keys read: skill-code, display-name, sort-order, enabled)",
+        "(keys read: metadata.skill-code, metadata.display-name, metadata.sort-order, metadata.enabled)",
     ]
 
 

@@ -6,6 +6,7 @@ import io
 import zipfile
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import translation
 
 from skills_app.domain.skill_files import read_zip, zip_files
 from skills_app.models import Skill
@@ -99,7 +100,7 @@ def test_one_bad_skill_md_names_file_and_line_and_offers_no_import(staff_client,
     row = doc.one("data-import-entry", "set/order-change/SKILL.md")
     assert row["data-status"] == "error"
     assert row.one("data-entry-errors").text() == (
-        "set/order-change/SKILL.md:3: invalid YAML front matter: mapping values are not allowed here")
+        "set/order-change/SKILL.md:3: YAML 前置元数据无效：mapping values are not allowed here")
     assert doc.select("data-import-apply") == []
     doc.one("data-import-blocked")
     # with "partial" the rest can be imported
@@ -135,7 +136,7 @@ def test_an_unsafe_zip_is_refused_with_the_cause(staff_client, bitmall):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
         z.writestr("../evil.properties", "x")
-    cause = "evil.zip: entry '../evil.properties' has an unsafe path (absolute, '..' or '\\'); the archive is refused"
+    cause = "evil.zip: 条目“../evil.properties”的路径不安全（绝对路径、“..”或“\\”）；拒绝整个压缩包"
     doc = parse(staff_client.post("/skills/import", {"files": upload(buffer.getvalue(), "evil.zip"),
                                                      "action": "check"}).content)
     assert doc.one("data-errors-for", "files").text() == cause  # shown once, next to its field
@@ -148,7 +149,7 @@ def test_an_unsafe_zip_is_refused_with_the_cause(staff_client, bitmall):
 def test_a_zip_and_files_together_are_refused(staff_client, bitmall):
     doc = parse(staff_client.post("/skills/import", {"files": [upload(export_zip()), upload(b"x", "a.md")],
                                                      "action": "check"}).content)
-    assert doc.one("data-errors-for", "files").text() == "upload: upload one zip, or single files without a zip"
+    assert doc.one("data-errors-for", "files").text() == "upload: 请上传一个 zip，或不带 zip 的单个文件"
 
 
 def test_no_file_is_a_field_error(staff_client, bitmall):
@@ -184,3 +185,53 @@ def test_export_downloads_a_zip_that_imports_back_as_the_same_records(staff_clie
 def test_export_of_an_unknown_format_falls_back_to_properties(staff_client, bitmall):
     response = staff_client.get("/skills/export?format=xml")
     assert 'filename="skills-properties-' in response["Content-Disposition"]
+
+
+def test_the_report_names_file_and_line_in_english_too(staff_client, bitmall):
+    data = export_zip(break_one=True)
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    doc = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "check"}).content)
+    assert doc.one("data-import-entry", "set/order-change/SKILL.md").one("data-entry-errors").text() == (
+        "set/order-change/SKILL.md:3: invalid YAML front matter: mapping values are not allowed here")
+
+
+def test_service_refusals_and_nested_causes_are_translated(staff_client, bitmall):
+    files = [upload("skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
+                    "tool-ids=query_order,nope\nenabled=yes\n".encode(), "price.properties"),
+             upload(b"# m\n", "m.md"),
+             upload(b"---\nname: x\ndescription: d\nallowed-tools: 5\n---\n# x\n", "SKILL.md")]
+    doc = parse(staff_client.post("/skills/import", {"files": files, "action": "check"}).content)
+    assert doc.one("data-import-entry", "price.properties").one("data-entry-errors").text() == (
+        "price.properties:6: enabled 必须是 true 或 false，而不是 'yes'")
+    assert doc.one("data-import-entry", "SKILL.md").one("data-entry-errors").text() == (
+        "SKILL.md:4: allowed-tools 必须是以空格分隔的工具名（或列表），而不是数字（5）")
+    files[0] = upload("skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
+                      "tool-ids=query_order,nope\n".encode(), "price.properties")
+    files[1] = upload(b"# m\n", "m.md")
+    doc = parse(staff_client.post("/skills/import", {"files": files[:2], "action": "check"}).content)
+    assert doc.one("data-import-entry", "price.properties").one("data-entry-errors").text() == (
+        "price.properties:5: tool_ids: “nope”不是任何 MCP 节点的工具。")
+
+
+def test_every_skill_file_cause_has_its_translatable_template():
+    """The page translates causes by code: each code the domain and the importer raise must be in
+    ``SKILL_FILE_MESSAGES`` with the very same English template."""
+    import ast
+
+    from skills_app import skill_io, views
+    from skills_app.domain import skill_files
+    from skills_app.forms import SKILL_FILE_MESSAGES
+    from skills_app.views import skill_files as view_module
+
+    found: dict[str, str] = {}
+    for module in (skill_files, skill_io, view_module):
+        tree = ast.parse(open(module.__file__, encoding="utf-8").read())
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_p", "Problem")
+                    and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant)):
+                template = node.args[1]
+                text = template.value if isinstance(template, ast.Constant) else getattr(skill_files, template.id)
+                assert found.setdefault(node.args[0].value, text) == text, node.args[0].value
+    assert views and len(found) >= 55
+    with translation.override("en"):
+        assert {code: str(SKILL_FILE_MESSAGES.get(code)) for code in found} == found
