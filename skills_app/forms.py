@@ -34,6 +34,10 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "tool_id_builtin": _("'%(tool_id)s' is a builtin tool and can never be gated by a skill."),
     "tool_id_disabled": _("'%(tool_id)s' belongs only to a disabled or deleted MCP node."),
     "tool_id_unknown": _("'%(tool_id)s' is not the tool of any MCP node."),
+    "node_gated": _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; disabling or "
+                    "deleting it would break them (force it to flag them broken)"),
+    "node_has_children": _("intent node '%(code)s' has child nodes; delete them first"),
+    "server_name_immutable": _("server name '%(name)s' cannot be changed."),
     "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
     "skill_code_taken": _("a live skill with code '%(code)s' already exists."),
     "skill_code_immutable": _("skill code '%(code)s' cannot be changed after creation."),

@@ -200,7 +200,7 @@ def scenario_save(
 
 def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str):
     names = normalize_tool_ids(tools)
-    registered = {r.tool_id for r in mcp_nodes()}
+    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}
     unknown = [t for t in names if t not in registered]
     if unknown:
         raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
