@@ -73,21 +73,27 @@ def mcp_nodes(*, include_unavailable: bool = True) -> list[McpNodeRow]:
     return rows
 
 
-def unavailable_tools() -> dict[str, str]:
+def unavailable_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
     """Tool id → the MCP server that no longer lists it, for MCP nodes whose tool a sync removed
-    (docs/mcp.md). One query plus ``mcp_nodes``."""
+    (docs/mcp.md). ``rows``: ``mcp_nodes()`` when the caller has them (else two queries)."""
+    rows = mcp_nodes() if rows is None else rows
     return {r.tool_id: (r.definition.mcp_server.name if r.definition.mcp_server_id else r.definition.server)
-            for r in mcp_nodes() if r.definition is not None and r.definition.removed_at is not None}
+            for r in rows if r.definition is not None and r.definition.removed_at is not None}
 
 
-def broken_skills() -> dict[str, list[tuple[str, str]]]:
+def broken_skills(skills: list[Skill] | None = None) -> dict[str, list[tuple[str, str]]]:
     """Live skill code → ``[(tool_id, reason)]`` for every gated tool that is not registered;
     ``reason`` is ``unavailable`` (its server no longer lists it) or ``unregistered`` (no enabled
-    MCP node names it: disabled, deleted or unbound). Skills with nothing missing are absent."""
-    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}
-    gone = unavailable_tools()
+    MCP node names it: disabled, deleted or unbound). Skills with nothing missing are absent.
+    ``skills``: the live skills when the caller has them. Three queries at most."""
+    rows = mcp_nodes()
+    registered = {r.tool_id for r in rows if r.available or r.definition is None}
+    gone = unavailable_tools(rows)
+    skills = list(Skill.objects.live().order_by("sort_order", "skill_code")) if skills is None else skills
     out: dict[str, list[tuple[str, str]]] = {}
-    for s in Skill.objects.live().order_by("sort_order", "skill_code"):
+    for s in skills:
+        if s.deleted_at is not None:
+            continue
         missing = [(t, "unavailable" if t in gone else "unregistered") for t in s.tool_ids if t not in registered]
         if missing:
             out[s.skill_code] = missing
