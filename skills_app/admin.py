@@ -111,6 +111,32 @@ class IntentNodeAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ("intent_code",) if obj is not None else ()
 
+    def get_form(self, request, obj=None, **kwargs):
+        """The admin has no "force": disabling or unbinding a node whose tool skills gate is
+        refused here, naming the skills (the console's node editor can force it; docs/mcp.md)."""
+        base = super().get_form(request, obj, **kwargs)
+
+        class GuardedForm(base):
+            def clean(self):
+                data = super().clean()
+                node = self.instance
+                if node is not None and node.pk:
+                    original = IntentNode.objects.get(pk=node.pk)
+                    skills = services.intent_node_gating_skills(
+                        node=original, enabled=bool(data.get("enabled")), kind=data.get("kind"),
+                        mcp_tool_id=data.get("mcp_tool_id") or "")
+                    if skills:
+                        from django.core.exceptions import ValidationError
+
+                        raise ValidationError(
+                            _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; "
+                              "disabling or deleting it would break them (force it to flag them broken)"),
+                            params={"code": original.intent_code, "tool": original.mcp_tool_id,
+                                    "skills": ", ".join(skills)})
+                return data
+
+        return GuardedForm
+
     def save_model(self, request, obj: IntentNode, form, change) -> None:
         saved = services.intent_node_save(
             intent_code=obj.intent_code, name=obj.name, kind=obj.kind, parent=obj.parent,

@@ -230,8 +230,8 @@ def intent_node_gating_skills(*, node: IntentNode, enabled: bool = False, delete
     ``enabled``/``deleted``/``kind``/``mcp_tool_id`` (docs/mcp.md, "Nodes"): the node registers a
     tool the skills gate and no other MCP node registers it. Empty when nothing would break."""
     old_tool = node.mcp_tool_id.strip() if node.pk else ""
-    if not old_tool:
-        return []
+    if not old_tool or not node.enabled or node.deleted_at is not None or node.kind != IntentNode.Kind.MCP:
+        return []  # the node registers nothing today: changing it breaks nothing
     keeps = (enabled and not deleted and (kind or node.kind) == IntentNode.Kind.MCP
              and (mcp_tool_id if mcp_tool_id is not None else node.mcp_tool_id).strip() == old_tool)
     if keeps:

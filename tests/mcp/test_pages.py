@@ -147,3 +147,16 @@ def test_a_new_node_binds_a_synced_tool(staff_client, synced):
         "mcp_tool_id": "query_logistics", "sort_order": "90", "enabled": "on"})
     assert response.status_code == 302
     assert IntentNode.objects.get(intent_code="track_topic").level == 2
+
+
+def test_the_admin_refuses_to_disable_a_gated_node_naming_the_skills(client, django_user_model, bitmall):
+    root = django_user_model.objects.create_superuser(username="root", password="x-pass-123")
+    client.force_login(root)
+    client.cookies["django_language"] = "en"
+    node = IntentNode.objects.get(intent_code="cancel_order_topic")
+    response = client.post(f"/admin/skills_app/intentnode/{node.pk}/change/", {
+        "name": node.name, "parent": node.parent_id, "kind": "MCP", "mcp_tool_id": "cancel_order",
+        "require_confirm": "on", "description": node.description, "examples": "[]", "sort_order": node.sort_order})
+    assert response.status_code == 200
+    assert "which skills order_change gate" in html.unescape(response.content.decode())
+    assert IntentNode.objects.get(pk=node.pk).enabled is True
