@@ -245,6 +245,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "skills:skill_list"
 LOGOUT_REDIRECT_URL = "login"
 
+#: Django's default, named here because the OpenAPI description states it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "skills_app.api.auth.RuntimeKeyAuthentication",
@@ -258,7 +261,9 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Skill Console runtime API",
-    "DESCRIPTION": "Releases of skill manuals and the per-round tool masking rule, served to the agent runtime.",
+    "DESCRIPTION": "Releases of skill manuals and the per-round tool masking rule, served to the agent runtime. "
+                   f"Limits: a request body of at most {DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (413 "
+                   "`request_too_large`); the other limits are stated on each field (`maxItems`, `maxLength`).",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     # /api/v1/docs: Swagger UI from drf-spectacular-sidecar's static files, never a CDN.
