@@ -14,7 +14,7 @@ import sys
 from typing import Any, Callable
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -77,6 +77,24 @@ class DependencyFaultMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if is_database_fault(exception):
             return unavailable(request, exception)
+        return None
+
+
+class RefuseNulMiddleware:
+    """A NUL byte in a URL argument (``/skills/a%00b/``) is a 404 before any view runs: no code
+    or name holds one, and PostgreSQL refuses NUL in a query (which would be a 500)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Callable, args: tuple, kwargs: dict) -> HttpResponse | None:
+        if any("\x00" in str(value) for value in (*args, *kwargs.values())):
+            if is_api(request):
+                return None  # the API's views refuse a malformed code with their own 400
+            raise Http404("no page has a NUL byte in its address")
         return None
 
 

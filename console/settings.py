@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # A database or cache that cannot be reached: 503 (the console's page, or JSON under /api/).
     "console.faults.DependencyFaultMiddleware",
+    "console.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
     # Login throttling (django-axes): keep it last, it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
