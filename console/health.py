@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connections
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -32,6 +32,7 @@ def _database() -> dict[str, Any]:
 
 
 def _cache() -> dict[str, Any]:
+    cache = caches["default"]
     backend = "redis" if hasattr(cache, "ping") else type(cache).__name__.removesuffix("Cache").lower()
     try:
         if hasattr(cache, "ping"):
