@@ -182,6 +182,8 @@ LOGGING = {
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "skills_app": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # console.faults (503s), console.cache (Redis unreachable): warnings name the request, never a secret.
+        "console": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
 
