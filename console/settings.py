@@ -84,7 +84,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # A database or cache that cannot be reached: 503 (the console's page, or JSON under /api/).
+    # A database that cannot be reached: 503 (the console's page, or JSON under /api/). Redis: console/cache.py.
     "console.faults.DependencyFaultMiddleware",
     "console.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
     # Login throttling (django-axes): keep it last, it turns a lockout into the lockout page.
