@@ -32,6 +32,7 @@ migrate: install
 ## DEMO= names a demo catalog (bitmall, returns); empty = top up whatever demo the database holds.
 demo: migrate
 	$(PY) manage.py load_demo $(DEMO)
+	$(PY) manage.py sync_mcp --demo --trigger "make run"
 
 setup: demo
 	$(PY) manage.py ensure_admin

@@ -20,6 +20,8 @@ from .models import (
     ConsoleSettings,
     IntentNode,
     LabelMove,
+    McpServer,
+    McpSyncRecord,
     McpTool,
     Release,
     ReleaseLabel,
@@ -109,6 +111,32 @@ class IntentNodeAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ("intent_code",) if obj is not None else ()
 
+    def get_form(self, request, obj=None, **kwargs):
+        """The admin has no "force": disabling or unbinding a node whose tool skills gate is
+        refused here, naming the skills (the console's node editor can force it; docs/mcp.md)."""
+        base = super().get_form(request, obj, **kwargs)
+
+        class GuardedForm(base):
+            def clean(self):
+                data = super().clean()
+                node = self.instance
+                if node is not None and node.pk:
+                    original = IntentNode.objects.get(pk=node.pk)
+                    skills = services.intent_node_gating_skills(
+                        node=original, enabled=bool(data.get("enabled")), kind=data.get("kind"),
+                        mcp_tool_id=data.get("mcp_tool_id") or "")
+                    if skills:
+                        from django.core.exceptions import ValidationError
+
+                        raise ValidationError(
+                            _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; "
+                              "disabling or deleting it would break them (force it to flag them broken)"),
+                            params={"code": original.intent_code, "tool": original.mcp_tool_id,
+                                    "skills": ", ".join(skills)})
+                return data
+
+        return GuardedForm
+
     def save_model(self, request, obj: IntentNode, form, change) -> None:
         saved = services.intent_node_save(
             intent_code=obj.intent_code, name=obj.name, kind=obj.kind, parent=obj.parent,
@@ -123,18 +151,54 @@ class IntentNodeAdmin(admin.ModelAdmin):
 
 @admin.register(McpTool)
 class McpToolAdmin(admin.ModelAdmin):
-    list_display = ("name", "title", "server")
-    search_fields = ("name", "title", "description")
+    """Typed-in definitions are edited here; a synced tool's definition belongs to its server
+    (read-only), only the operator's confirmation setting can change (recorded)."""
+
+    list_display = ("name", "tool_name", "mcp_server", "title", "removed_at", "require_confirm_override")
+    list_filter = ("mcp_server", ("removed_at", admin.EmptyFieldListFilter))
+    search_fields = ("name", "tool_name", "title", "description")
+    SYNCED = ("name", "tool_name", "mcp_server", "server", "title", "description", "input_schema", "output_schema",
+              "annotations", "naming_warning", "synced_at", "removed_at", "confirm_set_by", "confirm_set_at")
 
     def get_readonly_fields(self, request, obj=None):
-        return ("name",) if obj is not None else ()
+        if obj is not None and obj.mcp_server_id is not None:
+            return self.SYNCED
+        return ("name", "confirm_set_by", "confirm_set_at") if obj is not None else ("confirm_set_by", "confirm_set_at")
 
     def save_model(self, request, obj: McpTool, form, change) -> None:
+        if obj.mcp_server_id is not None:
+            services.mcp_tool_set_confirm(tool=obj, require_confirm=obj.require_confirm_override, user=request.user)
+            return
         saved = services.mcp_tool_save(
             name=obj.name, title=obj.title, description=obj.description, input_schema=obj.input_schema,
             annotations=obj.annotations, server=obj.server,
         )
+        if "require_confirm_override" in form.changed_data:
+            services.mcp_tool_set_confirm(tool=saved, require_confirm=obj.require_confirm_override, user=request.user)
         obj.pk = saved.pk
+
+
+@admin.register(McpServer)
+class McpServerAdmin(admin.ModelAdmin):
+    """Header values are secrets: the admin shows their names only; edit them on the console page."""
+
+    list_display = ("name", "transport", "enabled", "last_sync_at", "last_sync_ok", "console_link")
+    exclude = ("headers",)
+    readonly_fields = ("header_names", "last_sync_at", "last_sync_ok", "last_sync_message")
+
+    @admin.display(description=_("headers"))
+    def header_names(self, obj: McpServer) -> str:
+        return ", ".join(f"{k}: {v}" for k, v in obj.masked_headers.items()) or "—"
+
+    @admin.display(description=_("console"))
+    def console_link(self, obj: McpServer) -> str:
+        return format_html('<a href="{}">{}</a>', reverse("skills:mcp_server_edit", args=[obj.name]), _("edit"))
+
+
+@admin.register(McpSyncRecord)
+class McpSyncRecordAdmin(ReadOnlyAdmin):
+    list_display = ("server", "started_at", "trigger", "started_by_name", "outcome", "tool_count")
+    list_filter = ("server", "outcome")
 
 
 @admin.register(BuiltinTool)

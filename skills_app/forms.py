@@ -34,6 +34,10 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "tool_id_builtin": _("'%(tool_id)s' is a builtin tool and can never be gated by a skill."),
     "tool_id_disabled": _("'%(tool_id)s' belongs only to a disabled or deleted MCP node."),
     "tool_id_unknown": _("'%(tool_id)s' is not the tool of any MCP node."),
+    "node_gated": _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; disabling or "
+                    "deleting it would break them (force it to flag them broken)"),
+    "node_has_children": _("intent node '%(code)s' has child nodes; delete them first"),
+    "server_name_immutable": _("server name '%(name)s' cannot be changed."),
     "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
     "skill_code_taken": _("a live skill with code '%(code)s' already exists."),
     "scenario_name_taken": _("A scenario named '%(name)s' already exists."),
@@ -579,3 +583,272 @@ class RestrictionForm(forms.Form):
         except ValidationError as exc:
             _add_service_errors(self, exc)
         return data
+
+
+# ---- import and export of skill files (docs/import-export.md) -------------------------------
+class MultipleFileInput(forms.ClearableFileInput):
+    """A file input that accepts several files (Django's documented way)."""
+
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A list of uploaded files (one or more)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list:
+        single = super().clean
+        if isinstance(data, (list, tuple)) and data:
+            return [single(d, initial) for d in data]
+        if isinstance(data, (list, tuple)):
+            data = None
+        return [single(data, initial)]
+
+
+class SkillImportForm(forms.Form):
+    """The import page: a zip of a folder, or single ``.properties`` / ``SKILL.md`` / manual files."""
+
+    files = MultipleFileField(
+        label=_("Files"),
+        help_text=_("One .zip of a folder, or single files: *.properties with the manuals they name, or a SKILL.md."),
+        widget=MultipleFileInput(attrs={"accept": ".zip,.properties,.md"}),
+    )
+    partial = forms.BooleanField(
+        label=_("Import the files that are fine even when others have errors"), required=False,
+        help_text=_("Off: all or nothing — one error and nothing is imported."),
+    )
+    checked = forms.CharField(required=False, widget=forms.HiddenInput)
+
+
+class SkillExportForm(forms.Form):
+    """The export download: which format."""
+
+    format = forms.ChoiceField(
+        label=_("Format"), initial="properties",
+        choices=(("properties", _("Ragent declaration files (.properties + manuals)")),
+                 ("skill-md", _("Agent Skills folders (SKILL.md)"))),
+    )
+
+
+#: Causes of skill-file refusals and warnings (``domain.skill_files``, ``skill_io``), by code; the
+#: English templates are the domain's own (``tests/views/test_skill_import.py`` keeps them equal).
+SKILL_FILE_MESSAGES: dict[str, Any] = {
+    "kind_other": _("a %(type)s (%(value)s)"),
+    "kind_nothing": _("nothing"),
+    "kind_boolean": _("a boolean (%(value)s)"),
+    "kind_number": _("a number (%(value)s)"),
+    "kind_mapping": _("a mapping"),
+    "kind_list": _("a list"),
+    "kind_empty_string": _("an empty string"),
+    "allowed_tools_empty": _("allowed-tools is empty; leave the key out for a manual that gates no tool"),
+    "allowed_tools_type": _("allowed-tools must be tool names separated by spaces (or a list), not %(kind)s"),
+    "allowed_tools_item": _("allowed-tools item %(index)s must be a tool name, not %(kind)s"),
+    "import_not_bool": _("%(key)s must be true or false, not %(value)r"),
+    "import_not_int": _("%(key)s must be a whole number, not %(value)r"),
+    "front_matter_missing": _("SKILL.md must start with YAML front matter: a first line '---'"),
+    "front_matter_unclosed": _("the front matter opened on line 1 is never closed by a line '---'"),
+    "front_matter_yaml": _("invalid YAML front matter: %(cause)s"),
+    "front_matter_not_mapping": _("the front matter must be a mapping of keys (name, description, …), not %(kind)s"),
+    "metadata_not_mapping": _("metadata must be a mapping of keys, not %(kind)s"),
+    "value_not_text": _("%(key)s must be text, not %(kind)s; put it in quotes"),
+    "import_too_many_files": _("holds more than %(max)s files; import it in parts"),
+    "import_not_folder": _("not a folder"),
+    "import_link_out": _("a symbolic link that points out of the dataset folder; not read"),
+    "import_not_regular": _("not a regular file; not read"),
+    "import_file_too_big": _("%(size)s bytes; at most %(max)s bytes per file"),
+    "import_path_too_big": _("is %(size)s bytes; at most %(max)s bytes per file"),
+    "import_upload_too_big": _("is %(size)s bytes; at most %(max)s bytes may be uploaded"),
+    "import_upload_too_many": _("more than %(max)s files; upload a zip"),
+    "import_zip_and_files": _("upload one zip, or single files without a zip"),
+    "import_unpacks_too_big": _("unpacks to more than %(max)s bytes; at most %(max)s per file"),
+    "import_missing": _("no such file or folder"),
+    "import_too_many_bytes": _("holds more than %(max)s bytes; import it in parts"),
+    "import_not_zip": _("is not a readable zip archive (%(cause)s)"),
+    "import_unsafe_entry": _("entry '%(entry)s' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
+    "import_entry_twice": _("entry '%(entry)s' appears twice; the archive is refused"),
+    "import_entry_link": _("entry '%(entry)s' is a symbolic link; the archive is refused"),
+    "import_unpack_failed": _("cannot be unpacked (%(cause)s)"),
+    "import_unpacks_too_many_bytes": _("unpacks to more than %(max)s bytes; import it in parts"),
+    "import_no_name": _("a file has no usable name ('%(name)s')"),
+    "import_same_name": _("two files are named '%(name)s'; upload a folder as a zip instead"),
+    "import_files_too_many_bytes": _("more than %(max)s bytes in all; import them in parts"),
+    "import_not_utf8": _("not UTF-8 text (byte 0x%(byte)s)"),
+    "content_file_empty": _("content-file is empty; name the markdown manual next to this file"),
+    "content_file_absolute": _("content-file '%(value)s' must be a relative path with '/' separators"),
+    "content_file_parent": _("content-file '%(value)s' may not contain '..'; the manual must be inside the dataset "
+                             "folder"),
+    "content_file_unusable": _("content-file '%(value)s' is not a usable path"),
+    "content_file_refused": _("content-file '%(value)s': %(reason)s"),
+    "content_file_missing": _("content-file '%(value)s' is not in the dataset (looked for '%(path)s')"),
+    "tool_ids_empty": _("tool-ids is empty; leave the key out for a manual that gates no tool"),
+    "missing_key": _("missing key '%(key)s'"),
+    "key_twice": _("key '%(key)s' is set twice (first on line %(first)s)"),
+    "key_not_plain": _("a key must be a plain name"),
+    "key_not_name": _("key %(key)r is not a name"),
+    "key_not_kept": _("'%(key)s' is an Agent Skills key that Skill Console does not keep; not imported"),
+    "unknown_tool_key": _("unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill "
+                          "would gate no tool)"),
+    "unknown_key": _("unknown key '%(key)s' is not imported (keys read: %(keys)s)"),
+    "bad_u_escape": _("invalid \\u escape '%(escape)s'"),
+    "folder_not_name": _("the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); the "
+                         "skill code is taken from %(taken)s"),
+    "not_a_skill_file": _("not a skill file (*.properties or SKILL.md) nor a manual that a declaration names; not "
+                          "imported"),
+    "code_declared_twice": _("skill code '%(code)s' is also declared by %(others)s; nothing of either is imported"),
+    "import_releases": _("no longer gates %(tools)s: released to every conversation unless another enabled skill "
+                         "gates it"),
+    "import_disables": _("the skill is disabled by this file; its tools are released to every conversation"),
+}
+MESSAGES_BY_CODE.update(SKILL_FILE_MESSAGES)
+
+
+# --- MCP servers and intent nodes (docs/mcp.md) ---------------------------------------------------
+
+
+def _pairs_text(mapping: dict[str, str], sep: str, *, masked: bool) -> str:
+    from .models import SECRET_MASK
+
+    return "\n".join(f"{k}{sep}{SECRET_MASK if masked else v}" for k, v in (mapping or {}).items())
+
+
+def _parse_pairs(text: str, sep: str, field_label: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, found, value = line.partition(sep)
+        if not found or not name.strip():
+            raise forms.ValidationError(
+                gettext("line %(line)s of %(field)s: write NAME%(sep)sVALUE") % {
+                    "line": number, "field": field_label, "sep": sep})
+        out[name.strip()] = value.strip()
+    return out
+
+
+class McpServerForm(forms.Form):
+    """Create or edit an MCP server record through ``services.mcp_server_save``. Header and
+    environment values are secrets: the form shows them as ``SECRET_MASK``; posting the mask back
+    keeps the stored value."""
+
+    name = forms.CharField(label=_("Name"), max_length=40, help_text=_(
+        "Stable: lowercase letter first, then lowercase letters, digits, _ or -. Clashing tool names are prefixed with it."),
+        widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}))
+    transport = forms.ChoiceField(label=_("Transport"), choices=(("stdio", "stdio"),
+                                                                  ("streamable-http", "streamable HTTP")))
+    command = forms.CharField(label=_("Command (stdio)"), required=False,
+                              widget=forms.TextInput(attrs={"class": "mono"}))
+    args = forms.CharField(label=_("Arguments (stdio, one per line)"), required=False,
+                           widget=forms.Textarea(attrs={"rows": 3, "class": "mono"}))
+    env = forms.CharField(label=_("Environment (stdio, NAME=VALUE per line; values are secrets)"), required=False,
+                          widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}))
+    url = forms.CharField(label=_("URL (streamable HTTP)"), required=False,
+                          widget=forms.TextInput(attrs={"class": "mono"}))
+    headers = forms.CharField(label=_("Headers (streamable HTTP, Name: value per line; values are secrets)"),
+                              required=False, widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}))
+    timeout_seconds = forms.FloatField(label=_("Time limit (seconds)"), min_value=1, max_value=600, initial=20)
+    enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
+
+    def __init__(self, *args: Any, instance: Any = None, **kwargs: Any) -> None:
+        self.instance = instance
+        if instance is not None and "initial" not in kwargs:
+            kwargs["initial"] = {
+                "name": instance.name, "transport": instance.transport, "command": instance.command,
+                "args": "\n".join(instance.args or []), "env": _pairs_text(instance.env, "=", masked=True),
+                "url": instance.url, "headers": _pairs_text(instance.headers, ": ", masked=True),
+                "timeout_seconds": instance.timeout_seconds, "enabled": instance.enabled,
+            }
+        super().__init__(*args, **kwargs)
+        if instance is not None:
+            self.fields["name"].disabled = True
+
+    def clean_env(self) -> dict[str, str]:
+        return _parse_pairs(self.cleaned_data.get("env", ""), "=", str(self.fields["env"].label))
+
+    def clean_headers(self) -> dict[str, str]:
+        return _parse_pairs(self.cleaned_data.get("headers", ""), ":", str(self.fields["headers"].label))
+
+    def save(self):
+        """Call the service; field errors are added to the form (returns ``None`` then)."""
+        data = self.cleaned_data
+        try:
+            return services.mcp_server_save(
+                name=(self.instance.name if self.instance else data["name"].strip()), transport=data["transport"],
+                command=data.get("command", ""), args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
+                env=data.get("env") or {}, url=data.get("url", ""), headers=data.get("headers") or {},
+                timeout_seconds=data["timeout_seconds"], enabled=bool(data.get("enabled")), instance=self.instance)
+        except ValidationError as exc:
+            errors = exc.error_dict.items() if hasattr(exc, "error_dict") else [(None, exc.error_list)]
+            for field, items in errors:
+                for error in items:
+                    self.add_error(field if field in self.fields else None, translate_error(error))
+            return None
+
+
+class IntentNodeForm(forms.Form):
+    """Create or edit an intent node through ``services.intent_node_save``; an MCP node binds a
+    synced tool (``tool``: its model-facing name). ``force`` breaks the skills gating the node's
+    tool instead of refusing (docs/mcp.md, "Nodes")."""
+
+    intent_code = forms.CharField(label=_("Intent code"), max_length=64,
+                                  widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}))
+    name = forms.CharField(label=_("Name"), max_length=NAME_MAX_LENGTH)
+    parent = forms.ChoiceField(label=_("Parent"), required=False)
+    kind = forms.ChoiceField(label=_("Kind"), choices=(("SYSTEM", _("system")), ("KB", _("knowledge base")),
+                                                        ("MCP", _("MCP tool"))))
+    mcp_tool_id = forms.ChoiceField(label=_("MCP tool"), required=False)
+    require_confirm = forms.BooleanField(label=_("Require confirmation (tools without a synced definition)"),
+                                         required=False)
+    description = forms.CharField(label=_("Description"), max_length=512, required=False,
+                                  widget=forms.Textarea(attrs={"rows": 2}))
+    sort_order = forms.IntegerField(label=_("Sort order"), initial=0)
+    enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
+    force = forms.BooleanField(label=_("Force: break the skills that gate this node's tool"), required=False)
+
+    def __init__(self, *args: Any, instance: Any = None, parents: Iterable[Any] = (), tools: Iterable[Any] = (),
+                 **kwargs: Any) -> None:
+        self.instance = instance
+        if instance is not None and "initial" not in kwargs:
+            kwargs["initial"] = {
+                "intent_code": instance.intent_code, "name": instance.name,
+                "parent": instance.parent.intent_code if instance.parent_id else "", "kind": instance.kind,
+                "mcp_tool_id": instance.mcp_tool_id, "require_confirm": instance.require_confirm,
+                "description": instance.description, "sort_order": instance.sort_order, "enabled": instance.enabled,
+            }
+        super().__init__(*args, **kwargs)
+        self.parents = {p.intent_code: p for p in parents}
+        self.fields["parent"].choices = [("", "—")] + [(c, f"{p.name} ({c})") for c, p in self.parents.items()]
+        choices = [("", "—")]
+        current = instance.mcp_tool_id if instance is not None else ""
+        names = set()
+        for t in tools:
+            names.add(t.name)
+            label = t.name if t.real_name == t.name else f"{t.name} ← {t.real_name}"
+            server = t.mcp_server.name if t.mcp_server_id else (t.server or gettext("no server"))
+            state = "" if t.available else " · " + gettext("no longer offered")
+            choices.append((t.name, f"{label} · {server}{state}"))
+        if current and current not in names:
+            choices.append((current, f"{current} · " + gettext("no definition")))
+        self.fields["mcp_tool_id"].choices = choices
+        if instance is not None:
+            self.fields["intent_code"].disabled = True
+
+    def save(self):
+        """Call the service; errors are added to the form (returns ``None`` then)."""
+        data = self.cleaned_data
+        try:
+            return services.intent_node_save(
+                intent_code=(self.instance.intent_code if self.instance else data["intent_code"].strip()),
+                name=data["name"], kind=data["kind"], parent=self.parents.get(data.get("parent") or ""),
+                mcp_tool_id=data.get("mcp_tool_id") or "", require_confirm=bool(data.get("require_confirm")),
+                description=data.get("description") or "",
+                examples=self.instance.examples if self.instance else [], sort_order=data.get("sort_order") or 0,
+                enabled=bool(data.get("enabled")), force=bool(data.get("force")))
+        except ValidationError as exc:
+            errors = exc.error_dict.items() if hasattr(exc, "error_dict") else [(None, exc.error_list)]
+            for field, items in errors:
+                for error in items:
+                    self.add_error(field if field in self.fields else None, translate_error(error))
+            return None

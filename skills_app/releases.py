@@ -143,6 +143,7 @@ def publish_review() -> PublishReview:
         latest=latest_catalog,
         diff=catalog_diff(latest_catalog, draft),
         scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts()),
+        unavailable=selectors.unavailable_tools(),
     )
 
 

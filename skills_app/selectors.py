@@ -18,9 +18,20 @@ class McpNodeRow:
     definition: McpTool | None
 
     @property
-    def available(self) -> bool:
-        """False when no synced definition exists for the node's tool (docs/design.md *unavailable*)."""
+    def defined(self) -> bool:
+        """True when a tool definition exists for the node's tool (synced or typed in)."""
         return self.definition is not None
+
+    @property
+    def available(self) -> bool:
+        """False when the node's tool has no definition or its server no longer lists it (the
+        last sync removed it: docs/mcp.md *unavailable*); an unavailable tool is not registered."""
+        return self.definition is not None and self.definition.removed_at is None
+
+    @property
+    def require_confirm(self) -> bool:
+        """The confirmation flag the catalog carries (``McpTool.confirm_from``, docs/mcp.md)."""
+        return self.definition.confirm_from(self.node.require_confirm) if self.definition else self.node.require_confirm
 
 
 def intent_tree_order() -> list[IntentNode]:
@@ -46,22 +57,52 @@ def intent_tree_order() -> list[IntentNode]:
     return out
 
 
-def mcp_nodes() -> list[McpNodeRow]:
-    """Registered MCP tools in intent-tree order, one row per distinct tool id (two queries)."""
-    defs = {t.name: t for t in McpTool.objects.all()}
+def mcp_nodes(*, include_unavailable: bool = True) -> list[McpNodeRow]:
+    """MCP nodes' tools in intent-tree order, one row per distinct tool id (two queries).
+    ``include_unavailable=False`` leaves out tools a sync found removed (not registered)."""
+    defs = {t.name: t for t in McpTool.objects.select_related("mcp_server")}
     rows: list[McpNodeRow] = []
     seen: set[str] = set()
     for n in intent_tree_order():
         tool_id = n.mcp_tool_id.strip()
         if n.kind == IntentNode.Kind.MCP and n.is_leaf and tool_id and tool_id not in seen:
             seen.add(tool_id)
-            rows.append(McpNodeRow(tool_id=tool_id, node=n, definition=defs.get(tool_id)))
+            row = McpNodeRow(tool_id=tool_id, node=n, definition=defs.get(tool_id))
+            if include_unavailable or row.definition is None or row.definition.removed_at is None:
+                rows.append(row)
     return rows
+
+
+def unavailable_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
+    """Tool id → the MCP server that no longer lists it, for MCP nodes whose tool a sync removed
+    (docs/mcp.md). ``rows``: ``mcp_nodes()`` when the caller has them (else two queries)."""
+    rows = mcp_nodes() if rows is None else rows
+    return {r.tool_id: (r.definition.mcp_server.name if r.definition.mcp_server_id else r.definition.server)
+            for r in rows if r.definition is not None and r.definition.removed_at is not None}
+
+
+def broken_skills(skills: list[Skill] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """Live skill code → ``[(tool_id, reason)]`` for every gated tool that is not registered;
+    ``reason`` is ``unavailable`` (its server no longer lists it) or ``unregistered`` (no enabled
+    MCP node names it: disabled, deleted or unbound). Skills with nothing missing are absent.
+    ``skills``: the live skills when the caller has them. Three queries at most."""
+    rows = mcp_nodes()
+    registered = {r.tool_id for r in rows if r.available or r.definition is None}
+    gone = unavailable_tools(rows)
+    skills = list(Skill.objects.live().order_by("sort_order", "skill_code")) if skills is None else skills
+    out: dict[str, list[tuple[str, str]]] = {}
+    for s in skills:
+        if s.deleted_at is not None:
+            continue
+        missing = [(t, "unavailable" if t in gone else "unregistered") for t in s.tool_ids if t not in registered]
+        if missing:
+            out[s.skill_code] = missing
+    return out
 
 
 def tool_registry() -> ToolRegistry:
     """What skill ``tool_ids`` are validated against (docs/design.md)."""
-    enabled = frozenset(r.tool_id for r in mcp_nodes())
+    enabled = frozenset(r.tool_id for r in mcp_nodes(include_unavailable=False))
     named = frozenset(
         IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)
     )
@@ -97,7 +138,7 @@ def catalog_draft() -> dom.Catalog:
     for b in BuiltinTool.objects.order_by("sort_order", "name"):
         tools.append(dom.Tool(name=b.name, kind=dom.BUILTIN, description=b.description,
                               input_schema=b.parameters or {"type": "object"}))
-    for row in mcp_nodes():
+    for row in mcp_nodes(include_unavailable=False):
         d = row.definition
         tools.append(dom.Tool(
             name=row.tool_id, kind=dom.MCP,
@@ -105,7 +146,7 @@ def catalog_draft() -> dom.Catalog:
             description=(d.description if d else "") or row.node.description,
             input_schema=(d.input_schema if d and d.input_schema else {"type": "object"}),
             annotations=(d.annotations if d else {}),
-            require_confirm=row.node.require_confirm,
+            require_confirm=row.require_confirm,
         ))
     return dom.Catalog(
         tools=tuple(tools),

@@ -13,7 +13,7 @@ from django.utils import timezone
 from .domain.errors import ScriptError, SkillValidationError
 from .domain.scripts import parse_script
 from .domain.validation import clean_skill, normalize_tool_ids
-from .models import AccessProfile, BuiltinTool, IntentNode, McpTool, Scenario, Skill, Stage
+from .models import SECRET_MASK, AccessProfile, BuiltinTool, IntentNode, McpServer, McpTool, Scenario, Skill, Stage
 from .selectors import mcp_nodes, tool_registry
 
 #: The builtin tools of docs/design.md in registration order: (name, description, parameters).
@@ -225,7 +225,7 @@ def scenario_save(
 def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str,
                       create: bool = False):
     names = normalize_tool_ids(tools)
-    registered = {r.tool_id for r in mcp_nodes()}
+    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}
     unknown = [t for t in names if t not in registered]
     if unknown:
         raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
@@ -257,6 +257,43 @@ def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str =
     return _restriction_save(Stage, name=name, description=description, tools=tools, create=create)
 
 
+def intent_node_gating_skills(*, node: IntentNode, enabled: bool = False, deleted: bool = False,
+                              kind: str | None = None, mcp_tool_id: str | None = None) -> list[str]:
+    """Codes of the live, enabled skills that would lose a registered tool if ``node`` became
+    ``enabled``/``deleted``/``kind``/``mcp_tool_id`` (docs/mcp.md, "Nodes"): the node registers a
+    tool the skills gate and no other MCP node registers it. Empty when nothing would break."""
+    old_tool = node.mcp_tool_id.strip() if node.pk else ""
+    if not old_tool or not node.enabled or node.deleted_at is not None or node.kind != IntentNode.Kind.MCP:
+        return []  # the node registers nothing today: changing it breaks nothing
+    keeps = (enabled and not deleted and (kind or node.kind) == IntentNode.Kind.MCP
+             and (mcp_tool_id if mcp_tool_id is not None else node.mcp_tool_id).strip() == old_tool)
+    if keeps:
+        return []
+    if old_tool in _tools_registered_without(node.pk):
+        return []
+    return [s.skill_code for s in Skill.objects.live().filter(enabled=True).order_by("sort_order", "skill_code")
+            if old_tool in s.tool_ids]
+
+
+def _tools_registered_without(pk: int) -> set[str]:
+    """Tool ids registered by MCP nodes other than node ``pk`` (``selectors.intent_tree_order``)."""
+    from .selectors import intent_tree_order
+
+    return {n.mcp_tool_id.strip() for n in intent_tree_order()
+            if n.pk != pk and n.kind == IntentNode.Kind.MCP and n.is_leaf and n.mcp_tool_id.strip()}
+
+
+def _refuse_if_gated(node: IntentNode, *, force: bool, **future: Any) -> list[str]:
+    skills = intent_node_gating_skills(node=node, **future)
+    if skills and not force:
+        raise _problem(
+            "node_gated",
+            "intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; "
+            "disabling or deleting it would break them (force it to flag them broken)",
+            code=node.intent_code, tool=node.mcp_tool_id, skills=", ".join(skills))
+    return skills
+
+
 @transaction.atomic
 def intent_node_save(
     *,
@@ -270,12 +307,19 @@ def intent_node_save(
     examples: Iterable[str] = (),
     sort_order: int = 0,
     enabled: bool = True,
+    force: bool = False,
 ) -> IntentNode:
-    """Create or update an intent node by code; ``level`` follows the parent (0/1/2)."""
+    """Create or update an intent node by code; ``level`` follows the parent (0/1/2).
+
+    Disabling a node, or unbinding its tool, when enabled skills gate the tool it alone
+    registers is refused (``ValidationError`` code ``node_gated`` naming the skills) unless
+    ``force`` — then those skills are broken (docs/mcp.md)."""
     # the depth rule lives in IntentNode.clean (admin forms hit it too); cap here so the level
     # field itself stays a valid choice and the refusal is the one about the parent
     level = 0 if parent is None else min(parent.level + 1, IntentNode.Level.TOPIC)
     node = IntentNode.objects.filter(intent_code=intent_code).first() or IntentNode(intent_code=intent_code)
+    if node.pk:
+        _refuse_if_gated(node, force=force, enabled=enabled, kind=kind, mcp_tool_id=mcp_tool_id or "")
     node.name, node.kind, node.parent, node.level = name, kind, parent, level
     node.mcp_tool_id, node.require_confirm = mcp_tool_id or "", require_confirm
     node.description, node.examples, node.sort_order, node.enabled = description, list(examples), sort_order, enabled
@@ -283,6 +327,20 @@ def intent_node_save(
     node.full_clean()
     node.save()
     return node
+
+
+@transaction.atomic
+def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
+    """Soft-delete an intent node (and refuse when it has live children). Refused like
+    ``intent_node_save`` when enabled skills gate its tool, unless ``force``; returns the codes of
+    the skills the deletion broke."""
+    if IntentNode.objects.filter(parent=node, deleted_at__isnull=True).exists():
+        raise _problem("node_has_children", "intent node '%(code)s' has child nodes; delete them first",
+                       code=node.intent_code)
+    broken = _refuse_if_gated(node, force=force, deleted=True)
+    node.deleted_at = timezone.now()
+    node.save(update_fields=["deleted_at"])
+    return broken
 
 
 @transaction.atomic
@@ -315,3 +373,49 @@ def load_skill_header_set(*, header: str) -> "ConsoleSettings":
     settings.full_clean()
     settings.save()
     return settings
+
+
+def _secret_map(new: dict[str, str] | None, old: dict[str, str]) -> dict[str, str]:
+    """``new`` with every value equal to ``SECRET_MASK`` replaced by the stored value of that name
+    (a page posts the mask back for a secret it did not change)."""
+    out = {}
+    for k, v in (new or {}).items():
+        out[k] = old.get(k, "") if v == SECRET_MASK else v
+    return out
+
+
+@transaction.atomic
+def mcp_server_save(
+    *, name: str, transport: str, command: str = "", args: Iterable[str] = (), env: dict[str, str] | None = None,
+    url: str = "", headers: dict[str, str] | None = None, timeout_seconds: float | None = None,
+    enabled: bool = True, instance: McpServer | None = None,
+) -> McpServer:
+    """Create an MCP server record, or update ``instance`` (its ``name`` is stable and cannot
+    change). A header or env value equal to ``SECRET_MASK`` keeps the stored value. Raises
+    ``ValidationError`` naming the field (nothing saved)."""
+    server = instance or McpServer(name=name)
+    if instance is not None and name != instance.name:
+        raise ValidationError({"name": [_problem("server_name_immutable",
+                                                 "server name '%(name)s' cannot be changed.", name=instance.name)]})
+    old_headers, old_env = dict(server.headers or {}), dict(server.env or {})
+    server.transport, server.command, server.args = transport, (command or "").strip(), list(args)
+    server.env = _secret_map(env, old_env)
+    server.url, server.headers = (url or "").strip(), _secret_map(headers, old_headers)
+    if timeout_seconds is not None:
+        server.timeout_seconds = timeout_seconds
+    server.enabled = enabled
+    server.full_clean()
+    server.save()
+    return server
+
+
+@transaction.atomic
+def mcp_tool_set_confirm(*, tool: McpTool, require_confirm: bool | None, user: Any = None) -> McpTool:
+    """Record the operator's explicit confirmation setting for ``tool`` (``None`` = follow the
+    annotations again), with who and when (docs/mcp.md, "Confirmation")."""
+    locked = McpTool.objects.select_for_update().get(pk=tool.pk)
+    locked.require_confirm_override = require_confirm
+    locked.confirm_set_by = getattr(user, "get_username", lambda: "")() if user is not None else "command"
+    locked.confirm_set_at = timezone.now()
+    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])
+    return locked

@@ -1,7 +1,7 @@
 """Console pages (namespace ``skills``)."""
 from django.urls import path
 
-from .views import preview, releases, restrictions, scenarios, skills, tools
+from .views import mcp, preview, releases, restrictions, scenarios, skill_files, skills, tools
 
 app_name = "skills"
 
@@ -10,6 +10,8 @@ urlpatterns = [
     path("skills/", skills.skill_list, name="skill_list"),
     path("skills/new", skills.skill_create, name="skill_create"),
     path("skills/new-preview", skills.skill_preview, name="skill_preview_new"),
+    path("skills/import", skill_files.skill_import, name="skill_import"),
+    path("skills/export", skill_files.skill_export, name="skill_export"),
     path("skills/deleted/<int:pk>/restore", skills.skill_restore, name="skill_restore"),
     path("skills/<str:code>/", skills.skill_detail, name="skill_detail"),
     path("skills/<str:code>/edit", skills.skill_edit, name="skill_edit"),
@@ -33,4 +35,13 @@ urlpatterns = [
     path("releases/<int:number>/rollback", releases.release_rollback, name="release_rollback"),
     path("publish/", releases.publish, name="publish"),
     path("api-keys/", releases.api_keys, name="api_keys"),
+    path("mcp/", mcp.server_list, name="mcp_server_list"),
+    path("mcp/new", mcp.server_edit, name="mcp_server_create"),
+    path("mcp/<str:server>/edit", mcp.server_edit, name="mcp_server_edit"),
+    path("mcp/<str:server>/sync", mcp.server_sync, name="mcp_server_sync"),
+    path("mcp/<str:server>/syncs", mcp.sync_history, name="mcp_sync_history"),
+    path("tools/mcp/<str:tool>/", mcp.tool_detail, name="mcp_tool_detail"),
+    path("tools/nodes/new", mcp.node_edit, name="node_create"),
+    path("tools/nodes/<str:intent>/edit", mcp.node_edit, name="node_edit"),
+    path("tools/nodes/<str:intent>/delete", mcp.node_delete, name="node_delete"),
 ]

@@ -54,3 +54,11 @@ def is_valid_skill_code(code: str) -> bool:
 #: Lint thresholds (docs/lints.md): past these a skill gets a warning, never a refusal.
 DESCRIPTION_LINT_LENGTH = 250
 MANUAL_LINT_LENGTH = 20_000
+
+#: Import of skill files (docs/import-export.md): a folder, a zip or single files past these is
+#: refused before anything is parsed. A zip's entries are counted and measured as they are read
+#: (a header that lies about its size is caught too).
+IMPORT_MAX_FILES = 500
+IMPORT_MAX_FILE_BYTES = 1_000_000
+IMPORT_MAX_TOTAL_BYTES = 20_000_000
+IMPORT_MAX_UPLOAD_BYTES = 10_000_000

@@ -236,16 +236,36 @@ class PublishReview:
     latest: Catalog | None
     diff: CatalogDiff
     scenarios: tuple[ScenarioRun, ...]
+    #: tool id → the MCP server that no longer lists it (docs/mcp.md *unavailable*)
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_dangling_tools(review: PublishReview) -> list[GateReason]:
-    """A skill gating a tool that is not registered (unknown, or its MCP node disabled): blocking."""
-    return [
-        GateReason(Problem("gate_dangling", "skill '%(code)s' gates %(tools)s, which is not a registered tool "
-                           "(unknown, or its MCP node is disabled)",
-                           {"code": code, "tools": ", ".join(tools), "tool_list": list(tools)}))
-        for code, tools in review.draft.dangling_tool_ids.items()
-    ]
+    """A skill gating a tool that is not registered (unknown, or its MCP node disabled): blocking.
+    Tools their server no longer lists are ``check_unavailable_tools``'s."""
+    out = []
+    for code, tools in review.draft.dangling_tool_ids.items():
+        tools = tuple(t for t in tools if t not in review.unavailable)
+        if tools:
+            out.append(GateReason(Problem(
+                "gate_dangling", "skill '%(code)s' gates %(tools)s, which is not a registered tool "
+                "(unknown, or its MCP node is disabled)",
+                {"code": code, "tools": ", ".join(tools), "tool_list": list(tools)})))
+    return out
+
+
+def check_unavailable_tools(review: PublishReview) -> list[GateReason]:
+    """A skill gating a tool its MCP server no longer lists (the skill is *broken*, docs/mcp.md):
+    blocking, one reason per skill and tool."""
+    out = []
+    for code, tools in review.draft.dangling_tool_ids.items():
+        for tool in tools:
+            if tool in review.unavailable:
+                out.append(GateReason(Problem(
+                    "gate_unavailable", "skill '%(code)s' is broken: it gates '%(tool)s', which MCP server "
+                    "'%(server)s' no longer offers (sync the server again, or remove the tool from the skill)",
+                    {"code": code, "tool": tool, "server": review.unavailable[tool]})))
+    return out
 
 
 def check_tool_definitions(review: PublishReview) -> list[GateReason]:
@@ -284,7 +304,7 @@ def check_something_changed(review: PublishReview) -> list[GateReason]:
 
 Check = Callable[[PublishReview], Iterable[GateReason]]
 #: The publish gate, in the order reasons are listed. Append checks here.
-PUBLISH_CHECKS: list[Check] = [check_dangling_tools, check_tool_definitions, check_scenarios, check_something_changed]
+PUBLISH_CHECKS: list[Check] = [check_dangling_tools, check_unavailable_tools, check_tool_definitions, check_scenarios, check_something_changed]
 
 
 def gate(review: PublishReview, checks: Iterable[Check] | None = None) -> tuple[GateReason, ...]:

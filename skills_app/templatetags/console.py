@@ -133,6 +133,9 @@ NAV_SECTIONS = {
     "restriction_edit": "restrictions", "tool_tree": "tools",
     "release_list": "releases", "release_detail": "releases", "release_diff": "releases", "publish": "releases",
     "api_keys": "releases",
+    "skill_import": "skills",
+    "mcp_server_list": "tools", "mcp_server_create": "tools", "mcp_server_edit": "tools", "mcp_sync_history": "tools",
+    "mcp_tool_detail": "tools", "node_create": "tools", "node_edit": "tools",
 }
 
 
@@ -142,3 +145,12 @@ def nav_section(context: template.Context) -> str:
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     return NAV_SECTIONS.get(getattr(match, "url_name", None) or "", "")
+
+
+@register.simple_tag
+def broken_skills() -> dict:
+    """``{% broken_skills as broken %}`` — live skill code → ``[(tool, reason)]`` for gated tools
+    that are not registered (``selectors.broken_skills``, docs/mcp.md); a fixed number of queries."""
+    from ..selectors import broken_skills as select
+
+    return select()

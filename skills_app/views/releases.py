@@ -68,6 +68,10 @@ def reason_sentence(reason: GateReason) -> SafeString:
     if reason.code == "gate_dangling":
         return say(_("skill %(code)s gates %(tools)s, which is not a registered tool (unknown, or its MCP node is "
                      "disabled)"), code=p["code"], tools=p["tool_list"])
+    if reason.code == "gate_unavailable":
+        return say(_("skill %(code)s is broken: it gates %(tool)s, which MCP server %(server)s no longer offers "
+                     "(sync the server again, or remove the tool from the skill)"),
+                   code=p["code"], tool=p["tool"], server=p["server"])
     if reason.code == "gate_unchanged":
         return say(_("nothing changed since release %(number)s"), number=p["number"])
     if reason.code == "gate_scenario_error":

@@ -102,6 +102,7 @@ def skill_list(request: HttpRequest) -> HttpResponse:
         },
         "gated_tools": gated,
         "free_tools": free,
+        "broken": selectors.broken_skills(live),
     }
     return render(request, "skills/list.html", context)
 

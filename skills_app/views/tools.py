@@ -18,6 +18,7 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
     rows = selectors.mcp_nodes()
     registered_by = {r.tool_id: r.node.pk for r in rows}
     available = {r.tool_id: r.available for r in rows}
+    definitions = {r.tool_id: r.definition for r in rows}
     gating: dict[str, list[str]] = {}
     dormant: dict[str, list[str]] = {}
     for s in sorted(catalog.skills, key=lambda s: s.order_key):
@@ -33,6 +34,10 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
             "is_mcp": is_mcp,
             "duplicate": is_mcp and registered_by.get(tool) != n.pk,
             "available": available.get(tool, False),
+            "definition": definitions.get(tool),
+            "confirm": definitions[tool].confirm_from(n.require_confirm) if definitions.get(tool) else n.require_confirm,
+            "input_schema": _pretty(definitions[tool].input_schema) if definitions.get(tool) else "",
+            "annotations": _pretty(definitions[tool].annotations) if definitions.get(tool) else "",
             "gated_by": gating.get(tool, []),
             "dormant": dormant.get(tool, []),
         })
@@ -43,4 +48,11 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
         "load_skill_registered": any(t.name == "load_skill" for t in builtins),
         "mcp_count": len(catalog.mcp_tool_names),
         "gated_count": len(catalog.gated_tool_ids),
+        "broken": selectors.broken_skills(),
     })
+
+
+def _pretty(value) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)

@@ -175,7 +175,7 @@ def test_nothing_changed_is_refused_and_a_new_check_plugs_in():
     review = _review(catalog, catalog, {})
     assert [str(r.message) for r in gate(review)] == ["nothing changed since release 1"]
     assert gate(_review(catalog, None, {})) == ()
-    assert len(PUBLISH_CHECKS) == 4
+    assert len(PUBLISH_CHECKS) == 5  # dangling, unavailable (docs/mcp.md), definitions, scenarios, unchanged
     extra = lambda review: [r for r in gate(review, [])]  # noqa: E731 — a check that finds nothing
     assert gate(review, [extra]) == ()
 
@@ -187,3 +187,17 @@ def test_tools_changed_lists_schema_changes():
     [change] = catalog_diff(before, replace(before, tools=tools)).tools_changed
     assert (change.name, [c.field for c in change.changes]) == ("ship", ["inputSchema"])
     assert Tool("x").as_dict()["inputSchema"] == {"type": "object"}
+
+
+def test_a_skill_gating_a_tool_its_server_no_longer_offers_is_broken_and_blocked():
+    from skills_app.domain.catalog import Catalog
+
+    catalog = shop(ALPHA, BETA)
+    gone = "refund"
+    draft = Catalog(tools=tuple(t for t in catalog.tools if t.name != gone), skills=catalog.skills)
+    review = replace(_review(draft, catalog, {}), unavailable={gone: "shop-server"})
+    reasons = gate(review)
+    assert [(r.code, str(r.message)) for r in reasons if r.code in ("gate_unavailable", "gate_dangling")] == [
+        ("gate_unavailable", "skill 'alpha' is broken: it gates 'refund', which MCP server 'shop-server' no longer "
+                             "offers (sync the server again, or remove the tool from the skill)")]
+    assert not any(r.overridable for r in reasons if r.code == "gate_unavailable")

@@ -44,7 +44,11 @@ def samples(bitmall):
     from skills_app.releases import COMMAND_LINE, release_publish
 
     release_publish(user=COMMAND_LINE, note="demo")
+    services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
     return {
+        "server": "sample-mcp",
+        "tool": "query_order",
+        "intent": "cancel_order_topic",
         "number": 1,
         "code": "iot_bundle",
         "pk": deleted.pk,

@@ -1,0 +1,170 @@
+"""The bitmall demo's MCP server (docs/mcp.md), on the official ``mcp`` SDK's low-level ``Server``.
+
+It offers the 14 bitmall tools of ``skills_app/demo/bitmall/catalog.yaml`` with their
+``inputSchema`` and ``annotations``, validates call arguments against the schema and answers
+with canned data. ``tools/list`` is paginated (``--page-size``, default 5) so clients must follow
+``nextCursor``.
+
+Run it::
+
+    python -m skills_app.demo.bitmall_mcp                          # stdio
+    python -m skills_app.demo.bitmall_mcp --http --port 8765        # streamable HTTP on 127.0.0.1
+
+``--variant`` (or the ``BITMALL_MCP_VARIANT`` environment variable) picks a server for tests:
+
+- ``v1`` (default): the 14 tools;
+- ``v2``: ``change_address`` removed and ``query_order``'s schema changed (a ``channel`` argument);
+- ``hang``: the second page of ``tools/list`` never answers;
+- ``die``: the process exits while answering the second page of ``tools/list``.
+
+Only this file and the catalog YAML are read; no Django import, so the server starts fast.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
+VARIANTS = ("v1", "v2", "hang", "die")
+#: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
+V2_REMOVED = "change_address"
+V2_CHANGED = "query_order"
+
+#: Canned answers by tool (JSON, as a real backend would send).
+CANNED: dict[str, Any] = {
+    "query_order": {"orders": [
+        {"order_no": "88239", "status": "待发货", "items": [{"sku_id": "IP18PM-256-BLK", "name": "iPhone 18 Pro Max 256G",
+                                                          "quantity": 1}], "amount": 9999.0},
+        {"order_no": "88102", "status": "已签收", "items": [{"sku_id": "AIRP-4", "name": "降噪耳机", "quantity": 1}],
+         "amount": 1299.0},
+    ]},
+    "query_logistics": {"carrier": "顺丰速运", "tracking_no": "SF1234567890", "events": [
+        {"time": "2026-11-30 18:02", "text": "快件已到达【上海转运中心】"}]},
+    "query_after_sale": {"after_sales": [{"after_sale_no": "AS20261130001", "status": "审核中"}]},
+    "apply_after_sale": {"after_sale_no": "AS20261201001", "status": "待审核"},
+    "cancel_order": {"order_no": "88239", "status": "已取消", "refund": "9999.00 元原路退回，1–3 个工作日到账"},
+    "change_address": {"status": "已修改"},
+    "search_product": {"products": [{"sku_id": "IP18PM-256-BLK", "name": "iPhone 18 Pro Max 256G", "price": 9999.0,
+                                     "stock": 12}]},
+    "query_cart": {"items": [{"sku_id": "AIRP-4", "quantity": 1, "checked": True}], "subtotal": 1299.0},
+    "query_coupons": {"usable": [{"coupon_id": "C100", "title": "满1000减100"}], "unusable": []},
+    "update_cart_item": {"status": "已更新"},
+    "create_order": {"order_no": "88240", "status": "待支付", "amount": 1199.0},
+    "pay_order": {"order_no": "88240", "status": "待发货"},
+    "submit_ticket": {"ticket_no": "T20261201001", "status": "已受理"},
+    "current_date": {"date": "2026-12-01", "weekday": "星期二", "timezone": "Asia/Shanghai"},
+}
+
+
+def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
+    """The tool definitions this server offers, as dicts with MCP's wire keys (``name``, ``title``,
+    ``description``, ``inputSchema``, ``annotations``), in catalog order. ``variant`` is one of
+    ``VARIANTS``; ``v2`` drops ``V2_REMOVED`` and adds a ``channel`` argument to ``V2_CHANGED``."""
+    with CATALOG.open(encoding="utf-8") as fh:
+        tools = copy.deepcopy(yaml.safe_load(fh)["tools"])
+    if variant == "v2":
+        tools = [t for t in tools if t["name"] != V2_REMOVED]
+        for t in tools:
+            if t["name"] == V2_CHANGED:
+                t["inputSchema"]["properties"]["channel"] = {
+                    "type": "string", "description": "下单渠道", "enum": ["app", "web", "mini-program"]}
+    return tools
+
+
+def build_server(variant: str = "v1", page_size: int = 5):
+    """The SDK ``Server`` answering ``tools/list`` (paginated by ``page_size``; the cursor is the
+    index of the next tool as a string) and ``tools/call`` for ``variant``."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    specs = tool_specs(variant)
+    tools = [
+        types.Tool(
+            name=t["name"], title=t.get("title"), description=t.get("description"),
+            input_schema=t["inputSchema"],
+            annotations=types.ToolAnnotations(
+                read_only_hint=t.get("annotations", {}).get("readOnlyHint"),
+                destructive_hint=t.get("annotations", {}).get("destructiveHint"),
+                idempotent_hint=t.get("annotations", {}).get("idempotentHint"),
+                open_world_hint=t.get("annotations", {}).get("openWorldHint"),
+            ) if t.get("annotations") else None,
+        )
+        for t in specs
+    ]
+    by_name = {t["name"]: t for t in specs}
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        cursor = getattr(params, "cursor", None) if params is not None else None
+        start = int(cursor) if cursor else 0
+        if start > 0 and variant == "hang":
+            await asyncio.sleep(3600)
+        if start > 0 and variant == "die":
+            sys.stderr.write("bitmall_mcp: dying mid-list (variant 'die')\n")
+            sys.stderr.flush()
+            os._exit(3)
+        end = start + page_size
+        return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
+
+    async def call_tool(ctx, params) -> types.CallToolResult:
+        spec = by_name.get(params.name)
+        if spec is None:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=f"unknown tool '{params.name}'")],
+                                        is_error=True)
+        arguments = params.arguments or {}
+        try:
+            jsonschema.validate(arguments, spec["inputSchema"])
+        except jsonschema.ValidationError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path) or "(arguments)"
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"invalid arguments at {where}: {exc.message}")],
+                is_error=True)
+        answer = {"tool": params.name, "arguments": arguments, "result": CANNED.get(params.name, {})}
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False))])
+
+    return Server("bitmall-demo", version="1.0.0" if variant != "v2" else "2.0.0",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _serve_stdio(variant: str, page_size: int) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(variant, page_size)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def _serve_http(variant: str, page_size: int, host: str, port: int) -> None:
+    import uvicorn
+
+    server = build_server(variant, page_size)
+    app = server.streamable_http_app(host=host, json_response=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and serve until stdin closes (stdio) or the process is stopped (HTTP)."""
+    parser = argparse.ArgumentParser(description="The bitmall demo MCP server (docs/mcp.md).")
+    parser.add_argument("--variant", choices=VARIANTS, default=os.environ.get("BITMALL_MCP_VARIANT", "v1"))
+    parser.add_argument("--page-size", type=int, default=5)
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    if args.http:
+        _serve_http(args.variant, args.page_size, args.host, args.port)
+    else:
+        asyncio.run(_serve_stdio(args.variant, args.page_size))
+
+
+if __name__ == "__main__":
+    main()

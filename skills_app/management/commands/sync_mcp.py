@@ -1,0 +1,55 @@
+"""``python manage.py sync_mcp [SERVER …] [--demo] [--trigger NAME]`` — sync MCP servers (docs/mcp.md)."""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from skills_app.mcp_sync import DEMO_SERVER_NAME, demo_server_ensure, mcp_server_sync
+from skills_app.models import ConsoleSettings, McpServer
+
+
+class Command(BaseCommand):
+    help = ("Sync MCP servers' tools (every enabled server, or the ones named). The same sync as the console's "
+            "'Sync now' button; run it from cron or a systemd timer for servers whose tools change. "
+            "Exits with status 1 when a sync failed.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("servers", nargs="*", help="server names (default: every enabled server)")
+        parser.add_argument("--demo", action="store_true",
+                            help=f"register the bitmall demo server ('{DEMO_SERVER_NAME}', stdio) when the database "
+                                 "holds the bitmall demo, then sync it (what make run does)")
+        parser.add_argument("--trigger", default="command", help="recorded as what started the sync (e.g. cron)")
+
+    def handle(self, *args, servers: list[str], demo: bool, trigger: str, **options):
+        if demo:
+            if ConsoleSettings.current().catalog_name != "bitmall":
+                self.stdout.write("the database does not hold the bitmall demo; no demo MCP server registered")
+                return
+            server, created = demo_server_ensure()
+            if created:
+                self.stdout.write(f"registered the demo MCP server '{server.name}' (stdio: "
+                                  f"{server.command} {' '.join(server.args)})")
+            servers = [server.name]
+        if servers:
+            found = {s.name: s for s in McpServer.objects.filter(name__in=servers)}
+            missing = [n for n in servers if n not in found]
+            if missing:
+                known = ", ".join(McpServer.objects.values_list("name", flat=True)) or "none"
+                raise CommandError(f"unknown MCP server {', '.join(missing)}; servers: {known}")
+            targets = [found[n] for n in servers]
+        else:
+            targets = list(McpServer.objects.filter(enabled=True))
+            if not targets:
+                self.stdout.write("no enabled MCP server to sync")
+                return
+        failed = 0
+        for server in targets:
+            record = mcp_server_sync(server=server, trigger=trigger)
+            if record.outcome == "ok":
+                self.stdout.write(f"synced '{server.name}': {record.message}")
+                for warning in record.warnings:
+                    self.stdout.write(f"  warning: {warning}")
+            else:
+                failed += 1
+                self.stderr.write(f"sync of '{server.name}' failed: {record.message}")
+        if failed:
+            raise CommandError(f"{failed} of {len(targets)} syncs failed; the previous tools were kept")

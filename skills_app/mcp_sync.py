@@ -1,0 +1,341 @@
+"""Syncing MCP servers with the official ``mcp`` SDK's client (docs/mcp.md).
+
+``mcp_server_sync`` connects to one server (stdio or streamable HTTP), initializes, lists every
+tool following ``nextCursor``, all under the server's time limit, and then — only when the whole
+list arrived — applies it in one transaction: tools are added, updated or marked removed
+(never deleted), model-facing names assigned (``domain.naming``), and a ``McpSyncRecord`` written
+with the added / removed / changed tools, the nodes that became unavailable and the skills that
+broke. A server that errors, hangs past the limit or dies mid-list leaves the previous tool set
+untouched; the failure is recorded. ``mcp_tool_call`` sends one ``tools/call`` (the tools page's
+test call).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from django.db import transaction
+from django.utils import timezone
+
+from . import selectors
+from .domain.limits import BUILTIN_TOOL_NAMES
+from .domain.naming import assign_model_names
+from .domain.tooldefs import validate_tool_definition
+from .models import BuiltinTool, IntentNode, McpServer, McpSyncRecord, McpTool
+
+#: A server that keeps answering with new cursors is cut off after this many pages.
+MAX_PAGES = 1000
+#: Fields compared between two syncs of a tool; the first three get a line diff in the record.
+COMPARED = ("input_schema", "output_schema", "annotations", "title", "description")
+WIRE = {"input_schema": "inputSchema", "output_schema": "outputSchema"}
+
+
+class SyncError(Exception):
+    """Talking to the server failed; the message says how (and carries the end of its stderr)."""
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """One tool as ``tools/list`` returned it (MCP wire keys turned into fields)."""
+
+    name: str
+    title: str = ""
+    description: str = ""
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = field(default_factory=dict)
+
+
+def _listed(tool: Any) -> ListedTool:
+    data = tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+    title = data.get("title") or (data.get("annotations") or {}).get("title") or ""
+    return ListedTool(name=data["name"], title=title, description=data.get("description") or "",
+                      input_schema=data.get("inputSchema") or {"type": "object"},
+                      output_schema=data.get("outputSchema"), annotations=data.get("annotations") or {})
+
+
+class _Session:
+    """Async context manager: an initialized ``ClientSession`` to ``server`` over its transport."""
+
+    def __init__(self, server: McpServer, errlog: Any) -> None:
+        self.server, self.errlog = server, errlog
+
+    async def __aenter__(self):
+        from contextlib import AsyncExitStack
+
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+
+        self.stack = AsyncExitStack()
+        await self.stack.__aenter__()
+        try:
+            if self.server.transport == McpServer.Transport.STDIO:
+                params = StdioServerParameters(command=self.server.command, args=list(self.server.args or []),
+                                               env=dict(self.server.env or {}) or None)
+                read, write = await self.stack.enter_async_context(stdio_client(params, errlog=self.errlog))
+            else:
+                from mcp.client.streamable_http import streamable_http_client
+                from mcp.shared._httpx_utils import create_mcp_http_client
+
+                client = await self.stack.enter_async_context(
+                    create_mcp_http_client(headers=dict(self.server.headers or {})))
+                read, write = await self.stack.enter_async_context(
+                    streamable_http_client(self.server.url, http_client=client))
+            session = await self.stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            return session
+        except BaseException:
+            await self.stack.__aexit__(None, None, None)
+            raise
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self.stack.__aexit__(*exc)
+
+
+async def _list_all(server: McpServer, errlog: Any) -> list[ListedTool]:
+    import mcp_types as types
+
+    tools: list[ListedTool] = []
+    async with _Session(server, errlog) as session:
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _page in range(MAX_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            result = await session.list_tools(params=params)
+            tools.extend(_listed(t) for t in result.tools)
+            cursor = result.next_cursor
+            if not cursor:
+                return tools
+            if cursor in seen:
+                raise SyncError(f"tools/list repeated cursor {cursor!r}; the list never ends")
+            seen.add(cursor)
+    raise SyncError(f"tools/list still had a next cursor after {MAX_PAGES} pages")
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception, unwrapping exception groups to their first leaf."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{exc.__class__.__name__}: {text}" if text else exc.__class__.__name__
+
+
+def _run(server: McpServer, work) -> Any:
+    """Run ``work(errlog)`` (a coroutine function) under the server's time limit; translate every
+    failure into ``SyncError`` naming the server, the cause and the end of the server's stderr."""
+    limit = float(server.timeout_seconds)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        async def main():
+            with anyio.fail_after(limit):
+                return await work(errlog)
+
+        try:
+            return anyio.run(main)
+        except SyncError as exc:
+            raise SyncError(f"server '{server.name}': {exc}") from None
+        except TimeoutError:
+            cause = f"no complete answer within the time limit of {limit:g} seconds"
+        except Exception as exc:  # transport, protocol and spawn errors of every kind
+            cause = _describe(exc)
+        except BaseExceptionGroup as exc:  # noqa: B036 — a task group wrapping a cancellation
+            cause = _describe(exc)
+        errlog.seek(0)
+        tail = errlog.read()[-400:].strip()
+    raise SyncError(f"server '{server.name}': {cause}" + (f" (server stderr: {tail})" if tail else ""))
+
+
+def fetch_tools(server: McpServer) -> list[ListedTool]:
+    """Every tool ``server`` lists (initialize, then ``tools/list`` following ``nextCursor``),
+    within ``server.timeout_seconds`` for the whole exchange. Raises ``SyncError``."""
+    return _run(server, lambda errlog: _list_all(server, errlog))
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """A test call's answer: ``is_error`` and the text of its content blocks (JSON of structured
+    content when there is no text)."""
+
+    is_error: bool
+    text: str
+
+
+def mcp_tool_call(*, tool: McpTool, arguments: dict[str, Any]) -> CallOutcome:
+    """Send ``tools/call`` for ``tool`` (by its real name) with ``arguments`` to its server.
+    Raises ``SyncError`` when the tool has no server or the call fails (docs/mcp.md, "Test call")."""
+    server = tool.mcp_server
+    if server is None:
+        raise SyncError(f"tool '{tool.name}' was not synced from a server; there is nothing to call")
+
+    async def work(errlog):
+        async with _Session(server, errlog) as session:
+            result = await session.call_tool(tool.real_name, arguments)
+        parts = [getattr(c, "text", "") for c in (getattr(result, "content", None) or [])]
+        text = "\n".join(p for p in parts if p)
+        if not text and getattr(result, "structured_content", None) is not None:
+            text = json.dumps(result.structured_content, ensure_ascii=False)
+        return CallOutcome(is_error=bool(getattr(result, "is_error", False)), text=text)
+
+    return _run(server, work)
+
+
+def _json_lines(value: Any) -> list[str]:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True).splitlines() if value is not None else []
+
+
+def schema_diff(before: McpTool, after: ListedTool) -> dict[str, Any] | None:
+    """``{"tool", "fields": [wire names], "diff": [unified diff lines]}`` of what changed between
+    the stored definition and the listed one, or ``None`` when nothing did."""
+    fields_changed, lines = [], []
+    for name in COMPARED:
+        old, new = getattr(before, name), getattr(after, name)
+        if (old or None) == (new or None):
+            continue
+        wire = WIRE.get(name, name)
+        fields_changed.append(wire)
+        if name in ("input_schema", "output_schema", "annotations"):
+            lines.extend(difflib.unified_diff(_json_lines(old), _json_lines(new), f"{wire} (before)",
+                                              f"{wire} (after)", lineterm="", n=2))
+        else:
+            lines.extend([f"--- {wire} (before)", f"+++ {wire} (after)", f"-{old}", f"+{new}"])
+    if not fields_changed:
+        return None
+    return {"tool": before.name, "fields": fields_changed, "diff": lines}
+
+
+def _who(user: Any) -> tuple[Any, str]:
+    if user is not None and getattr(user, "pk", None):
+        return user, user.get_username()
+    return None, ""
+
+
+def _finish(server: McpServer, record: McpSyncRecord, *, ok: bool, message: str) -> McpSyncRecord:
+    now = timezone.now()
+    record.outcome = McpSyncRecord.Outcome.OK if ok else McpSyncRecord.Outcome.FAILED
+    record.message, record.finished_at = message, now
+    record.save()
+    McpServer.objects.filter(pk=server.pk).update(last_sync_at=now, last_sync_ok=ok, last_sync_message=message)
+    server.last_sync_at, server.last_sync_ok, server.last_sync_message = now, ok, message
+    return record
+
+
+def mcp_server_sync(*, server: McpServer, user: Any = None, trigger: str = "console") -> McpSyncRecord:
+    """Sync ``server``'s tools (docs/mcp.md) and return the ``McpSyncRecord`` (outcome ``ok`` or
+    ``failed``; never raises for a server problem). ``trigger`` says what started it (``console``,
+    ``command``, ``make run``, ``cron``…), ``user`` who. A failed sync changes no tool."""
+    by, by_name = _who(user)
+    record = McpSyncRecord(server=server, started_by=by, started_by_name=by_name or trigger, trigger=trigger,
+                           outcome=McpSyncRecord.Outcome.FAILED)
+    if not server.enabled:
+        record.save()
+        return _finish(server, record, ok=False, message=f"server '{server.name}' is disabled; enable it to sync")
+    try:
+        listed = fetch_tools(server)
+    except SyncError as exc:
+        record.save()
+        return _finish(server, record, ok=False, message=str(exc))
+    return _apply(server, listed, record)
+
+
+@transaction.atomic
+def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -> McpSyncRecord:
+    """Write a complete tool list (one transaction; see ``mcp_server_sync``)."""
+    McpServer.objects.select_for_update().filter(pk=server.pk).first()
+    now = timezone.now()
+    mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(mcp_server=server)}
+    listed_names = {t.name for t in listed}
+    others = McpTool.objects.exclude(mcp_server=server).select_related("mcp_server")
+    taken: dict[str, str] = {}
+    adoptable: dict[str, McpTool] = {}
+    for t in others:
+        if t.mcp_server_id is None and t.name in listed_names and t.tool_name in ("", t.name):
+            adoptable[t.name] = t  # a typed-in or demo-YAML definition of this very tool: the sync takes it over
+        else:
+            taken[t.name] = t.mcp_server.name if t.mcp_server_id else (t.server or "typed-in definitions")
+    builtins = set(BuiltinTool.objects.values_list("name", flat=True)) | set(BUILTIN_TOOL_NAMES)
+    naming = assign_model_names(server.name, [t.name for t in listed], taken=taken,
+                                held={k: v.name for k, v in mine.items()}, builtins=builtins)
+    names = naming.by_tool()
+    notes = {t.tool_name: t.warning for t in naming.tools}
+    warnings = list(naming.warnings)
+    added, changed, kept = [], [], set()
+    for tool in listed:
+        if tool.name not in names:
+            continue  # refused (listed twice)
+        model_name = names[tool.name]
+        row = mine.get(tool.name) or adoptable.get(model_name)
+        fresh = row is None or row.removed_at is not None or row.mcp_server_id is None
+        if row is None:
+            row = McpTool(name=model_name)
+        elif not fresh:
+            diff = schema_diff(row, tool)
+            if diff is not None:
+                diff["tool"] = model_name
+                changed.append(diff)
+        if fresh:
+            added.append(model_name)
+        row.name, row.tool_name, row.mcp_server, row.server = model_name, tool.name, server, server.name
+        row.title, row.description = tool.title[:200], tool.description
+        row.input_schema, row.output_schema, row.annotations = tool.input_schema, tool.output_schema, tool.annotations
+        row.naming_warning, row.synced_at, row.removed_at = notes.get(tool.name, ""), now, None
+        problems = validate_tool_definition(model_name, tool.input_schema)
+        if problems:
+            warnings.append(f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
+                            + "; ".join(str(p) for p in problems) + " (the publish gate refuses it)")
+        row.save()
+        kept.add(row.pk)
+    removed = []
+    for row in mine.values():
+        if row.pk not in kept and row.removed_at is None:
+            row.removed_at = now
+            row.save(update_fields=["removed_at"])
+            removed.append(row.name)
+    removed_set = set(removed)
+    unavailable_nodes = [
+        {"node": n.intent_code, "tool": n.mcp_tool_id}
+        for n in IntentNode.objects.filter(deleted_at__isnull=True, kind=IntentNode.Kind.MCP,
+                                           mcp_tool_id__in=removed_set).order_by("intent_code")
+    ]
+    broken = [
+        {"skill": code, "tools": [t for t, _why in missing if t in removed_set]}
+        for code, missing in selectors.broken_skills().items()
+        if any(t in removed_set for t, _why in missing)
+    ]
+    record.tool_count = len(names)
+    record.added, record.removed, record.changed = added, removed, changed
+    record.unavailable_nodes, record.broken_skills, record.warnings = unavailable_nodes, broken, warnings
+    record.save()
+    parts = [f"{len(names)} tools", f"{len(added)} added", f"{len(removed)} removed", f"{len(changed)} changed"]
+    if broken:
+        parts.append("broken skills: " + ", ".join(b["skill"] for b in broken))
+    return _finish(server, record, ok=True, message="; ".join(parts))
+
+
+def mcp_server_sync_all(*, user: Any = None, trigger: str = "command") -> list[McpSyncRecord]:
+    """Sync every enabled server by name (one record each)."""
+    return [mcp_server_sync(server=s, user=user, trigger=trigger) for s in McpServer.objects.filter(enabled=True)]
+
+
+#: The demo's MCP server record (docs/mcp.md, "The demo server").
+DEMO_SERVER_NAME = "bitmall"
+
+
+def demo_server_args(variant: str = "v1") -> list[str]:
+    """Arguments of the stdio demo server: ``-m skills_app.demo.bitmall_mcp`` (+ ``--variant``)."""
+    return ["-m", "skills_app.demo.bitmall_mcp"] + (["--variant", variant] if variant != "v1" else [])
+
+
+def demo_server_ensure() -> tuple[McpServer, bool]:
+    """The ``bitmall`` stdio server record running the demo server with this Python; created when
+    missing, left as staff edited it otherwise. Returns ``(server, created)``."""
+    import sys
+
+    from .services import mcp_server_save
+
+    server = McpServer.objects.filter(name=DEMO_SERVER_NAME).first()
+    if server is not None:
+        return server, False
+    return mcp_server_save(name=DEMO_SERVER_NAME, transport=McpServer.Transport.STDIO, command=sys.executable,
+                           args=demo_server_args()), True

@@ -1,0 +1,160 @@
+"""MCP servers (docs/mcp.md): the server list with "Sync now", create/edit (secrets masked), the
+sync history with schema diffs, one tool's definition (inputSchema, annotations, confirmation
+setting) with a test call, and the intent-node editor that binds synced tools."""
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from .. import selectors, services
+from ..forms import IntentNodeForm, McpServerForm, translate_error
+from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
+from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
+from .common import staff_required
+
+
+@staff_required
+def server_list(request: HttpRequest) -> HttpResponse:
+    """Every server with its transport, tool counts and last sync outcome."""
+    servers = list(McpServer.objects.order_by("name"))
+    counts: dict[int, list[int]] = {}
+    for t in McpTool.objects.filter(mcp_server__isnull=False).only("mcp_server_id", "removed_at"):
+        c = counts.setdefault(t.mcp_server_id, [0, 0])
+        c[0 if t.removed_at is None else 1] += 1
+    rows = [{"server": s, "tools": counts.get(s.pk, [0, 0])[0], "removed": counts.get(s.pk, [0, 0])[1]}
+            for s in servers]
+    return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
+
+
+@staff_required
+def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse:
+    """Create (``server`` None) or edit a server record; header and env values stay masked."""
+    instance = get_object_or_404(McpServer, name=server) if server else None
+    if request.method == "POST":
+        form = McpServerForm(request.POST, instance=instance)
+        if form.is_valid():
+            saved = form.save()
+            if saved is not None:
+                messages.success(request, _("Saved MCP server %(name)s.") % {"name": saved.name})
+                return redirect("skills:mcp_server_list")
+    else:
+        form = McpServerForm(instance=instance)
+    return render(request, "mcp/server_edit.html", {"form": form, "server": instance})
+
+
+@staff_required
+@require_POST
+def server_sync(request: HttpRequest, server: str) -> HttpResponse:
+    """"Sync now": the same sync as ``manage.py sync_mcp``; the outcome is flashed and recorded."""
+    obj = get_object_or_404(McpServer, name=server)
+    record = mcp_server_sync(server=obj, user=request.user, trigger="console")
+    if record.outcome == McpSyncRecord.Outcome.OK:
+        messages.success(request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": record.message})
+        for warning in record.warnings:
+            messages.warning(request, warning)
+    else:
+        messages.error(request, _("Sync of %(name)s failed; the previous tools were kept: %(message)s") % {
+            "name": obj.name, "message": record.message})
+    return redirect("skills:mcp_sync_history", server=obj.name)
+
+
+@staff_required
+def sync_history(request: HttpRequest, server: str) -> HttpResponse:
+    """The server's syncs, newest first, with added / removed / changed tools and schema diffs."""
+    obj = get_object_or_404(McpServer, name=server)
+    records = list(obj.syncs.order_by("-started_at", "-id")[:100])
+    return render(request, "mcp/history.html", {"server": obj, "records": records})
+
+
+def _pretty(value) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) if value is not None else ""
+
+
+@staff_required
+def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
+    """One tool's definition like MCP Inspector shows it, its confirmation setting (the operator's
+    choice wins and is recorded), and a test call to its server: staff only; a tool that is not
+    read-only needs the confirmation box ticked."""
+    obj = get_object_or_404(McpTool.objects.select_related("mcp_server"), name=tool)
+    outcome = None
+    call_error = ""
+    arguments_text = request.POST.get("arguments", "{}")
+    needs_confirm = not obj.read_only
+    if request.method == "POST" and request.POST.get("action") == "confirm":
+        value = {"on": True, "off": False}.get(request.POST.get("require_confirm", ""), None)
+        services.mcp_tool_set_confirm(tool=obj, require_confirm=value, user=request.user)
+        messages.success(request, _("Saved the confirmation setting of %(name)s.") % {"name": obj.name})
+        return redirect("skills:mcp_tool_detail", tool=obj.name)
+    if request.method == "POST" and request.POST.get("action") == "call":
+        try:
+            arguments = json.loads(arguments_text or "{}")
+        except json.JSONDecodeError as exc:
+            arguments = None
+            call_error = _("The arguments are not JSON: %(cause)s (line %(line)s)") % {"cause": exc.msg,
+                                                                                      "line": exc.lineno}
+        if arguments is not None and not isinstance(arguments, dict):
+            call_error = _("The arguments must be a JSON object.")
+        elif arguments is not None and needs_confirm and not request.POST.get("confirmed"):
+            call_error = _("%(name)s is not marked read-only (readOnlyHint is not true): tick the box to confirm "
+                           "that the call may change data on the server.") % {"name": obj.name}
+        elif arguments is not None:
+            try:
+                outcome = mcp_tool_call(tool=obj, arguments=arguments)
+            except SyncError as exc:
+                call_error = str(exc)
+    nodes = list(IntentNode.objects.filter(mcp_tool_id=obj.name, deleted_at__isnull=True).order_by("intent_code"))
+    gated_by = [s.skill_code for s in selectors.skill_list() if obj.name in s.tool_ids]
+    node_flag = nodes[0].require_confirm if nodes else False
+    return render(request, "mcp/tool.html", {
+        "tool": obj, "input_schema": _pretty(obj.input_schema), "output_schema": _pretty(obj.output_schema),
+        "annotations": _pretty(obj.annotations), "nodes": nodes, "gated_by": gated_by,
+        "effective_confirm": obj.confirm_from(node_flag), "needs_confirm": needs_confirm,
+        "arguments_text": arguments_text, "outcome": outcome, "call_error": call_error,
+    })
+
+
+def _node_form(request: HttpRequest, instance: IntentNode | None) -> IntentNodeForm:
+    parents = [n for n in IntentNode.objects.filter(deleted_at__isnull=True, level__lt=2).order_by("level", "sort_order",
+                                                                                                    "intent_code")
+               if instance is None or n.pk != instance.pk]
+    tools = McpTool.objects.select_related("mcp_server").order_by("mcp_server__name", "name")
+    data = request.POST if request.method == "POST" else None
+    return IntentNodeForm(data, instance=instance, parents=parents, tools=tools)
+
+
+@staff_required
+def node_edit(request: HttpRequest, intent: str | None = None) -> HttpResponse:
+    """Create or edit an intent node in the console; MCP nodes bind a synced tool from the list.
+    Disabling a node (or unbinding its tool) whose tool skills gate is refused naming the skills
+    unless forced."""
+    instance = get_object_or_404(IntentNode, intent_code=intent, deleted_at__isnull=True) if intent else None
+    form = _node_form(request, instance)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        if saved is not None:
+            messages.success(request, _("Saved intent node %(code)s.") % {"code": saved.intent_code})
+            return redirect("skills:tool_tree")
+    return render(request, "mcp/node_edit.html", {"form": form, "node": instance})
+
+
+@staff_required
+@require_POST
+def node_delete(request: HttpRequest, intent: str) -> HttpResponse:
+    """Soft-delete a node; refused naming the skills that gate its tool unless ``force``."""
+    from django.core.exceptions import ValidationError
+
+    node = get_object_or_404(IntentNode, intent_code=intent, deleted_at__isnull=True)
+    try:
+        broken = services.intent_node_delete(node=node, force=bool(request.POST.get("force")))
+    except ValidationError as exc:
+        messages.error(request, translate_error(exc.error_list[0]))
+        return redirect("skills:node_edit", intent=node.intent_code)
+    messages.success(request, _("Deleted intent node %(code)s.") % {"code": node.intent_code})
+    if broken:
+        messages.warning(request, _("These skills are now broken: %(skills)s") % {"skills": ", ".join(broken)})
+    return redirect("skills:tool_tree")

@@ -1,0 +1,162 @@
+"""Console pages of docs/mcp.md with the real demo MCP server: servers (secrets masked, Sync
+now), sync history, the tool page (schema, annotations, confirmation, test call), the node editor
+(synced tools offered; disabling a gated node refused unless forced), broken skills everywhere."""
+from __future__ import annotations
+
+import html
+import sys
+
+import pytest
+
+from skills_app.mcp_sync import mcp_server_sync
+from skills_app.models import SECRET_MASK, IntentNode, McpServer, McpSyncRecord, McpTool, Skill
+from skills_app.services import mcp_server_save
+
+from ..views.html import parse
+from .support import set_variant, stdio_server
+
+
+@pytest.fixture
+def staff_client(staff_client):
+    """The staff client reading the console in English (sentences below are the English ones)."""
+    staff_client.cookies["django_language"] = "en"
+    return staff_client
+
+
+def text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+@pytest.fixture
+def synced(bitmall):
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    return server
+
+
+def test_server_secrets_are_shown_masked_and_kept_when_the_mask_is_posted_back(staff_client, db):
+    mcp_server_save(name="crm", transport="streamable-http", url="http://127.0.0.1:9/mcp",
+                    headers={"Authorization": "Bearer top-secret-token"})
+    page = staff_client.get("/mcp/").content.decode()
+    assert "top-secret-token" not in page
+    assert parse(page).one("data-masked-headers").text().strip() == f"Authorization: {SECRET_MASK}"
+    edit = staff_client.get("/mcp/crm/edit").content.decode()
+    assert "top-secret-token" not in edit and f"Authorization: {SECRET_MASK}" in edit
+    response = staff_client.post("/mcp/crm/edit", {
+        "transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "timeout_seconds": "7",
+        "headers": f"Authorization: {SECRET_MASK}\nX-Tenant: shop-1", "enabled": "on"})
+    assert response.status_code == 302
+    server = McpServer.objects.get(name="crm")
+    assert server.headers == {"Authorization": "Bearer top-secret-token", "X-Tenant": "shop-1"}
+    assert server.timeout_seconds == 7
+
+
+def test_a_stdio_server_needs_a_command(staff_client, db):
+    response = staff_client.post("/mcp/new", {"name": "fs", "transport": "stdio", "timeout_seconds": "20"})
+    assert response.status_code == 200
+    assert "a stdio server needs a command." in text(response)
+    assert not McpServer.objects.filter(name="fs").exists()
+
+
+def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(staff_client, bitmall):
+    server = mcp_server_save(name="bitmall", transport="stdio", command=sys.executable,
+                             args=["-m", "skills_app.demo.bitmall_mcp"], timeout_seconds=60)
+    response = staff_client.post("/mcp/bitmall/sync")
+    assert response.status_code == 302 and response["Location"] == "/mcp/bitmall/syncs"
+    record = McpSyncRecord.objects.get()
+    assert (record.outcome, record.trigger, record.started_by_name) == ("ok", "console", "ops")
+    set_variant(server, "v2")
+    staff_client.post("/mcp/bitmall/sync")
+    doc = parse(staff_client.get("/mcp/bitmall/syncs").content)
+    newest = doc.select("data-sync")[0]
+    assert newest.values("data-removed") == ["change_address"]
+    assert newest.values("data-unavailable-node") == ["change_address_topic"]
+    assert newest.values("data-broken-skill") == ["order_change"]
+    assert newest.values("data-changed") == ["query_order"]
+    # broken everywhere: skill list, editor, preview, publish page (refused), tools page
+    listing = parse(staff_client.get("/skills/").content)
+    assert listing.values("data-broken") == ["order_change"]
+    for url in ("/skills/order_change/edit", "/preview/", "/publish/", "/tools/"):
+        page = parse(staff_client.get(url).content)
+        assert page.one("data-broken-skills").values("data-broken-skill") == ["order_change"], url
+    publish = text(staff_client.get("/publish/"))
+    assert "change_address" in publish and "no longer offers" in publish
+
+
+def test_the_tool_page_shows_schema_and_annotations_and_sends_test_calls(staff_client, synced):
+    doc = parse(staff_client.get("/tools/mcp/cancel_order/").content)
+    assert '"order_no"' in doc.one("data-input-schema").text()
+    assert '"destructiveHint": true' in doc.one("data-annotations").text()
+    assert doc.one("data-effective-confirm")["data-effective-confirm"] == "on"
+    # a read-only tool runs at once
+    doc = parse(staff_client.post("/tools/mcp/query_logistics/", {
+        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    assert doc.one("data-call-result")["data-call-result"] == "ok"
+    assert "SF1234567890" in doc.one("data-call-result").text()
+    # a write tool needs the confirmation box
+    doc = parse(staff_client.post("/tools/mcp/cancel_order/", {
+        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    assert "tick the box to confirm" in doc.one("data-call-error").text()
+    doc = parse(staff_client.post("/tools/mcp/cancel_order/", {
+        "action": "call", "arguments": '{"order_no": "88239"}', "confirmed": "1"}).content)
+    assert "已取消" in doc.one("data-call-result").text()
+    # the server validates arguments against the schema
+    doc = parse(staff_client.post("/tools/mcp/query_order/", {"action": "call", "arguments": '{"limit": 0}'}).content)
+    assert doc.one("data-call-result")["data-call-result"] == "error"
+
+
+def test_the_operators_confirmation_setting_wins_and_is_recorded(staff_client, synced):
+    from skills_app import selectors
+
+    staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": "on"})
+    tool = McpTool.objects.get(name="query_order")
+    assert (tool.require_confirm_override, tool.confirm_set_by) == (True, "ops")
+    assert selectors.catalog_draft().tool("query_order").require_confirm is True
+    mcp_server_sync(server=synced, trigger="test")  # a sync keeps the operator's setting
+    assert selectors.catalog_draft().tool("query_order").require_confirm is True
+    staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": ""})
+    assert selectors.catalog_draft().tool("query_order").require_confirm is False
+
+
+def test_the_node_editor_offers_synced_tools_and_refuses_to_disable_a_gated_node(staff_client, synced):
+    doc = parse(staff_client.get("/tools/nodes/cancel_order_topic/edit").content)
+    options = [o["value"] for o in doc.by_tag("option") if o.get("value") and o.parent.get("name") == "mcp_tool_id"]
+    assert "cancel_order" in options and len(options) == 14
+    form = {"name": "取消订单", "parent": "order_change", "kind": "MCP", "mcp_tool_id": "cancel_order",
+            "description": "x", "sort_order": "10"}  # enabled unticked
+    response = staff_client.post("/tools/nodes/cancel_order_topic/edit", form)
+    assert response.status_code == 200
+    assert ("intent node 'cancel_order_topic' registers tool 'cancel_order', which skills order_change gate; "
+            "disabling or deleting it would break them (force it to flag them broken)") in text(response)
+    assert IntentNode.objects.get(intent_code="cancel_order_topic").enabled is True
+    response = staff_client.post("/tools/nodes/cancel_order_topic/edit", {**form, "force": "on"})
+    assert response.status_code == 302
+    from skills_app import selectors
+
+    assert selectors.broken_skills() == {"order_change": [("cancel_order", "unregistered")]}
+    # deleting is refused the same way
+    response = staff_client.post("/tools/nodes/change_address_topic/delete")
+    assert response.status_code == 302
+    assert IntentNode.objects.get(intent_code="change_address_topic").deleted_at is None
+
+
+def test_a_new_node_binds_a_synced_tool(staff_client, synced):
+    Skill.objects.all()
+    response = staff_client.post("/tools/nodes/new", {
+        "intent_code": "track_topic", "name": "查物流2", "parent": "order_query", "kind": "MCP",
+        "mcp_tool_id": "query_logistics", "sort_order": "90", "enabled": "on"})
+    assert response.status_code == 302
+    assert IntentNode.objects.get(intent_code="track_topic").level == 2
+
+
+def test_the_admin_refuses_to_disable_a_gated_node_naming_the_skills(client, django_user_model, bitmall):
+    root = django_user_model.objects.create_superuser(username="root", password="x-pass-123")
+    client.force_login(root)
+    client.cookies["django_language"] = "en"
+    node = IntentNode.objects.get(intent_code="cancel_order_topic")
+    response = client.post(f"/admin/skills_app/intentnode/{node.pk}/change/", {
+        "name": node.name, "parent": node.parent_id, "kind": "MCP", "mcp_tool_id": "cancel_order",
+        "require_confirm": "on", "description": node.description, "examples": "[]", "sort_order": node.sort_order})
+    assert response.status_code == 200
+    assert "which skills order_change gate" in html.unescape(response.content.decode())
+    assert IntentNode.objects.get(pk=node.pk).enabled is True

@@ -1,0 +1,136 @@
+"""Syncing the real demo MCP server (docs/mcp.md) over stdio and streamable HTTP."""
+from __future__ import annotations
+
+import pytest
+
+from skills_app import selectors
+from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
+from skills_app.domain import simulate
+from skills_app.mcp_sync import mcp_server_sync
+from skills_app.models import McpTool
+from skills_app.releases import publish_review
+from skills_app.domain.releases import gate
+from skills_app.services import mcp_server_save
+
+from .support import http_demo, set_variant, stdio_server
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+BITMALL_TOOLS = ["query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order",
+                 "change_address", "search_product", "query_cart", "query_coupons", "update_cart_item",
+                 "create_order", "pay_order", "submit_ticket", "current_date"]
+
+
+def tool_rows(server) -> dict[str, McpTool]:
+    return {t.name: t for t in McpTool.objects.filter(mcp_server=server)}
+
+
+def snapshot_of(server) -> list[tuple]:
+    return sorted((t.name, t.tool_name, repr(t.input_schema), t.removed_at) for t in McpTool.objects.filter(mcp_server=server))
+
+
+def test_stdio_sync_stores_the_14_tools_with_schemas_and_annotations(bitmall):
+    server = stdio_server()
+    record = mcp_server_sync(server=server, trigger="test")
+    assert (record.outcome, record.message) == ("ok", "14 tools; 14 added; 0 removed; 0 changed")
+    rows = tool_rows(server)
+    assert sorted(rows) == sorted(BITMALL_TOOLS)
+    cancel = rows["cancel_order"]
+    assert cancel.tool_name == "cancel_order"
+    assert cancel.input_schema["required"] == ["order_no"]
+    assert cancel.annotations == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
+                                  "openWorldHint": False}
+    assert rows["query_order"].annotations["readOnlyHint"] is True
+    # confirmation follows the annotations: the seven write tools confirm, as the demo always had it
+    draft = selectors.catalog_draft()
+    assert sorted(t.name for t in draft.tools if t.require_confirm) == sorted(
+        ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order",
+         "submit_ticket"])
+    server.refresh_from_db()
+    assert (server.last_sync_ok, server.last_sync_message) == (True, record.message)
+    # a second sync changes nothing
+    again = mcp_server_sync(server=server, trigger="test")
+    assert (again.added, again.removed, again.changed) == ([], [], [])
+
+
+def test_seed_rounds_are_unchanged_after_the_sync(bitmall):
+    from skills_app.domain.scripts import parse_script
+    from skills_app.models import Scenario
+
+    mcp_server_sync(server=stdio_server(), trigger="test")
+    sim = simulate(selectors.catalog_draft(), parse_script(Scenario.objects.get(name="cancel-iphone").script))
+    assert [r.view.count for r in sim.rounds] == [11, 13, 13]
+
+
+def test_streamable_http_sync_stores_the_14_tools(bitmall):
+    with http_demo() as url:
+        server = mcp_server_save(name="bitmall-http", transport="streamable-http", url=url,
+                                 headers={"X-Api-Key": "s3cret"}, timeout_seconds=60)
+        record = mcp_server_sync(server=server, trigger="test")
+    assert record.outcome == "ok", record.message
+    assert record.tool_count == 14
+    # the demo YAML's definitions were adopted by the first server that listed them
+    assert len(tool_rows(server)) == 14
+    assert tool_rows(server)["apply_after_sale"].input_schema["properties"]["type"]["enum"] == ["退货退款", "换货", "仅退款"]
+
+
+def test_v2_removes_a_tool_changes_a_schema_and_breaks_the_skill(bitmall):
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    record = mcp_server_sync(server=set_variant(server, "v2"), trigger="test")
+    assert record.outcome == "ok", record.message
+    assert record.removed == [V2_REMOVED]
+    assert [c["tool"] for c in record.changed] == [V2_CHANGED]
+    assert record.changed[0]["fields"] == ["inputSchema"]
+    assert any('+    "channel": {' in line for line in record.changed[0]["diff"])
+    assert record.unavailable_nodes == [{"node": "change_address_topic", "tool": "change_address"}]
+    assert record.broken_skills == [{"skill": "order_change", "tools": ["change_address"]}]
+    assert record.message == "13 tools; 0 added; 1 removed; 1 changed; broken skills: order_change"
+    # never silently deleted: the row stays, flagged
+    assert McpTool.objects.get(name="change_address").removed_at is not None
+    assert selectors.broken_skills() == {"order_change": [("change_address", "unavailable")]}
+    reasons = [(r.code, str(r.message)) for r in gate(publish_review())]
+    assert ("gate_unavailable", "skill 'order_change' is broken: it gates 'change_address', which MCP server "
+            "'bitmall' no longer offers (sync the server again, or remove the tool from the skill)") in reasons
+    # syncing v1 again brings it back
+    back = mcp_server_sync(server=set_variant(server, "v1"), trigger="test")
+    assert (back.added, back.removed) == ([V2_REMOVED], [])
+    assert selectors.broken_skills() == {}
+
+
+@pytest.mark.parametrize("variant, cause", [
+    ("hang", "no complete answer within the time limit of 5 seconds"),
+    ("die", "bitmall_mcp: dying mid-list (variant 'die')"),
+])
+def test_a_failing_server_leaves_the_previous_tool_set_untouched(bitmall, variant, cause):
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    before = snapshot_of(server)
+    record = mcp_server_sync(server=set_variant(server, variant), trigger="test")
+    assert record.outcome == "failed"
+    assert record.message.startswith("server 'bitmall': ")
+    assert cause in record.message
+    assert snapshot_of(server) == before
+    server.refresh_from_db()
+    assert (server.last_sync_ok, server.last_sync_message) == (False, record.message)
+    assert selectors.broken_skills() == {}
+
+
+def test_a_failing_http_server_leaves_the_previous_tool_set_untouched(bitmall):
+    with http_demo() as url:
+        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60)
+        assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    before = snapshot_of(server)
+    with http_demo("die") as url:
+        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
+                                 instance=server)
+        record = mcp_server_sync(server=server, trigger="test")
+    assert record.outcome == "failed"
+    assert snapshot_of(server) == before
+
+
+def test_an_unreachable_server_is_a_recorded_failure(db):
+    server = mcp_server_save(name="nowhere", transport="stdio", command="/nonexistent/mcp-server", timeout_seconds=3)
+    record = mcp_server_sync(server=server, trigger="test")
+    assert record.outcome == "failed"
+    assert record.message.startswith("server 'nowhere': ")
