@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DEMO   ?=
 
-.PHONY: run test test-postgres install setup chromium migrate demo clean mutation
+.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ setup: demo
 run: setup
 	@echo "Skill Console: http://$(HOST):$(PORT)/  (log in with the admin login above; Ctrl-C stops)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
+
+## Like production: gunicorn (WEB_CONCURRENCY workers, default 2 × cores + 1) with WhiteNoise; on
+## PostgreSQL + Redis when SKILL_CONSOLE_DB=postgres and SKILL_CONSOLE_REDIS_URL are set (docs/deploy.md).
+serve: setup
+	@echo "Skill Console (gunicorn): http://$(HOST):$(PORT)/  (Ctrl-C stops)"
+	SKILL_CONSOLE_BIND=$${SKILL_CONSOLE_BIND:-$(HOST):$(PORT)} $(VENV)/bin/gunicorn -c gunicorn.conf.py
 
 test: install chromium
 	$(PY) -m pytest

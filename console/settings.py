@@ -7,17 +7,34 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from django.utils.translation import gettext_lazy as _
+
+from console.private import private_dir, private_file, write_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))
 
 
 
+def _env_flag(name: str, default: bool = False) -> bool:
+    """An on/off environment variable: ``1``, ``true``, ``yes``, ``on`` (any case) are on."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _env_list(name: str, default: str = "") -> list[str]:
+    """A comma-separated environment variable as a list (blank items dropped)."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
 def _secret_key() -> str:
-    """``SKILL_CONSOLE_SECRET_KEY``, else a random key kept in ``var/secret_key`` (made once)."""
+    """``SKILL_CONSOLE_SECRET_KEY``, else a random key kept in ``var/secret_key`` (made once,
+    created ``0600``; two processes starting at once keep the first one's key)."""
     if os.environ.get("SKILL_CONSOLE_SECRET_KEY"):
         return os.environ["SKILL_CONSOLE_SECRET_KEY"]
     path = VAR_DIR / "secret_key"
@@ -26,17 +43,18 @@ def _secret_key() -> str:
     except FileNotFoundError:
         import secrets
 
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
         key = secrets.token_urlsafe(50)
-        path.write_text(key)
-        path.chmod(0o600)
+        try:
+            write_private(path, key, exclusive=True)
+        except FileExistsError:
+            return path.read_text().strip()
         return key
 
 
 SECRET_KEY = _secret_key()
 #: Off unless asked for: debug pages show settings and tracebacks.
 DEBUG = os.environ.get("SKILL_CONSOLE_DEBUG", "0") == "1"
-ALLOWED_HOSTS = os.environ.get("SKILL_CONSOLE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+ALLOWED_HOSTS = _env_list("SKILL_CONSOLE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -51,6 +69,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "skills_app",
 ]
 
@@ -65,6 +84,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A database that cannot be reached: 503 (the console's page, or JSON under /api/). Redis: console/cache.py.
+    "console.faults.DependencyFaultMiddleware",
+    "console.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
+    # Login throttling (django-axes): keep it last, it turns a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "console.urls"
@@ -87,25 +111,38 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "console.wsgi.application"
 
+#: Seconds to wait for the database: PostgreSQL's ``connect_timeout`` (an unreachable server is a
+#: quick 503, never a worker stuck until gunicorn kills it) and SQLite's wait for the write lock.
+DB_CONNECT_TIMEOUT = int(os.environ.get("SKILL_CONSOLE_DB_CONNECT_TIMEOUT", "3"))
+SQLITE_TIMEOUT = int(os.environ.get("SKILL_CONSOLE_SQLITE_TIMEOUT", "20"))
+
 if os.environ.get("SKILL_CONSOLE_DB") == "postgres":
+    _pg_options: dict = {"connect_timeout": DB_CONNECT_TIMEOUT}
+    if os.environ.get("SKILL_CONSOLE_DB_STATEMENT_TIMEOUT"):  # milliseconds; a slow query is cut off
+        _pg_options["options"] = f"-c statement_timeout={int(os.environ['SKILL_CONSOLE_DB_STATEMENT_TIMEOUT'])}"
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": os.environ.get("PGDATABASE", "test"),
             "USER": os.environ.get("PGUSER", "postgres"),
+            "PASSWORD": os.environ.get("PGPASSWORD", ""),
             "HOST": os.environ.get("PGHOST", "127.0.0.1"),
             "PORT": os.environ.get("PGPORT", "5432"),
+            "OPTIONS": _pg_options,
         }
     }
 else:
+    _sqlite_path = Path(os.environ.get("SKILL_CONSOLE_SQLITE", str(VAR_DIR / "db.sqlite3")))
+    if _sqlite_path.parent == VAR_DIR:  # our own file: readable by its owner only from the start
+        private_file(_sqlite_path)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": os.environ.get("SKILL_CONSOLE_SQLITE", str(VAR_DIR / "db.sqlite3")),
+            "NAME": str(_sqlite_path),
             # Concurrent saves wait for the write lock instead of failing with "database is
             # locked": writers take it at BEGIN (IMMEDIATE), readers never block them (WAL).
             "OPTIONS": {
-                "timeout": 20,
+                "timeout": SQLITE_TIMEOUT,
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
@@ -117,6 +154,25 @@ else:
         }
     }
 
+#: ``SKILL_CONSOLE_REDIS_URL`` (``redis://host:6379/0``): the shared cache of every app process —
+#: sessions (``cached_db``: the database stays the truth) and the release cache. Without it, a
+#: local-memory cache per process (fine for one process: ``make run``). Redis that cannot be
+#: reached answers as a miss after ``SKILL_CONSOLE_REDIS_TIMEOUT`` seconds (``console.cache``).
+REDIS_URL = os.environ.get("SKILL_CONSOLE_REDIS_URL", "").strip()
+if REDIS_URL:
+    _redis_timeout = float(os.environ.get("SKILL_CONSOLE_REDIS_TIMEOUT", "1"))
+    CACHES = {
+        "default": {
+            "BACKEND": "console.cache.ResilientRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("SKILL_CONSOLE_CACHE_PREFIX", "skill-console"),
+            "OPTIONS": {"socket_connect_timeout": _redis_timeout, "socket_timeout": _redis_timeout},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "skill-console"}}
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -126,10 +182,34 @@ LOGGING = {
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "skills_app": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # console.faults (503s), console.cache (Redis unreachable): warnings name the request, never a secret.
+        "console": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: a locked-out username + address is refused before the password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+#: Login throttling (django-axes, docs/deploy.md): after ``AXES_FAILURE_LIMIT`` failed logins for one
+#: username from one address, that pair is locked out for ``AXES_COOLOFF_TIME`` (429 and the
+#: page ``registration/locked_out.html``); a successful login resets the count.
+AXES_ENABLED = _env_flag("SKILL_CONSOLE_LOGIN_THROTTLE", True)
+AXES_FAILURE_LIMIT = int(os.environ.get("SKILL_CONSOLE_LOGIN_FAILURES", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SKILL_CONSOLE_LOGIN_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+#: Behind a reverse proxy the client address is the last hop the proxy adds (docs/deploy.md).
+AXES_IPWARE_PROXY_COUNT = int(os.environ.get("SKILL_CONSOLE_PROXY_COUNT", "0")) or None
+AXES_IPWARE_PROXY_ORDER = "right-most"  # nginx appends the address it saw: the right end is trusted
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if AXES_IPWARE_PROXY_COUNT else ("REMOTE_ADDR",)
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -144,14 +224,32 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+private_dir(VAR_DIR)
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # collectstatic's target; WhiteNoise warns when it is missing
 # WhiteNoise serves the static files with DEBUG off; straight from the apps (no collectstatic needed).
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
+# --- HTTPS behind a reverse proxy (docs/deploy.md): each off unless its variable is set --------
+#: ``SKILL_CONSOLE_PROXY_SSL_HEADER=1``: trust the proxy's ``X-Forwarded-Proto: https``.
+if _env_flag("SKILL_CONSOLE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = _env_flag("SKILL_CONSOLE_SSL_REDIRECT")
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the load balancer's probe may come over plain HTTP
+SECURE_HSTS_SECONDS = int(os.environ.get("SKILL_CONSOLE_HSTS_SECONDS", "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_flag("SKILL_CONSOLE_HSTS_INCLUDE_SUBDOMAINS")
+SECURE_HSTS_PRELOAD = _env_flag("SKILL_CONSOLE_HSTS_PRELOAD")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _env_flag("SKILL_CONSOLE_SECURE_COOKIES")
+CSRF_TRUSTED_ORIGINS = _env_list("SKILL_CONSOLE_CSRF_TRUSTED_ORIGINS")
+#: CSRF failures: the console's 403 page, or JSON under /api/ (``console.faults``).
+CSRF_FAILURE_VIEW = "console.faults.csrf_failure"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "skills:skill_list"
 LOGOUT_REDIRECT_URL = "login"
+
+#: Django's default, named here because the OpenAPI description states it.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -166,7 +264,9 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Skill Console runtime API",
-    "DESCRIPTION": "Releases of skill manuals and the per-round tool masking rule, served to the agent runtime.",
+    "DESCRIPTION": "Releases of skill manuals and the per-round tool masking rule, served to the agent runtime. "
+                   f"Limits: a request body of at most {DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (413 "
+                   "`request_too_large`); the other limits are stated on each field (`maxItems`, `maxLength`).",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     # /api/v1/docs: Swagger UI from drf-spectacular-sidecar's static files, never a CDN.

@@ -1,6 +1,9 @@
-"""URL map: console pages, the runtime API under /api/v1/, Django admin, auth and i18n."""
+"""URL map: console pages, the runtime API under /api/v1/, Django admin, auth, i18n and the health
+check. Errors under /api/ are JSON (``console.faults``)."""
 from django.contrib import admin
 from django.urls import include, path
+
+from console.health import healthz
 
 urlpatterns = [
     path("", include("skills_app.urls")),
@@ -8,4 +11,10 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
 ]
+
+handler400 = "console.faults.bad_request"
+handler403 = "console.faults.permission_denied"
+handler404 = "console.faults.page_not_found"
+handler500 = "console.faults.server_error"

@@ -17,6 +17,8 @@ from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.utils import timezone
 
+from console.private import private_dir, write_private
+
 from . import services
 from .models import AccessProfile, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
 
@@ -109,7 +111,7 @@ def catalog_backup(*, directory: Path, label: str) -> Path:
     """Write every catalog record (soft-deleted skills included) and the settings row to
     ``directory/<UTC time>-<label>.json`` with Django's JSON serializer; return the path. The file
     is read back by ``catalog_restore`` (``manage.py restore_catalog FILE``)."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     stamp = timezone.now().strftime("%Y%m%dT%H%M%S%fZ")
     path = directory / f"{stamp}-{label or 'catalog'}.json"
     objects: list[Any] = []
@@ -119,7 +121,7 @@ def catalog_backup(*, directory: Path, label: str) -> Path:
             qs = qs.order_by("level", "pk")
         objects.extend(qs)
     objects.extend(ConsoleSettings.objects.all())
-    path.write_text(serializers.serialize("json", objects, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_private(path, serializers.serialize("json", objects, indent=1, ensure_ascii=False))  # 0600
     return path
 
 

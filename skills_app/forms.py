@@ -40,6 +40,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "server_name_immutable": _("server name '%(name)s' cannot be changed."),
     "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
     "skill_code_taken": _("a live skill with code '%(code)s' already exists."),
+    "scenario_name_taken": _("A scenario named '%(name)s' already exists."),
+    "restriction_name_taken": _("'%(name)s' already exists."),
     "skill_code_immutable": _("skill code '%(code)s' cannot be changed after creation."),
     "skill_code_pattern": _("skill code '%(code)s' must start with a lowercase letter and use only lowercase "
                             "letters, digits and single '_' or '-' separators."),
@@ -524,7 +526,7 @@ class ScenarioForm(forms.Form):
                 extra["description_en"] = data.get("description_en") or ""
             self.instance = services.scenario_save(
                 name=name, script=data["script"], description=data.get("description") or "",
-                catalog=self.scenario.catalog if self.scenario else "", **extra,
+                catalog=self.scenario.catalog if self.scenario else "", create=self.scenario is None, **extra,
             )
         except ValidationError as exc:
             _add_service_errors(self, exc)
@@ -576,7 +578,8 @@ class RestrictionForm(forms.Form):
             return data
         save = services.access_profile_save if self.kind == "profile" else services.stage_save
         try:
-            self.instance = save(name=name, description=data.get("description") or "", tools=data.get("tools") or [])
+            self.instance = save(name=name, description=data.get("description") or "", tools=data.get("tools") or [],
+                                 create=self.obj is None)
         except ValidationError as exc:
             _add_service_errors(self, exc)
         return data

@@ -118,6 +118,8 @@ def skill_list(*, include_deleted: bool = False) -> list[Skill]:
 
 def skill_get(*, code: str) -> Skill | None:
     """The live skill with this code, or ``None``."""
+    if "\x00" in code:  # no code holds NUL (and PostgreSQL refuses it in a query): nothing found
+        return None
     return Skill.objects.live().filter(skill_code=code).first()
 
 
@@ -164,4 +166,6 @@ def scenario_list() -> list[Scenario]:
 
 def scenario_get(*, name: str) -> Scenario | None:
     """The saved scenario with this name, or ``None``."""
+    if "\x00" in name:  # no name holds NUL (and PostgreSQL refuses it in a query): nothing found
+        return None
     return Scenario.objects.filter(name=name).first()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from .domain.errors import ScriptError, SkillValidationError
@@ -57,11 +57,27 @@ def builtin_tools_ensure() -> list[BuiltinTool]:
     return out
 
 
+def _save_new(obj: Any, taken: ValidationError) -> None:
+    """Save ``obj`` in a savepoint; a unique constraint that another transaction won meanwhile (two
+    creates of one name at once, PostgreSQL) raises ``taken`` instead of an ``IntegrityError``
+    (a 500), and nothing is saved. (SQLite's IMMEDIATE transactions serialise the two: the second
+    sees the first's row in its own check.)"""
+    try:
+        with transaction.atomic():
+            obj.save()
+    except IntegrityError:
+        raise taken from None
+
+
+def _code_taken(code: str) -> ValidationError:
+    return ValidationError({"skill_code": [_problem(
+        "skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]})
+
+
 def _check_code_free(code: str) -> None:
     """Refuse ``code`` when a live skill holds it (a deleted one never does: ``live()``)."""
     if Skill.objects.live().filter(skill_code=code).exists():
-        raise ValidationError({"skill_code": [_problem(
-            "skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]})
+        raise _code_taken(code)
 
 
 def skill_create(
@@ -90,7 +106,7 @@ def skill_create(
         updated_by=user if getattr(user, "pk", None) else None,
     )
     skill.full_clean(validate_constraints=False)
-    skill.save()
+    _save_new(skill, _code_taken(clean.skill_code))
     return skill
 skill_create = transaction.atomic(skill_create)
 
@@ -176,53 +192,70 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     locked.deleted_at = None
     locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
-    locked.save()
+    _save_new(locked, _code_taken(locked.skill_code))
     return locked
 skill_restore = transaction.atomic(skill_restore)
 
 
 def scenario_save(
-    *, name: str, script: str, description: str = "", catalog: str = "", description_en: str | None = None
+    *, name: str, script: str, description: str = "", catalog: str = "", description_en: str | None = None,
+    create: bool = False,
 ) -> Scenario:
     """Create or replace a saved scenario. The script must parse (``ValidationError`` naming the
-    line and cause otherwise)."""
+    line and cause otherwise). ``create=True`` (the console's "new scenario") never replaces: a
+    name that exists — or that another request creates at the same moment — is refused
+    (``scenario_name_taken`` on ``name``)."""
     try:
         parse_script(script, source=f"scenario '{name}'")
     except ScriptError as exc:
         raise ValidationError({"script": [_problem("script_invalid", "%(message)s", message=exc.message)]}) from None
-    obj = Scenario.objects.filter(name=name).first() or Scenario(name=name)
+    taken = ValidationError({"name": [_problem(
+        "scenario_name_taken", "A scenario named '%(name)s' already exists.", name=name)]})
+    existing = Scenario.objects.filter(name=name).first()
+    if create and existing is not None:
+        raise taken
+    obj = existing or Scenario(name=name)
     obj.script, obj.description, obj.catalog = script, description, catalog
     if description_en is not None:
         obj.description_en = description_en
-    obj.full_clean()
-    obj.save()
+    obj.full_clean(validate_unique=False)
+    _save_new(obj, taken)
     return obj
 scenario_save = transaction.atomic(scenario_save)
 
 
-def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str):
+def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str,
+                      create: bool = False):
     names = normalize_tool_ids(tools)
     registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}
     unknown = [t for t in names if t not in registered]
     if unknown:
         raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
                                                   tool_id=t) for t in unknown]})
-    obj = model.objects.filter(name=name).first() or model(name=name)
+    taken = ValidationError({"name": [_problem("restriction_name_taken", "'%(name)s' already exists.", name=name)]})
+    existing = model.objects.filter(name=name).first()
+    if create and existing is not None:
+        raise taken
+    obj = existing or model(name=name)
     obj.description, obj.tools = description, list(names)
-    obj.full_clean()
-    obj.save()
+    obj.full_clean(validate_unique=False)
+    _save_new(obj, taken)
     return obj
 
 
-def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> AccessProfile:
-    """Create or replace an access profile; every tool must be a registered MCP tool."""
-    return _restriction_save(AccessProfile, name=name, description=description, tools=tools)
+def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = (),
+                        create: bool = False) -> AccessProfile:
+    """Create or replace an access profile; every tool must be a registered MCP tool.
+    ``create=True`` never replaces: a name that exists, or is created by another request at the same
+    moment, is refused (``restriction_name_taken`` on ``name``)."""
+    return _restriction_save(AccessProfile, name=name, description=description, tools=tools, create=create)
 access_profile_save = transaction.atomic(access_profile_save)
 
 
-def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str = ()) -> Stage:
-    """Create or replace a task stage; every tool must be a registered MCP tool."""
-    return _restriction_save(Stage, name=name, description=description, tools=tools)
+def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str = (), create: bool = False) -> Stage:
+    """Create or replace a task stage; every tool must be a registered MCP tool (``create`` as
+    for ``access_profile_save``)."""
+    return _restriction_save(Stage, name=name, description=description, tools=tools, create=create)
 stage_save = transaction.atomic(stage_save)
 
 

@@ -29,6 +29,13 @@ def _fast_password_hasher(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_login_throttle(settings):
+    """django-axes counts failed logins; tests that log in many times must not lock each other out.
+    ``tests/test_login_throttle.py`` turns it back on."""
+    settings.AXES_ENABLED = False
+
+
+@pytest.fixture(autouse=True)
 def _private_var_dir(settings, tmp_path):
     """Backups and other files written under VAR_DIR go to the test's own folder."""
     settings.VAR_DIR = tmp_path / "var"

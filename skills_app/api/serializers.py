@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import MaxLengthValidator
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from skills_app.domain import Message, ToolCall, parse_messages
-from skills_app.domain.limits import TOOL_NAME_MAX_LENGTH
+from skills_app.domain.limits import (
+    MAX_MESSAGES,
+    SKILL_CODE_MAX_LENGTH,
+    SKILL_CODE_MIN_LENGTH,
+    SKILL_CODE_PATTERN,
+    TOOL_NAME_MAX_LENGTH,
+)
 from skills_app.domain.messages import ROLES, STATES, parse_arguments
 
 
@@ -91,11 +98,41 @@ class MessagesField(serializers.Field):
     answers with 400 ``invalid_messages`` and ``details = {"index", "cause"}``.
     """
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # Stated in the OpenAPI schema as ``maxItems`` (drf-spectacular reads field validators);
+        # enforced by ``parse_messages`` on the list as sent (see ``run_validators``).
+        self.validators.append(MaxLengthValidator(MAX_MESSAGES))
+
+    def run_validators(self, value: Any) -> None:
+        """Nothing to run: ``parse_messages`` already refused a list of more than ``MAX_MESSAGES``
+        items, and an Anthropic message may expand into several, so the parsed tuple may be longer."""
+
     def to_internal_value(self, data: Any) -> tuple[Message, ...]:
         return parse_messages(data)
 
     def to_representation(self, value: Any) -> list[dict[str, Any]]:
         return [m.as_dict() for m in value]
+
+
+#: The skill-code rule of docs/design.md as a JSON Schema string (``SKILL_CODE_PATTERN`` without
+#: Python's ``\A`` / ``\Z`` anchors, which JSON Schema's ECMA-262 regexes do not know).
+SKILL_CODE_SCHEMA = {
+    "type": "string",
+    "minLength": SKILL_CODE_MIN_LENGTH,
+    "maxLength": SKILL_CODE_MAX_LENGTH,
+    "pattern": "^" + SKILL_CODE_PATTERN.pattern.removeprefix("\\A").removesuffix("\\Z") + "$",
+}
+
+
+@extend_schema_field(SKILL_CODE_SCHEMA)
+class SkillCodeField(serializers.CharField):
+    """A skill code exactly as sent (no trimming). The schema states the rule; the view checks it
+    (``is_valid_skill_code``) so a bad code is the 400 ``invalid_skill_code`` naming it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
 
 # --- calls and restrictions -------------------------------------------------------------------

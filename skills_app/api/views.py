@@ -43,6 +43,8 @@ from .serializers import (
     ReleaseQuerySerializer,
     RestrictionSerializer,
     RoundInputSerializer,
+    SKILL_CODE_SCHEMA,
+    SkillCodeField,
     StrictInputSerializer,
     WarningSerializer,
     ToolsPayloadField,
@@ -189,7 +191,10 @@ class SkillDetailApi(RuntimeApi):
         tool_ids = serializers.ListField(child=serializers.CharField())
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_skill", parameters=RELEASE_PARAMETERS,
+        tags=[TAG], operation_id="runtime_skill",
+        parameters=[OpenApiParameter("code", SKILL_CODE_SCHEMA, OpenApiParameter.PATH,
+                                     description="Skill code (400 `invalid_skill_code` when it breaks the rule)."),
+                    *RELEASE_PARAMETERS],
         responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, code: str) -> Response:
@@ -280,8 +285,7 @@ class LoadSkillApi(RuntimeApi):
     @extend_schema_serializer(component_name="LoadSkillInput")
     class InputSerializer(StrictInputSerializer):
         messages = MessagesField()
-        skill_code = serializers.CharField(
-            trim_whitespace=False,
+        skill_code = SkillCodeField(
             help_text="The code the model passed to load_skill, exactly (a padded code is malformed).")
         release = ReleaseField()
         label = LabelField()

@@ -204,6 +204,9 @@ def _expand(raw: Any, index: int) -> list[Message]:
     if not isinstance(raw, Mapping):
         raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
+    if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
+        kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
+        raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)
     role = ROLE_ALIASES.get(role, role)
     if role not in ROLES:
         raise MessageError(f"role must be one of {', '.join(ROLES)}, got {role!r}", index=index)

@@ -273,12 +273,23 @@ def _refused(request: HttpRequest, exc: ValidationError) -> None:
         messages.error(request, translate_error(error))
 
 
+#: What ``POST /skills/<code>/enabled`` accepts (any case) and what each means.
+ENABLED_VALUES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
+
+
 @staff_required
 @require_POST
 def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
-    """Enable or disable (``enabled`` = ``1`` / ``0``) through ``services.skill_set_enabled``."""
+    """Enable or disable through ``services.skill_set_enabled``. ``enabled`` must say which, as
+    one of ``ENABLED_VALUES`` (``1`` / ``0``, ``true`` / ``false``, ``on`` / ``off``); anything else —
+    missing, blank, ``yes``, repeated — is a 400 naming the value, and nothing changes."""
     skill = _live_or_404(code)
-    enabled = request.POST.get("enabled") == "1"
+    values = request.POST.getlist("enabled")
+    enabled = ENABLED_VALUES.get(values[0].strip().lower()) if len(values) == 1 else None
+    if enabled is None:
+        reason = _("'enabled' must be 1 or 0 (true or false) to enable or disable %(code)s; got %(value)s. "
+                   "Nothing was changed.") % {"code": code, "value": ", ".join(repr(v) for v in values) or _("nothing")}
+        return render(request, "400.html", {"reason": reason}, status=400)
     try:
         saved = services.skill_set_enabled(skill=skill, enabled=enabled, user=request.user)
     except ValidationError as exc:
