@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from rest_framework_api_key.models import AbstractAPIKey
+from simple_history.models import HistoricalRecords
 
 from .domain.limits import (
     BUILTIN_TOOL_NAMES,
@@ -54,6 +55,9 @@ class IntentNode(models.Model):
     sort_order = models.IntegerField(_("sort order"), default=0)
     enabled = models.BooleanField(_("enabled"), default=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+
+    #: every change is a historical record: who, when, what (docs/roles.md)
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["level", "sort_order", "intent_code"]
@@ -98,6 +102,8 @@ class McpTool(models.Model):
     input_schema = models.JSONField(_("inputSchema"), default=dict)
     annotations = models.JSONField(_("annotations"), default=dict, blank=True)
     server = models.CharField(_("MCP server"), max_length=100, blank=True)
+
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["name"]
@@ -184,6 +190,9 @@ class Skill(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     objects = SkillQuerySet.as_manager()
+    #: every change (enabling and disabling too) is a historical record; ``/skills/<code>/history``
+    #: diffs and restores them (docs/roles.md)
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["sort_order", "skill_code"]
@@ -218,6 +227,8 @@ class Restriction(models.Model):
 class AccessProfile(Restriction):
     """What a user may use: the model's MCP tools are intersected with it (seed 004)."""
 
+    history = HistoricalRecords()
+
     class Meta(Restriction.Meta):
         verbose_name = _("access profile")
         verbose_name_plural = _("access profiles")
@@ -225,6 +236,8 @@ class AccessProfile(Restriction):
 
 class Stage(Restriction):
     """What a task stage allows: the model's MCP tools are intersected with it (seed 004)."""
+
+    history = HistoricalRecords()
 
     class Meta(Restriction.Meta):
         verbose_name = _("stage")
@@ -241,6 +254,8 @@ class Scenario(models.Model):
     script = models.TextField(_("script"))
     catalog = models.CharField(_("demo catalog"), max_length=64, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["name"]

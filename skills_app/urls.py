@@ -1,7 +1,7 @@
 """Console pages (namespace ``skills``)."""
 from django.urls import path
 
-from .views import preview, releases, restrictions, scenarios, skills, tools
+from .views import history, preview, releases, restrictions, scenarios, skills, tools
 
 app_name = "skills"
 
@@ -16,6 +16,8 @@ urlpatterns = [
     path("skills/<str:code>/preview", skills.skill_preview, name="skill_preview"),
     path("skills/<str:code>/enabled", skills.skill_set_enabled, name="skill_set_enabled"),
     path("skills/<str:code>/delete", skills.skill_delete, name="skill_delete"),
+    path("skills/<str:code>/history", history.skill_history, name="skill_history"),
+    path("skills/<str:code>/history/<int:history_id>/restore", history.skill_revert, name="skill_revert"),
     path("preview/", preview.preview, name="preview"),
     path("preview/payload", preview.preview_payload, name="preview_payload"),
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
@@ -33,4 +35,5 @@ urlpatterns = [
     path("releases/<int:number>/rollback", releases.release_rollback, name="release_rollback"),
     path("publish/", releases.publish, name="publish"),
     path("api-keys/", releases.api_keys, name="api_keys"),
+    path("audit/", history.audit, name="audit"),
 ]

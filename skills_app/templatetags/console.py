@@ -132,7 +132,7 @@ NAV_SECTIONS = {
     "scenario_edit": "scenarios", "restriction_list": "restrictions", "restriction_create": "restrictions",
     "restriction_edit": "restrictions", "tool_tree": "tools",
     "release_list": "releases", "release_detail": "releases", "release_diff": "releases", "publish": "releases",
-    "api_keys": "releases",
+    "api_keys": "releases", "skill_history": "skills", "skill_revert": "skills", "audit": "audit",
 }
 
 
