@@ -16,7 +16,7 @@ from django.utils import translation
 
 from skills_app import services
 from skills_app import urls as console_urls
-from skills_app.models import AccessProfile, Skill
+from skills_app.models import AccessProfile, RuntimeKey, Skill
 
 from ..conftest import user_with_role
 from .html import parse
@@ -238,9 +238,10 @@ def test_a_json_client_gets_a_json_403_naming_the_roles(client, django_user_mode
     response = c.post("/api-keys/", {"name": "k"}, headers={"Accept": "application/json"})
     assert response.status_code == 403 and response["Content-Type"] == "application/json"
     assert response.json() == {
-        "detail": "This needs the publisher role; your role is editor. Nothing was changed.",
+        "detail": "此操作需要“发布者”角色；你的角色是“编辑者”。没有做任何更改。",
         "needed_role": "publisher", "current_role": "editor",
-        "needed_role_name": "publisher", "current_role_name": "editor"}
+        "needed_role_name": "发布者", "current_role_name": "编辑者"}
+    assert not RuntimeKey.objects.exists()
 
 
 def test_the_403_page_names_the_role_it_takes_in_both_languages(client, django_user_model, samples):
