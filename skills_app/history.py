@@ -134,7 +134,7 @@ def audit_entries(rows: list[dict]) -> list[AuditEntry]:
         ids = {r["id"] for r in rows if r["record_kind"] == kind}
         wanted = {r["history_id"] for r in rows if r["record_kind"] == kind}
         last: dict[int, Any] = {}
-        for rec in model.history.filter(id__in=ids).order_by("history_date", "history_id"):
+        for rec in model.history.filter(id__in=ids).order_by("history_id"):
             if rec.history_id in wanted:
                 records[(kind, rec.history_id)] = rec
                 previous[(kind, rec.history_id)] = last.get(rec.id)
