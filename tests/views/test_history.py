@@ -207,3 +207,19 @@ def test_a_publisher_sees_the_publishing_controls(staff_client, released):
     controls = write_controls(parse(staff_client.get("/releases/").content))
     assert "form /releases/labels" in controls and "link /api-keys/" in controls
     assert parse(staff_client.get("/publish/").content).one("data-publish-form")
+
+
+def test_an_editor_save_keeps_a_disable_made_meanwhile(editor_client, bitmall, django_user_model):
+    """Disabling makes no new version, so the editor's form (opened before) must not re-enable."""
+    doc = parse(editor_client.get("/skills/order_change/edit").content)
+    hidden = {i["name"]: i.get("value") for i in doc.by_tag("input") if i.get("type") == "hidden"}
+    assert (hidden["base_version"], hidden["base_enabled"], hidden["base_sort_order"]) == ("1", "1", "20")
+    skill = Skill.objects.get(skill_code="order_change")
+    services.skill_set_enabled(skill=skill, enabled=False)  # someone else, meanwhile
+    response = editor_client.post("/skills/order_change/edit", {
+        "name": "订单修改（新名）", "description": skill.description, "content": skill.content,
+        "tool_ids": skill.tool_ids, "sort_order": "20", "enabled": "on", "base_version": "1",
+        "base_enabled": "1", "base_sort_order": "20"})
+    assert response.status_code == 302
+    saved = Skill.objects.get(skill_code="order_change")
+    assert (saved.name, saved.enabled, saved.version) == ("订单修改（新名）", False, 2)
