@@ -1,0 +1,566 @@
+"""A Python client of the runtime API that answers every round locally (docs/runtime-api.md,
+"Python client").
+
+``RuntimeClient`` fetches the published catalog (``GET runtime/catalog``) and the manuals of its
+enabled skills (``GET runtime/skills/{code}``, pinned to that release), keeps the last good copy in
+memory and on disk, and computes what the server's ``rounds``, ``load-skill`` and ``check-call``
+endpoints would answer with the same domain code (``skills_app.domain``: ``compute_round``,
+``load_skill``, ``check_call``; the rule is docs/rule.md). An agent's round never waits on the
+network: only ``refresh()`` (and the very first use) does, with one conditional request
+(``If-None-Match`` → ``304`` while nothing was published).
+
+Failure handling (fail closed):
+
+- the console unreachable, a timeout, a 5xx, or an answer that is no valid catalog (not JSON, a
+  wrong shape, a body or manual that does not match its sha256) → the last good copy keeps
+  answering, ``stale`` is ``True``, ``stale_reason`` says why and a warning is logged
+  (logger ``skills_app.client``);
+- no good copy at all (none held, none on disk, or the disk copy is corrupt) →
+  ``CatalogUnavailableError`` naming each cause. Never an empty catalog: without the catalog the
+  client cannot know which tools are gated, so it answers nothing;
+- a clear refusal by the console (401/403: no, wrong or revoked key; 404: nothing published,
+  unknown label or release; any other 4xx) → ``ApiError`` / ``AuthenticationError`` at once, never
+  masked by a stale copy: those are for an operator to fix, not to wait out.
+
+Plain Python: the standard library's ``urllib`` and ``skills_app.domain`` (no Django import), so it
+runs inside an agent process that has no Django settings.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from http.client import HTTPException
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from skills_app.domain import (
+    BUILTIN,
+    MCP,
+    Catalog,
+    LoadResult,
+    Message,
+    RoundView,
+    ToolCall,
+    Verdict,
+    check_call,
+    compute_round,
+    load_skill,
+    parse_messages,
+)
+from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
+from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
+
+__all__ = [
+    "ApiError", "AuthenticationError", "CacheCorruptError", "CatalogUnavailableError", "ClientError",
+    "FETCHED", "NOT_MODIFIED", "Refresh", "RuntimeClient", "STALE", "catalog_from_runtime",
+]
+
+LOG = logging.getLogger("skills_app.client")
+
+#: ``Refresh.outcome`` values.
+FETCHED = "fetched"            # 200: a new catalog (and its manuals) replaced the copy
+NOT_MODIFIED = "not_modified"  # 304: the copy is still what the console serves
+STALE = "stale"                # no usable answer: the last good copy answers, flagged stale
+
+#: Version of the on-disk copy's layout (``RuntimeClient.cache_path``).
+CACHE_FORMAT = 1
+#: An answer longer than this (bytes) is refused as not a catalog.
+MAX_BODY_BYTES = 32 * 1024 * 1024
+API_PREFIX = "/api/v1/runtime/"
+
+
+class ClientError(Exception):
+    """Base of the errors ``RuntimeClient`` raises."""
+
+
+class ApiError(ClientError):
+    """The console refused the request with a 4xx and its JSON error shape
+    (docs/runtime-api.md, "Errors"): ``status`` (int), ``code`` (e.g. ``no_release``,
+    ``label_not_found``, ``release_not_found``), ``message`` (the console's sentence), ``url``."""
+
+    def __init__(self, status: int, code: str, message: str, url: str) -> None:
+        self.status, self.code, self.message, self.url = status, code, message, url
+        super().__init__(f"{url} answered {status} {code}: {message}")
+
+
+class AuthenticationError(ApiError):
+    """401 or 403: no key, an unknown, expired or revoked key (``authentication_failed``), or a key
+    not allowed what was asked. Make a key with ``manage.py api_key create NAME``
+    (docs/releases.md, "Runtime API keys")."""
+
+
+class CatalogUnavailableError(ClientError):
+    """No good copy of the catalog to answer from: the console gave no usable answer and there is
+    no copy in memory or on disk (or the disk copy is corrupt). ``causes`` lists each reason."""
+
+    def __init__(self, causes: Iterable[str]) -> None:
+        self.causes = tuple(causes)
+        super().__init__("no runtime catalog to answer from (nothing is masked or released without one): "
+                         + "; ".join(self.causes))
+
+
+class CacheCorruptError(CatalogUnavailableError):
+    """The on-disk copy cannot be trusted (not JSON, a wrong layout, a body or manual that does not
+    match its sha256, another console or selector); ``path`` and ``cause`` name it. Raised only
+    when the console cannot replace it either; otherwise a fresh copy overwrites it (logged)."""
+
+    def __init__(self, path: Path, cause: str, *, network: str | None = None) -> None:
+        self.path, self.cause = path, cause
+        causes = [f"the saved copy {path} is corrupt: {cause}"]
+        if network:
+            causes.insert(0, network)
+        super().__init__(causes)
+
+
+class _Unusable(Exception):
+    """Internal: an answer (or its absence) that falls back to the last good copy."""
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """What one ``RuntimeClient.refresh()`` did.
+
+    ``outcome``: ``fetched`` (200), ``not_modified`` (304) or ``stale`` (fell back to the last
+    good copy); ``status`` the HTTP status of the catalog request (``None`` when there was no
+    answer); ``release`` the release number now answered from; ``reason`` why it is stale.
+    """
+
+    outcome: str
+    status: int | None
+    release: int | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """One verified copy: the catalog body as served, the manuals by code, the ETag and the
+    domain ``Catalog`` built from them; ``checked_at`` = Unix seconds of the console's last
+    confirmation (a 200 or a 304)."""
+
+    body: Mapping[str, Any]
+    manuals: Mapping[str, str]
+    etag: str | None
+    catalog: Catalog
+    checked_at: float
+
+
+def _sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def catalog_from_runtime(body: Mapping[str, Any], manuals: Mapping[str, str]) -> Catalog:
+    """The domain ``Catalog`` that ``GET runtime/catalog`` describes, the manuals filled in.
+
+    ``body`` is the catalog JSON (docs/runtime-api.md: ``release``, the settings ``marker_key``,
+    ``eviction_prefix``, ``load_skill_header``, ``builtins`` ``[{name, description, parameters}]``,
+    ``mcp_tools`` ``[{name, title, description, inputSchema, annotations, require_confirm}]``,
+    ``skills`` ``[{code, name, description, tool_ids, sort_order, version, content_sha256}]``,
+    ``access_profiles`` and ``stages`` ``[{name, description, tools}]``); ``manuals`` maps every
+    skill code to its markdown (``GET runtime/skills/{code}``). Built through
+    ``snapshot.catalog_from_snapshot``, the reader the server itself answers from, so the rule sees
+    the same catalog. Checks nothing of the hashes (``RuntimeClient`` does). Raises
+    ``SnapshotError`` naming the item for a missing key, a wrong type or a missing manual.
+    """
+    if not isinstance(body, Mapping):
+        raise SnapshotError("catalog: must be a JSON object")
+
+    def items(key: str) -> list[Mapping[str, Any]]:
+        value = body.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+            raise SnapshotError(f"catalog: '{key}' must be a list of objects")
+        return value
+
+    skills = []
+    for i, s in enumerate(items("skills")):
+        code = s.get("code")
+        if code not in manuals:
+            raise SnapshotError(f"skills[{i}]: no manual for skill {code!r}")
+        skills.append({**s, "content": manuals[code]})
+    release = body.get("release")
+    if release is not None and (not isinstance(release, int) or isinstance(release, bool)):
+        raise SnapshotError("catalog: 'release' must be an integer or null")
+    snapshot = {
+        "settings": {name: body[name] for name in setting_names() if name in body},
+        "tools": [{"name": t.get("name"), "kind": BUILTIN, "description": t.get("description") or "",
+                   "inputSchema": t.get("parameters", {"type": "object"})} for t in items("builtins")]
+                 + [{**t, "kind": MCP} for t in items("mcp_tools")],
+        "skills": skills,
+        "access_profiles": items("access_profiles"),
+        "stages": items("stages"),
+    }
+    return catalog_from_snapshot(snapshot, release=release)
+
+
+def _verified(body: Any, manuals: Any, etag: str | None, *, checked_at: float) -> _Copy:
+    """A ``_Copy`` of ``body`` and ``manuals`` after checking them whole: the body's ``sha256``
+    equals the hash of the rest of it (docs/runtime-api.md, "Caching"), every manual matches its
+    skill's ``content_sha256``, and the domain can read the catalog. Raises ``ValueError`` naming
+    the item otherwise."""
+    if not isinstance(body, dict) or not isinstance(body.get("sha256"), str):
+        raise ValueError("the catalog is not a JSON object with a 'sha256'")
+    rest = {k: v for k, v in body.items() if k != "sha256"}
+    if body_sha256(rest) != body["sha256"]:
+        raise ValueError("the catalog does not match its sha256")
+    if not isinstance(manuals, dict) or not all(isinstance(v, str) for v in manuals.values()):
+        raise ValueError("the manuals are not a JSON object of texts")
+    for s in body.get("skills") or []:
+        code = s.get("code") if isinstance(s, dict) else None
+        if code in manuals and _sha256_text(manuals[code]) != s.get("content_sha256"):
+            raise ValueError(f"the manual of skill {code!r} does not match its content_sha256")
+    try:
+        catalog = catalog_from_runtime(body, manuals)
+    except SnapshotError as exc:
+        raise ValueError(f"the catalog cannot be read: {exc}") from None
+    return _Copy(body=body, manuals=dict(manuals), etag=etag, catalog=catalog, checked_at=checked_at)
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "skill-console"
+
+
+class RuntimeClient:
+    """The runtime API of one console, answered locally from the last good copy of its catalog.
+
+    ``base_url``: the console, e.g. ``"http://127.0.0.1:8000"``. ``api_key``: a runtime key
+    (``manage.py api_key create NAME``), sent as ``Authorization: Bearer <key>``. ``label`` /
+    ``release``: which release to follow (at most one; neither = what the console serves by
+    default: the release labelled ``production``, else the latest — docs/releases.md).
+    ``cache_dir``: where the copy is kept (default ``$XDG_CACHE_HOME/skill-console`` or
+    ``~/.cache/skill-console``), one file per console and selector, ``cache_path``, mode 0600,
+    written whole (temporary file + rename). ``timeout``: seconds per HTTP request.
+
+    ``refresh()`` talks to the console; the first call that needs the catalog refreshes once.
+    Every other method computes locally and never touches the network, so it is safe to run
+    ``refresh()`` from a timer thread while rounds are computed (a refresh swaps the copy whole).
+    After each refresh: ``stale`` / ``stale_reason``, ``last_refresh`` and ``stats`` (a
+    ``Counter`` of ``Refresh.outcome``).
+    """
+
+    def __init__(self, base_url: str, api_key: str, *, label: str | None = None, release: int | None = None,
+                 cache_dir: str | os.PathLike[str] | None = None, timeout: float = 10.0) -> None:
+        if label and release is not None:
+            raise ValueError("give label or release, not both")
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.label = label or None
+        self.pinned_release = release
+        self.timeout = timeout
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
+        selector = f"label={self.label}" if self.label else f"release={release}" if release is not None else "default"
+        self._selector = selector
+        digest = hashlib.sha256(f"{self.base_url}\n{selector}".encode()).hexdigest()[:16]
+        #: The file holding the last good copy for this console and selector.
+        self.cache_path = self.cache_dir / f"runtime-catalog-{digest}.json"
+        self._copy: _Copy | None = None
+        self._lock = threading.Lock()
+        self.stale = False
+        self.stale_reason: str | None = None
+        self.last_refresh: Refresh | None = None
+        self.stats: Counter[str] = Counter()
+        self._status: int | None = None  # HTTP status of the last catalog request
+
+    # --- the copy ------------------------------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        """The domain ``Catalog`` answered from (refreshing once if none is held yet). Raises
+        ``CatalogUnavailableError``, ``ApiError`` like ``refresh()``."""
+        copy = self._copy
+        if copy is None:
+            self.refresh()
+            copy = self._copy
+            assert copy is not None
+        return copy.catalog
+
+    @property
+    def release(self) -> int | None:
+        """The release number of the copy answered from (refreshing once if none is held)."""
+        return self.catalog.release
+
+    @property
+    def etag(self) -> str | None:
+        """The ETag of the held copy (the release's sha256 in quotes), or ``None``."""
+        return self._copy.etag if self._copy else None
+
+    def refresh(self) -> Refresh:
+        """Revalidate the copy with the console: ``GET runtime/catalog`` with ``If-None-Match``.
+
+        ``304`` → the copy stays (``not_modified``). ``200`` → the new catalog and the manuals of
+        its enabled skills (those not already held, ``GET runtime/skills/{code}?release=N``) are
+        checked whole (sha256s) and replace the copy in memory and on disk (``fetched``). No usable
+        answer → the last good copy — in memory, else on disk — answers, flagged ``stale``, a
+        warning logged (``stale``). Raises ``CatalogUnavailableError`` (``CacheCorruptError`` for
+        a corrupt disk copy) when there is no good copy at all, ``AuthenticationError`` on 401/403
+        and ``ApiError`` on another 4xx — never masked by a copy (a copy held still answers, with
+        ``stale`` set: the agent decides whether to go on).
+        """
+        with self._lock:
+            held, disk_problem = self._copy, None
+            if held is None:  # a new process: the copy on disk, used once the console confirms it or is gone
+                try:
+                    held = self._read_disk()
+                except CacheCorruptError as exc:
+                    disk_problem = exc
+                    LOG.warning("runtime catalog: ignoring %s; fetching a fresh copy", exc.causes[-1])
+            self._status = None
+            try:
+                result = self._revalidate(held)
+            except ApiError as exc:
+                # The console refused: raised, never masked; a copy held is no longer confirmed.
+                if self._copy is not None:
+                    self.stale, self.stale_reason = True, str(exc)
+                raise
+            except _Unusable as exc:
+                cause = str(exc)
+                if disk_problem is not None:
+                    raise CacheCorruptError(disk_problem.path, disk_problem.cause, network=cause) from None
+                if held is None:
+                    raise CatalogUnavailableError([cause, f"no saved copy at {self.cache_path}"]) from None
+                self._copy = held
+                result = Refresh(STALE, self._status, held.catalog.release, cause)
+                self.stale, self.stale_reason = True, cause
+                LOG.warning("runtime catalog: %s; answering from the last good copy (release %s, confirmed %s) — stale",
+                            cause, held.catalog.release, _when(held.checked_at))
+            else:
+                self.stale, self.stale_reason = False, None
+            self.last_refresh = result
+            self.stats[result.outcome] += 1
+            return result
+
+    def _revalidate(self, held: _Copy | None) -> Refresh:
+        """One conditional GET of the catalog against ``held``; on success sets ``self._copy``.
+        Raises ``_Unusable`` (fall back), ``ApiError`` (a 4xx)."""
+        headers = {"If-None-Match": held.etag} if held is not None and held.etag else {}
+        status, reply_headers, data = self._get("catalog", self._query(), headers)
+        self._status = status
+        now = time.time()
+        if status == 304:
+            if held is None:
+                raise _Unusable("the console answered 304 to a request without a copy")
+            self._copy = _Copy(held.body, held.manuals, held.etag, held.catalog, now)
+            return Refresh(NOT_MODIFIED, 304, held.catalog.release)
+        if status != 200:
+            raise _Unusable(f"the console answered {status}")
+        body = _json(data, "the catalog")
+        if not isinstance(body, dict):
+            raise _Unusable("the catalog answer is not a JSON object")
+        release = body.get("release")
+        have = dict(held.manuals) if held is not None else {}
+        by_sha = {_sha256_text(text): text for text in have.values()}
+        manuals: dict[str, str] = {}
+        for s in body.get("skills") or []:
+            if not isinstance(s, dict) or not isinstance(s.get("code"), str):
+                raise _Unusable("the catalog answer is not a valid catalog: a skill without a code")
+            if s.get("content_sha256") in by_sha:
+                manuals[s["code"]] = by_sha[s["content_sha256"]]
+                continue
+            query = {"release": release} if isinstance(release, int) else self._query()
+            code = urllib.parse.quote(s["code"], safe="")
+            m_status, _, m_data = self._get(f"skills/{code}", query, {})
+            if m_status != 200:
+                raise _Unusable(f"the manual of skill '{s['code']}' answered {m_status}")
+            manual = _json(m_data, f"the manual of skill '{s['code']}'")
+            content = manual.get("content") if isinstance(manual, dict) else None
+            if not isinstance(content, str):
+                raise _Unusable(f"the manual of skill '{s['code']}' has no text 'content'")
+            manuals[s["code"]] = content
+        try:
+            copy = _verified(body, manuals, reply_headers.get("ETag"), checked_at=now)
+        except ValueError as exc:
+            raise _Unusable(f"the catalog answer is not a valid catalog: {exc}") from None
+        self._copy = copy
+        self._write_disk(copy)
+        LOG.info("runtime catalog: release %s fetched from %s", copy.catalog.release, self.base_url)
+        return Refresh(FETCHED, 200, copy.catalog.release)
+
+    def _query(self) -> dict[str, Any]:
+        if self.label:
+            return {"label": self.label}
+        if self.pinned_release is not None:
+            return {"release": self.pinned_release}
+        return {}
+
+    def _get(self, path: str, query: Mapping[str, Any], headers: Mapping[str, str]) -> tuple[int, Any, bytes]:
+        """One GET under ``/api/v1/runtime/`` → ``(status, headers, body bytes)``. Raises
+        ``_Unusable`` when there is no answer, ``AuthenticationError`` / ``ApiError`` on a 4xx."""
+        url = self.base_url + API_PREFIX + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        request = urllib.request.Request(url, headers={
+            "Authorization": f"Bearer {self.api_key}", "Accept": "application/json", **headers})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                status, reply_headers, data = response.status, response.headers, response.read(MAX_BODY_BYTES + 1)
+        except urllib.error.HTTPError as exc:  # every status outside 2xx, 304 included
+            with exc:
+                status, reply_headers, data = exc.code, exc.headers, exc.read(MAX_BODY_BYTES + 1)
+        except (urllib.error.URLError, HTTPException, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise _Unusable(f"cannot reach the console at {url}: {reason}") from None
+        if len(data) > MAX_BODY_BYTES:
+            raise _Unusable(f"{url} answered more than {MAX_BODY_BYTES} bytes")
+        if 400 <= status < 500:
+            code, message = _error_of(data)
+            error = AuthenticationError if status in (401, 403) else ApiError
+            raise error(status, code, message, url)
+        return status, reply_headers, data
+
+    def _read_disk(self) -> _Copy | None:
+        """The verified copy at ``cache_path``; ``None`` when there is no file. Raises
+        ``CacheCorruptError`` naming the file and the cause."""
+        path = self.cache_path
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise CacheCorruptError(path, f"cannot be read: {exc.strerror or exc}") from None
+        try:
+            saved = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise CacheCorruptError(path, f"not JSON ({exc})") from None
+        if not isinstance(saved, dict) or saved.get("format") != CACHE_FORMAT:
+            raise CacheCorruptError(path, f"not a saved catalog of format {CACHE_FORMAT}")
+        if saved.get("base_url") != self.base_url or saved.get("selector") != self._selector:
+            raise CacheCorruptError(path, f"saved for {saved.get('base_url')!r} ({saved.get('selector')}), "
+                                          f"not {self.base_url!r} ({self._selector})")
+        etag, checked_at = saved.get("etag"), saved.get("checked_at")
+        if not isinstance(checked_at, (int, float)) or not (etag is None or isinstance(etag, str)):
+            raise CacheCorruptError(path, "'etag' or 'checked_at' has the wrong type")
+        try:
+            return _verified(saved.get("catalog"), saved.get("manuals"), etag, checked_at=float(checked_at))
+        except ValueError as exc:
+            raise CacheCorruptError(path, str(exc)) from None
+
+    def _write_disk(self, copy: _Copy) -> None:
+        """Save ``copy`` at ``cache_path`` whole: a 0600 temporary file in the same folder,
+        fsynced, renamed over the old one. A failure is logged; the copy in memory still answers."""
+        data = json.dumps({
+            "format": CACHE_FORMAT, "base_url": self.base_url, "selector": self._selector, "etag": copy.etag,
+            "checked_at": copy.checked_at, "catalog": copy.body, "manuals": copy.manuals,
+        }, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        tmp = None
+        try:
+            self.cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".runtime-catalog-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                os.fchmod(f.fileno(), 0o600)
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.cache_path)
+            tmp = None
+        except OSError as exc:
+            LOG.warning("runtime catalog: cannot save the copy at %s: %s", self.cache_path, exc)
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+    # --- the rule, locally ---------------------------------------------------------------------
+
+    def round(self, messages: Iterable[Message | Mapping[str, Any]], *, access_profile: str | None = None,
+              stage: str | None = None, allowed_tools: Iterable[str] | None = None) -> RoundView:
+        """What the model is given this round (docs/rule.md), as ``POST runtime/rounds`` answers:
+        ``RoundView`` with ``visible`` (names, registration order), ``masked`` (tool → skill to
+        load), ``loaded``, ``withheld``, ``warnings``, ``count``; ``as_dict()`` gives the JSON
+        fields. ``messages``: the messages retained in context now (docs/runtime-api.md shape,
+        OpenAI or Anthropic). Raises ``MessageError`` (the server's 400 ``invalid_messages``),
+        ``UnknownRestrictionError`` (400 ``unknown_restriction``)."""
+        return compute_round(self.catalog, _messages(messages), access_profile=access_profile or None,
+                             stage=stage or None, allowed_tools=allowed_tools)
+
+    def visible_tools(self, messages: Iterable[Message | Mapping[str, Any]], *, tools_format: str = "openai",
+                      access_profile: str | None = None, stage: str | None = None,
+                      allowed_tools: Iterable[str] | None = None) -> list[Any]:
+        """The tools to give the model this round: with ``tools_format`` ``openai`` (default) or
+        ``anthropic`` the exact array for the chat API (the ``tools`` of ``POST runtime/rounds``,
+        ``load_skill`` generated from the enabled skills, docs/runtime-api.md "What the model
+        sees"); with ``names`` the tool names. Raises ``UnknownToolsFormatError`` for another
+        format, and what ``round()`` raises."""
+        if tools_format not in (NAMES, *PAYLOAD_FORMATS):
+            raise UnknownToolsFormatError(tools_format)
+        view = self.round(messages, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+        if tools_format == NAMES:
+            return list(view.visible)
+        return tools_payload(self.catalog, view.visible, tools_format)
+
+    def load_skill(self, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any) -> LoadResult:
+        """The ``load_skill`` tool result under the repeat-load rule (docs/rule.md), as ``POST
+        runtime/load-skill`` answers. ``messages`` are retained *including* the assistant's
+        ``load_skill`` call. ``LoadResult``: ``content`` (the manual, or the short stub while the
+        full one is retained), ``metadata`` (store it on the tool result message:
+        ``{marker_key: code, "skill_version": v}``; the stub has no marker), ``already_loaded``,
+        ``version``. An unknown, disabled or malformed code gives ``state == "error"`` and
+        ``content`` naming the skills on offer (the server answers 404 / 400 with that text).
+        Raises ``MessageError``."""
+        return load_skill(self.catalog, _messages(messages), skill_code)
+
+    def check_call(self, messages: Iterable[Message | Mapping[str, Any]], call: ToolCall | Mapping[str, Any], *,
+                   access_profile: str | None = None, stage: str | None = None,
+                   allowed_tools: Iterable[str] | None = None) -> Verdict:
+        """The guard before a tool runs (docs/rule.md, "The guard"), as ``POST runtime/check-call``
+        answers. ``call``: ``{"name", "arguments"}`` (an object or JSON text), OpenAI's ``{"id",
+        "type": "function", "function": {...}}`` or an Anthropic ``tool_use`` block. ``Verdict``:
+        ``verdict`` ``allowed`` / ``confirm`` / ``refused``, ``reason`` (``masked``,
+        ``unknown_tool``, ``invalid_arguments`` …), ``skill_code``, ``message``. Raises
+        ``ValueError`` for a call without a text ``name`` (the server's 400), ``MessageError``,
+        ``UnknownRestrictionError``."""
+        return check_call(self.catalog, _messages(messages), _call(call), access_profile=access_profile or None,
+                          stage=stage or None, allowed_tools=allowed_tools)
+
+
+def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
+    """Messages read exactly as the server reads a request's ``messages`` (``parse_messages``)."""
+    items = list(messages)
+    if all(isinstance(m, Message) for m in items):
+        return tuple(items)
+    return parse_messages([m.as_dict() if isinstance(m, Message) else m for m in items])
+
+
+def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
+    """A call in any accepted shape → ``{"id", "name", "arguments"}`` (as the server's
+    ``CallInputSerializer`` unwraps OpenAI and Anthropic shapes)."""
+    if isinstance(call, ToolCall):
+        return call
+    if not isinstance(call, Mapping):
+        raise ValueError("a call must be an object with 'name' and 'arguments'")
+    if isinstance(call.get("function"), Mapping):
+        call = {"id": call.get("id") or "", **call["function"]}
+    elif call.get("type") == "tool_use" and "input" in call:
+        call = {"id": call.get("id") or "", "name": call.get("name"), "arguments": call["input"]}
+    if not isinstance(call.get("name"), str) or not call["name"]:
+        raise ValueError("a call needs a 'name' (text)")
+    return {"id": call.get("id") or "", "name": call["name"], "arguments": call.get("arguments", {})}
+
+
+def _json(data: bytes, what: str) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise _Unusable(f"{what} is not JSON ({type(exc).__name__}: {exc})") from None
+
+
+def _error_of(data: bytes) -> tuple[str, str]:
+    """``(code, message)`` of the JSON error shape, or a placeholder for another body."""
+    try:
+        error = json.loads(data.decode("utf-8")).get("error") or {}
+        return str(error.get("code") or "error"), str(error.get("message") or "")
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, AttributeError):
+        return "error", data[:200].decode("utf-8", "replace")
+
+
+def _when(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
