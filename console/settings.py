@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "axes",
+    "simple_history",
     "skills_app",
 ]
 
@@ -84,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # who made a change: the request's user on every historical record (docs/roles.md)
+    "simple_history.middleware.HistoryRequestMiddleware",
     # A database that cannot be reached: 503 (the console's page, or JSON under /api/). Redis: console/cache.py.
     "console.faults.DependencyFaultMiddleware",
     "console.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
@@ -104,6 +107,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "skills_app.roles.context_processor",
             ],
         },
     },

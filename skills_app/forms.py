@@ -263,6 +263,11 @@ class SkillForm(forms.Form):
     sort_order = forms.IntegerField(label=_("Sort order"), initial=0, required=False)
     enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
     base_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # What the page showed for the two fields that change without a new version (docs/roles.md):
+    # a save sends them only when the user changed them, so a skill enabled, disabled or
+    # reordered by someone else meanwhile keeps that change.
+    base_enabled = forms.CharField(required=False, widget=forms.HiddenInput)
+    base_sort_order = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, skill: Skill | None = None, user: Any = None, preview: bool = False,
                  **kwargs: Any) -> None:
@@ -277,6 +282,7 @@ class SkillForm(forms.Form):
                 "skill_code": skill.skill_code, "name": skill.name, "description": skill.description,
                 "content": skill.content, "tool_ids": list(skill.tool_ids), "sort_order": skill.sort_order,
                 "enabled": skill.enabled, "base_version": skill.version,
+                "base_enabled": "1" if skill.enabled else "0", "base_sort_order": skill.sort_order,
             }
         super().__init__(*args, **kwargs)
         if skill is not None:
@@ -339,6 +345,12 @@ class SkillForm(forms.Form):
             "sort_order": data.get("sort_order") if data.get("sort_order") is not None else 0,
             "enabled": bool(data.get("enabled")),
         }
+        typed = dict(fields)
+        if self.skill is not None:
+            if data.get("base_enabled") in ("0", "1") and fields["enabled"] == (data["base_enabled"] == "1"):
+                del fields["enabled"]  # untouched: keep whatever the skill holds now
+            if data.get("base_sort_order") is not None and fields["sort_order"] == data["base_sort_order"]:
+                del fields["sort_order"]
         try:
             if self.skill is None:
                 self.instance = services.skill_create(skill_code=code, user=self.user, **fields)
@@ -348,7 +360,7 @@ class SkillForm(forms.Form):
         except ValidationError as exc:
             stale = next((e for _f, e in iter_errors(exc) if getattr(e, "code", None) == "skill_stale"), None)
             if stale is not None and self.skill is not None:
-                self._refuse_stale(stale, fields)
+                self._refuse_stale(stale, typed)
             else:
                 _add_service_errors(self, exc)
         return data
@@ -852,3 +864,34 @@ class IntentNodeForm(forms.Form):
                 for error in items:
                     self.add_error(field if field in self.fields else None, translate_error(error))
             return None
+
+
+# Refusals of ``services.skill_revert`` (docs/roles.md).
+MESSAGES_BY_CODE.update({
+    "revision_not_found": _("revision %(id)s is not a revision of skill '%(code)s'."),
+    "revision_current": _("skill '%(code)s' already holds the values of revision %(id)s."),
+})
+
+
+class AuditFilterForm(forms.Form):
+    """The audit page's filters (docs/roles.md): who, which record type, which record (its code
+    or name, exact), and a date range (inclusive). Every field is optional; ``until`` before
+    ``since`` is refused with a message."""
+
+    user = forms.TypedChoiceField(label=_("Person"), required=False, coerce=int, empty_value=None)
+    kind = forms.ChoiceField(label=_("Record type"), required=False)
+    record = forms.CharField(label=_("Record (code or name)"), required=False, max_length=SKILL_CODE_MAX_LENGTH)
+    since = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args: Any, users: Iterable[Any] = (), kinds: Iterable[tuple[str, Any]] = (),
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["user"].choices = [("", _("everyone"))] + [(u.pk, u.get_username()) for u in users]
+        self.fields["kind"].choices = [("", _("every record type"))] + list(kinds)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("since") and data.get("until") and data["until"] < data["since"]:
+            self.add_error("until", gettext("The end date is before the start date."))
+        return data

@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from rest_framework_api_key.models import AbstractAPIKey
+from simple_history.models import HistoricalRecords
 
 from .domain.limits import (
     BUILTIN_TOOL_NAMES,
@@ -54,6 +55,9 @@ class IntentNode(models.Model):
     sort_order = models.IntegerField(_("sort order"), default=0)
     enabled = models.BooleanField(_("enabled"), default=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+
+    #: every change is a historical record: who, when, what (docs/roles.md)
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["level", "sort_order", "intent_code"]
@@ -188,6 +192,8 @@ class McpTool(models.Model):
     require_confirm_override = models.BooleanField(_("require confirmation (operator)"), null=True, blank=True)
     confirm_set_by = models.CharField(_("confirmation set by"), max_length=150, blank=True)
     confirm_set_at = models.DateTimeField(_("confirmation set at"), null=True, blank=True)
+
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["name"]
@@ -339,6 +345,9 @@ class Skill(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     objects = SkillQuerySet.as_manager()
+    #: every change (enabling and disabling too) is a historical record; ``/skills/<code>/history``
+    #: diffs and restores them (docs/roles.md)
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["sort_order", "skill_code"]
@@ -373,6 +382,8 @@ class Restriction(models.Model):
 class AccessProfile(Restriction):
     """What a user may use: the model's MCP tools are intersected with it (seed 004)."""
 
+    history = HistoricalRecords()
+
     class Meta(Restriction.Meta):
         verbose_name = _("access profile")
         verbose_name_plural = _("access profiles")
@@ -380,6 +391,8 @@ class AccessProfile(Restriction):
 
 class Stage(Restriction):
     """What a task stage allows: the model's MCP tools are intersected with it (seed 004)."""
+
+    history = HistoricalRecords()
 
     class Meta(Restriction.Meta):
         verbose_name = _("stage")
@@ -396,6 +409,8 @@ class Scenario(models.Model):
     script = models.TextField(_("script"))
     catalog = models.CharField(_("demo catalog"), max_length=64, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["name"]

@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from . import selectors
+from . import roles, selectors
 from .domain.catalog import Catalog
 from .domain.errors import Problem
 from .domain.releases import (
@@ -60,11 +60,9 @@ COMMAND_LINE = CommandLine()
 
 def can_publish(user: Any) -> bool:
     """Who may publish, roll back, move labels and manage runtime API keys: a user holding the
-    ``skills_app.publish_release`` permission (the publisher role), a superuser, or — until roles
-    exist — any staff user. The one check every such write goes through."""
-    if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", True):
-        return False
-    return bool(user.is_superuser or user.is_staff or user.has_perm(PUBLISH_PERMISSION))
+    ``skills_app.publish_release`` permission (the publisher role, docs/roles.md) or a superuser.
+    The one check every such write goes through (``roles.can_publish``)."""
+    return roles.can_publish(user)
 
 
 def _require_publisher(user: Any) -> None:

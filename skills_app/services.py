@@ -106,17 +106,33 @@ def skill_create(
         updated_by=user if getattr(user, "pk", None) else None,
     )
     skill.full_clean(validate_constraints=False)
+    _record_who(skill, user)
     _save_new(skill, _code_taken(clean.skill_code))
     return skill
 skill_create = transaction.atomic(skill_create)
 
 
 EDITABLE_FIELDS = ("name", "description", "content", "tool_ids", "sort_order", "enabled")
+#: The fields whose change makes a new manual version (docs/roles.md "Versions and history"):
+#: enabling, disabling or re-ordering a skill is in its history but keeps its version.
+VERSIONED_FIELDS = ("name", "description", "content", "tool_ids")
 
 
-def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None = None, **changes: Any) -> Skill:
-    """Change a skill's editable fields (``skill_code`` is immutable). ``version`` goes up by one
-    when anything actually changed. ``expected_version`` (the version the editor started from)
+def _record_who(obj: Any, user: Any, reason: str = "") -> None:
+    """Tell django-simple-history who made the change (and why) on the record it is about to
+    write. A request's user is recorded by its middleware anyway; this covers the CLI and tests."""
+    if getattr(user, "pk", None):
+        obj._history_user = user
+    if reason:
+        obj._change_reason = reason
+
+
+def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None = None, reason: str = "",
+                 **changes: Any) -> Skill:
+    """Change a skill's editable fields (``skill_code`` is immutable). A save that changes nothing
+    writes nothing; ``version`` goes up by one only when name, description, manual or tool_ids
+    changed (``VERSIONED_FIELDS``) — enabling, disabling or a new sort order is saved (and in the
+    history, with ``reason`` when given) under the same version. ``expected_version`` (the version the editor started from)
     refuses a save over someone else's newer save (code ``skill_stale``). Raises
     ``ValidationError`` (nothing saved) for bad fields, a deleted skill or an attempt to change the
     code."""
@@ -146,17 +162,40 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
         "name": clean.name, "description": clean.description, "content": clean.content,
         "tool_ids": list(clean.tool_ids), "sort_order": int(merged["sort_order"]), "enabled": bool(merged["enabled"]),
     }
-    changed = any(getattr(locked, f) != v for f, v in new_values.items())
+    changed = [f for f, v in new_values.items() if getattr(locked, f) != v]
     if not changed:
         return locked
     for f, v in new_values.items():
         setattr(locked, f, v)
-    locked.version += 1
+    if any(f in VERSIONED_FIELDS for f in changed):
+        locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
     locked.full_clean(validate_constraints=False)
+    _record_who(locked, user, reason)
     locked.save()
     return locked
 skill_update = transaction.atomic(skill_update)
+
+
+def skill_revert(*, skill: Skill, history_id: int, user: Any = None) -> Skill:
+    """Restore an old revision of ``skill`` (a ``Skill.history`` record) as a new change, through
+    ``skill_update``: the same validation (a tool no longer registered refuses the restore) and
+    the same version rule (a new version when name, description, manual or tool_ids differ).
+    The history record says which revision was restored. Raises ``ValidationError``:
+    ``revision_not_found`` (not a revision of this skill), ``revision_current`` (the skill already
+    holds those values), or the field errors of ``skill_update``."""
+    record = Skill.history.filter(id=skill.pk, history_id=history_id).first()
+    if record is None:
+        raise _problem("revision_not_found", "revision %(id)s is not a revision of skill '%(code)s'.",
+                       id=history_id, code=skill.skill_code)
+    values = {f: getattr(record, f) for f in EDITABLE_FIELDS}
+    current = Skill.objects.get(pk=skill.pk)
+    if all(getattr(current, f) == v for f, v in values.items()):
+        raise _problem("revision_current", "skill '%(code)s' already holds the values of revision %(id)s.",
+                       id=history_id, code=skill.skill_code)
+    return skill_update(skill=current, user=user, reason=f"restored revision {history_id} (version {record.version})",
+                        **values)
+skill_revert = transaction.atomic(skill_revert)
 
 
 def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill:
@@ -172,6 +211,7 @@ def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
         locked.deleted_at = timezone.now()
         locked.version += 1
         locked.updated_by = user if getattr(user, "pk", None) else None
+        _record_who(locked, user)
         locked.save()
     return locked
 skill_delete = transaction.atomic(skill_delete)
@@ -192,6 +232,7 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     locked.deleted_at = None
     locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
+    _record_who(locked, user)
     _save_new(locked, _code_taken(locked.skill_code))
     return locked
 skill_restore = transaction.atomic(skill_restore)

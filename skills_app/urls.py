@@ -1,7 +1,7 @@
 """Console pages (namespace ``skills``)."""
 from django.urls import path
 
-from .views import mcp, preview, releases, restrictions, scenarios, skill_files, skills, tools
+from .views import history, mcp, preview, releases, restrictions, scenarios, skill_files, skills, tools
 
 app_name = "skills"
 
@@ -18,6 +18,8 @@ urlpatterns = [
     path("skills/<str:code>/preview", skills.skill_preview, name="skill_preview"),
     path("skills/<str:code>/enabled", skills.skill_set_enabled, name="skill_set_enabled"),
     path("skills/<str:code>/delete", skills.skill_delete, name="skill_delete"),
+    path("skills/<str:code>/history", history.skill_history, name="skill_history"),
+    path("skills/<str:code>/history/<int:history_id>/restore", history.skill_revert, name="skill_revert"),
     path("preview/", preview.preview, name="preview"),
     path("preview/payload", preview.preview_payload, name="preview_payload"),
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
@@ -44,4 +46,5 @@ urlpatterns = [
     path("tools/nodes/new", mcp.node_edit, name="node_create"),
     path("tools/nodes/<str:intent>/edit", mcp.node_edit, name="node_edit"),
     path("tools/nodes/<str:intent>/delete", mcp.node_delete, name="node_delete"),
+    path("audit/", history.audit, name="audit"),
 ]

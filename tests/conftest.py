@@ -53,14 +53,24 @@ def returns(db):
     return demo_load(name="returns")
 
 
+def user_with_role(django_user_model, username: str, role: str, password: str | None = None):
+    """A user in the group ``role`` (viewer / editor / publisher, docs/roles.md)."""
+    from skills_app.roles import assign
+
+    user = django_user_model.objects.create_user(username=username, password=password or f"{username}-pass-123")
+    assign(user, role)
+    return user
+
+
 @pytest.fixture
 def staff_user(db, django_user_model):
-    return django_user_model.objects.create_user(username="ops", password="ops-pass-123", is_staff=True)
+    """A console user with the publisher role (may do everything but the Django admin)."""
+    return user_with_role(django_user_model, "ops", "publisher", "ops-pass-123")
 
 
 @pytest.fixture
 def staff_client(client, staff_user):
-    """A Django test client logged in as a staff user."""
+    """A Django test client logged in as a publisher."""
     client.force_login(staff_user)
     return client
 

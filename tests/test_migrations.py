@@ -13,3 +13,26 @@ def test_no_model_change_lacks_a_migration():
     except SystemExit as exc:  # makemigrations --check exits 1 when a migration is missing
         pytest.fail(f"models changed without a migration:\n{out.getvalue()} (exit {exc.code})")
     assert "No changes detected" in out.getvalue()
+
+
+def test_roles_migration_makes_the_groups_and_a_first_revision_of_existing_rows(transactional_db):
+    """0009_roles on a database that already holds a skill (written before history was kept)."""
+    from django.contrib.auth.models import Group
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("skills_app", "0008_history")])
+    old = executor.loader.project_state([("skills_app", "0008_history")]).apps
+    old.get_model("skills_app", "Skill").objects.create(skill_code="legacy", name="旧技能", description="d",
+                                                        content="# 旧", version=4)
+    Group.objects.filter(name__in=["viewer", "editor", "publisher"]).delete()
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    from skills_app.models import Skill
+
+    (record,) = Skill.objects.get(skill_code="legacy").history.all()
+    assert (record.history_type, record.history_change_reason, record.version, record.content) == (
+        "~", "history started", 4, "# 旧")
+    assert sorted(Group.objects.values_list("name", flat=True)) == ["editor", "publisher", "viewer"]

@@ -27,6 +27,8 @@ from django.core.management import call_command  # noqa: E402
 from rest_framework.authtoken.models import Token  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
+from skills_app.roles import assign  # noqa: E402
+
 CUT = 160
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，还没发货吧？帮我取消"}
 LOAD_CALL = {"role": "assistant", "content": "", "tool_calls": [
@@ -60,7 +62,8 @@ def show(title, response, body=None, keep=None):
 def main():
     call_command("migrate", verbosity=0)
     call_command("load_demo", "bitmall", verbosity=0)
-    user = get_user_model().objects.create_user(username="runtime", password="x" * 12, is_staff=True)
+    user = get_user_model().objects.create_user(username="runtime", password="x" * 12)
+    assign(user, "viewer")  # docs/roles.md
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     post = lambda url, body: client.post(url, body, format="json")  # noqa: E731

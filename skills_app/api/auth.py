@@ -3,7 +3,7 @@
 - An agent runtime sends ``Authorization: Bearer <key>``: a ``RuntimeKey`` made by
   djangorestframework-api-key (only the library's hash is stored). A revoked, expired or unknown
   key answers 401 ``authentication_failed`` at once (the key is looked up on every request).
-- A logged-in console user (staff session) may call it too; a console login never needs a key.
+- A logged-in console user (any role, docs/roles.md) may call it too; a console login never needs a key.
 - Runtime keys open the runtime API only: console pages use Django sessions and ignore the header.
 """
 from __future__ import annotations
@@ -65,7 +65,7 @@ def request_key(request) -> RuntimeKey | None:
 
 
 class IsRuntimeClient(BasePermission):
-    """A valid runtime key, or a logged-in console (staff) user."""
+    """A valid runtime key, or a logged-in console user holding a role (docs/roles.md)."""
 
     def has_permission(self, request, view) -> bool:
         from skills_app.views.common import is_console_user

@@ -132,7 +132,7 @@ NAV_SECTIONS = {
     "scenario_edit": "scenarios", "restriction_list": "restrictions", "restriction_create": "restrictions",
     "restriction_edit": "restrictions", "tool_tree": "tools",
     "release_list": "releases", "release_detail": "releases", "release_diff": "releases", "publish": "releases",
-    "api_keys": "releases",
+    "api_keys": "releases", "skill_history": "skills", "skill_revert": "skills", "audit": "audit",
     "skill_import": "skills",
     "mcp_server_list": "tools", "mcp_server_create": "tools", "mcp_server_edit": "tools", "mcp_sync_history": "tools",
     "mcp_tool_detail": "tools", "node_create": "tools", "node_edit": "tools",

@@ -1,5 +1,5 @@
-"""Small helpers shared by the console views: the staff-only guard every console view wears, and
-the safe ``next`` parameter."""
+"""Small helpers shared by the console views: the role guard every console view wears
+(``role_required``, docs/roles.md), and the safe ``next`` parameter."""
 from __future__ import annotations
 
 from functools import wraps
@@ -8,10 +8,14 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django_htmx.http import HttpResponseClientRedirect
+
+from .. import roles
 
 #: ``?expired=`` on the login URL: why the user is sent there (registration/login.html says it).
 EXPIRED_UNSAVED = "unsaved"  # a plain form POST arrived after the session ended: nothing was saved
@@ -28,8 +32,8 @@ def safe_next(request: HttpRequest, default: str, *args, **kwargs) -> str:
 
 
 def is_console_user(user) -> bool:
-    """Who may use the console: an authenticated staff user or superuser."""
-    return bool(user.is_authenticated and (user.is_staff or user.is_superuser))
+    """Who may use the console: a user holding a role (viewer, editor, publisher) or a superuser."""
+    return roles.can_view(user)
 
 
 def _local(request: HttpRequest, url: str | None) -> str | None:
@@ -80,22 +84,58 @@ def to_login(request: HttpRequest, *, expired_htmx_template: str | None = None) 
     return redirect_to_login(request.get_full_path(), resolve_url(settings.LOGIN_URL))
 
 
-def not_staff(request: HttpRequest) -> HttpResponse:
-    """403 for a logged-in user who is not staff: a page that says why and what to do. To htmx,
-    the same 403 with ``HX-Redirect`` to the current page, so the whole page shows it (htmx does
-    not swap a 4xx response)."""
-    response = render(request, "registration/not_staff.html", status=403)
+def wants_json(request: HttpRequest) -> bool:
+    """True when the client asks for JSON (``Accept: application/json``), not an HTML page."""
+    accept = request.headers.get("Accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def _refuse(request: HttpRequest, template: str, context: dict, detail: str) -> HttpResponse:
+    if wants_json(request):
+        return JsonResponse({"detail": detail, **{k: v for k, v in context.items() if isinstance(v, str)}},
+                            status=403)
+    response = render(request, template, context, status=403)
     if request.htmx:
         response["HX-Redirect"] = page_url(request)
     return response
 
 
-def staff_required(view: Callable | None = None, *, expired_htmx_template: str | None = None):
-    """Every console view wears this (outermost): anonymous → the login page (see ``to_login``);
-    logged in without ``is_staff`` (and not a superuser) → 403 ``registration/not_staff.html``.
+def not_staff(request: HttpRequest) -> HttpResponse:
+    """403 for a logged-in user who holds no role: a page that says why and what to do. To htmx,
+    the same 403 with ``HX-Redirect`` to the current page, so the whole page shows it (htmx does
+    not swap a 4xx response); to a JSON client, ``{"detail": …}``."""
+    return _refuse(request, "registration/not_staff.html", {},
+                   _("Your account has no role in Skill Console (viewer, editor or publisher)."))
 
-    Built on Django's auth tools (``redirect_to_login``, the ``is_staff`` flag Django's admin
-    uses); ``user_passes_test`` alone cannot tell the two refusals apart."""
+
+ROLE_NAMES = {roles.VIEWER: gettext_lazy("viewer"), roles.EDITOR: gettext_lazy("editor"),
+              roles.PUBLISHER: gettext_lazy("publisher")}
+
+
+def forbidden(request: HttpRequest, needed: str) -> HttpResponse:
+    """403 for a user whose role is too low for this page or write (``needed``: the role it
+    takes): the console's 403 page naming both roles; nothing was changed. htmx and JSON as in
+    ``not_staff``."""
+    current = roles.role_of(request.user)
+    context = {"needed_role": needed, "current_role": current or "",
+               "needed_role_name": str(ROLE_NAMES[needed]), "current_role_name": str(ROLE_NAMES.get(current, "—"))}
+    detail = _("This needs the %(needed)s role; your role is %(current)s. Nothing was changed.") % {
+        "needed": context["needed_role_name"], "current": context["current_role_name"]}
+    return _refuse(request, "403.html", context, detail)
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def role_required(view: Callable | None = None, *, read: str = roles.VIEWER, write: str = roles.EDITOR,
+                  expired_htmx_template: str | None = None):
+    """Every console view wears this (outermost). ``read``: the role a GET/HEAD needs; ``write``:
+    the role any other method needs (docs/roles.md). Anonymous → the login page (see
+    ``to_login``); logged in without any role → 403 ``registration/not_staff.html``; a role too
+    low → 403 ``403.html`` naming the role it takes (``forbidden``). Superusers pass everything.
+
+    Built on Django's auth tools (``redirect_to_login``, groups and ``has_perm``);
+    ``user_passes_test`` alone cannot tell the three refusals apart."""
     def decorate(fn: Callable) -> Callable:
         @wraps(fn)
         def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -103,9 +143,19 @@ def staff_required(view: Callable | None = None, *, expired_htmx_template: str |
                 return to_login(request, expired_htmx_template=expired_htmx_template)
             if not is_console_user(request.user):
                 return not_staff(request)
+            needed = read if request.method in SAFE_METHODS else write
+            if not roles.allows(request.user, needed):
+                return forbidden(request, needed)
             return fn(request, *args, **kwargs)
 
         guarded.staff_required = True  # type: ignore[attr-defined]
+        guarded.roles = (read, write)  # type: ignore[attr-defined]
         return guarded
 
     return decorate(view) if view is not None else decorate
+
+
+def staff_required(view: Callable | None = None, *, expired_htmx_template: str | None = None):
+    """``role_required`` with its defaults: reading takes the viewer role, any write the editor
+    role. (The name is older than the roles; a view that publishes asks for ``PUBLISHER``.)"""
+    return role_required(view, expired_htmx_template=expired_htmx_template)

@@ -15,6 +15,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django_htmx.http import push_url
 
+from django.views.decorators.http import require_safe
+
 from .. import selectors
 from ..domain import (
     Catalog,
@@ -27,7 +29,8 @@ from ..domain import (
     simulate,
 )
 from ..forms import PreviewForm
-from .common import staff_required
+from ..roles import VIEWER
+from .common import role_required
 from ..domain.limits import LOAD_SKILL
 from ..domain.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
 from .presenters import simulation_page
@@ -78,7 +81,7 @@ def run(catalog: Catalog, data: dict[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "page": simulation_page(sim, catalog)}
 
 
-@staff_required
+@role_required(read=VIEWER, write=VIEWER)
 def preview(request: HttpRequest) -> HttpResponse:
     """The simulate page; see the module docstring for the parameters."""
     catalog = selectors.catalog_draft()
@@ -123,7 +126,8 @@ def preview(request: HttpRequest) -> HttpResponse:
     return render(request, "preview/page.html", context)
 
 
-@staff_required
+@role_required
+@require_safe
 def preview_payload(request: HttpRequest) -> HttpResponse:
     """``GET /preview/payload?tools=a,b,c`` — the ``tools`` array of one round in both formats,
     pretty-printed, with its size in characters (docs/runtime-api.md "What the model sees").

@@ -2,8 +2,8 @@
 between two releases, the publish page (diff against the latest release, every saved scenario
 re-run, the gate with tick-offs), rollback, label moves and the runtime API keys.
 
-Every view wears ``staff_required``; every write also asks ``releases.can_publish`` (the one
-permission check) and calls one service.
+Every view wears ``role_required`` (docs/roles.md); every write also asks ``releases.can_publish``
+(the one permission check) and calls one service.
 """
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import releases
 from ..domain.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
-from .common import staff_required
+from ..roles import PUBLISHER, VIEWER
+from .common import forbidden, role_required
 from .presenters import failure_sentence, say
 
 SUGGESTED_LABELS = ("production", "staging")
@@ -117,13 +118,14 @@ def _scenario_rows(runs: tuple[ScenarioRun, ...], ticked: set[str]) -> list[Scen
 def _require_publisher(request: HttpRequest) -> HttpResponse | None:
     if releases.can_publish(request.user):
         return None
-    return render(request, "registration/not_staff.html", status=403)
+    return forbidden(request, PUBLISHER)
 
 
 # --- pages ------------------------------------------------------------------------------------
 
 
-@staff_required
+@role_required
+@require_safe
 def release_list(request: HttpRequest) -> HttpResponse:
     """Every release (number, sha256, author, time, note, labels), the labels with a move form,
     the latest label moves, and a form to open the diff between two releases."""
@@ -141,7 +143,8 @@ def _get_release(number: int):
     return release
 
 
-@staff_required
+@role_required
+@require_safe
 def release_detail(request: HttpRequest, number: int) -> HttpResponse:
     """One release: who, when, note, overrides, labels, what it serves, rollback."""
     release = _get_release(number)
@@ -154,7 +157,8 @@ def release_detail(request: HttpRequest, number: int) -> HttpResponse:
     })
 
 
-@staff_required
+@role_required
+@require_safe
 def release_diff(request: HttpRequest) -> HttpResponse:
     """``?from=a&to=b``: what changes when release ``b`` replaces release ``a``. Without both, the
     form to choose them."""
@@ -172,7 +176,7 @@ def release_diff(request: HttpRequest) -> HttpResponse:
     })
 
 
-@staff_required
+@role_required(read=VIEWER, write=PUBLISHER)
 def publish(request: HttpRequest) -> HttpResponse:
     """GET: the review (diff against the latest release, every scenario re-run against the draft,
     the gate). POST: ``releases.release_publish`` with the note, the ticked-off expectations and
@@ -197,7 +201,7 @@ def publish(request: HttpRequest) -> HttpResponse:
         except ValidationError as exc:
             errors.extend(exc.messages)
         except PermissionDenied:
-            return render(request, "registration/not_staff.html", status=403)
+            return forbidden(request, PUBLISHER)
         else:
             messages.success(request, _("Published release %(number)s.") % {"number": release.number})
             return redirect("skills:release_detail", number=release.number)
@@ -214,7 +218,7 @@ def publish(request: HttpRequest) -> HttpResponse:
     }, status=400 if errors else 200)
 
 
-@staff_required
+@role_required(read=PUBLISHER, write=PUBLISHER)
 @require_POST
 def release_rollback(request: HttpRequest, number: int) -> HttpResponse:
     """A new release copying release ``number`` (which stays untouched)."""
@@ -234,7 +238,7 @@ def release_rollback(request: HttpRequest, number: int) -> HttpResponse:
     return redirect("skills:release_detail", number=release.number)
 
 
-@staff_required
+@role_required(read=PUBLISHER, write=PUBLISHER)
 @require_POST
 def label_move(request: HttpRequest) -> HttpResponse:
     """Point a label (new or existing) at a release; the move is recorded."""
@@ -256,7 +260,7 @@ def label_move(request: HttpRequest) -> HttpResponse:
     return redirect("skills:release_list")
 
 
-@staff_required
+@role_required(read=PUBLISHER, write=PUBLISHER)
 def api_keys(request: HttpRequest) -> HttpResponse:
     """Runtime API keys: list with last-used time, create (the key is shown once), revoke."""
     created = None

@@ -7,10 +7,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from django.views.decorators.http import require_safe
+
 from .. import selectors
 from ..domain import Catalog
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_options
-from .common import staff_required
+from ..roles import EDITOR
+from .common import role_required
 
 
 def _table(catalog: Catalog, kind: str):
@@ -33,7 +36,8 @@ def _rows(catalog: Catalog, kind: str) -> list[dict]:
     return rows
 
 
-@staff_required
+@role_required
+@require_safe
 def restriction_list(request: HttpRequest) -> HttpResponse:
     catalog = selectors.catalog_draft()
     return render(request, "restrictions/list.html", {
@@ -43,7 +47,7 @@ def restriction_list(request: HttpRequest) -> HttpResponse:
     })
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -> HttpResponse:
     """Create (``name`` None) or edit an access profile (``kind=profile``) or a stage."""
     if kind not in RESTRICTION_KINDS:

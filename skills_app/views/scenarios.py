@@ -8,14 +8,15 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..domain import DomainError, parse_script, simulate
 from ..forms import ScenarioForm
-from .common import staff_required
+from ..roles import EDITOR
+from .common import role_required
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class ScenarioRow:
         return not self.error and not self.failures
 
 
-@staff_required
+@role_required
+@require_safe
 def scenario_list(request: HttpRequest) -> HttpResponse:
     """Every saved scenario, re-run against the draft (as a publish would)."""
     catalog = selectors.catalog_draft()
@@ -63,12 +65,12 @@ def _edit(request: HttpRequest, scenario) -> HttpResponse:
     return render(request, "scenarios/edit.html", {"form": form, "scenario": scenario})
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 def scenario_create(request: HttpRequest) -> HttpResponse:
     return _edit(request, None)
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 def scenario_edit(request: HttpRequest, name: str) -> HttpResponse:
     scenario = selectors.scenario_get(name=name)
     if scenario is None:
@@ -76,7 +78,7 @@ def scenario_edit(request: HttpRequest, name: str) -> HttpResponse:
     return _edit(request, scenario)
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 @require_POST
 def scenario_from_preview(request: HttpRequest) -> HttpResponse:
     """Save the script just run in the preview as a scenario in one click (the name comes from the

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors, services
 from ..domain import Catalog
@@ -19,7 +19,8 @@ from ..domain.validation import normalize_tool_ids
 from ..forms import SkillForm, iter_errors, tool_options, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
-from .common import safe_next, staff_required
+from ..roles import EDITOR
+from .common import safe_next, role_required
 from ..domain.lints import lint_catalog, lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
@@ -44,7 +45,8 @@ def _matches(s: Skill, needle: str) -> bool:
                                                       " ".join(s.tool_ids)))
 
 
-@staff_required
+@role_required
+@require_safe
 def skill_list(request: HttpRequest) -> HttpResponse:
     """Live skills with their gated tools, lints and the tool counts; deleted skills with restore.
 
@@ -114,7 +116,8 @@ def _live_or_404(code: str) -> Skill:
     return skill
 
 
-@staff_required
+@role_required
+@require_safe
 def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
     """One skill: fields, gated tools, the manual as safe HTML and what loading it changes."""
     skill = _live_or_404(code)
@@ -196,7 +199,7 @@ def _differs(draft: dom.Skill, skill: Skill) -> bool:
     )
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 def skill_create(request: HttpRequest) -> HttpResponse:
     """New skill: ``SkillForm.clean()`` calls ``services.skill_create``; errors name the value."""
     catalog = selectors.catalog_draft()
@@ -211,7 +214,7 @@ def skill_create(request: HttpRequest) -> HttpResponse:
     return render(request, "skills/edit.html", _editor_context(form, catalog, None))
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
     """Edit a skill (code read-only); a saved change bumps ``version`` (service rule)."""
     skill = _live_or_404(code)
@@ -233,7 +236,7 @@ def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "skills/edit.html", _editor_context(form, catalog, skill))
 
 
-@staff_required(expired_htmx_template="skills/_session_expired.html")
+@role_required(read=EDITOR, write=EDITOR, expired_htmx_template="skills/_session_expired.html")
 @require_POST
 def skill_preview(request: HttpRequest, code: str | None = None) -> HttpResponse:
     """Live preview for the editor (htmx): the manual as safe HTML and the round with and without
@@ -277,7 +280,7 @@ def _refused(request: HttpRequest, exc: ValidationError) -> None:
 ENABLED_VALUES = {"1": True, "true": True, "on": True, "0": False, "false": False, "off": False}
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 @require_POST
 def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
     """Enable or disable through ``services.skill_set_enabled``. ``enabled`` must say which, as
@@ -304,7 +307,7 @@ def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
     return _to_list(row_anchor(code), safe_next(request, "skills:skill_list"))
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 @require_POST
 def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
     """Soft-delete through ``services.skill_delete`` (restorable from the list)."""
@@ -315,7 +318,7 @@ def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
     return _to_list(deleted_row_anchor(skill.pk))
 
 
-@staff_required
+@role_required(read=EDITOR, write=EDITOR)
 @require_POST
 def skill_restore(request: HttpRequest, pk: int) -> HttpResponse:
     """Restore a soft-deleted skill through ``services.skill_restore`` (refused when its code was

@@ -5,12 +5,15 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from django.views.decorators.http import require_safe
+
 from .. import selectors
 from ..domain import catalog as dom
-from .common import staff_required
+from .common import role_required
 
 
-@staff_required
+@role_required
+@require_safe
 def tool_tree(request: HttpRequest) -> HttpResponse:
     """Intent nodes in tree order; for each MCP node its tool, ``require_confirm``, availability,
     the enabled skills that gate it (and disabled ones, which gate nothing)."""

@@ -34,7 +34,10 @@ def runtime_token(transactional_db, django_user_model) -> str:
     from rest_framework.authtoken.models import Token
 
     demo_load(name="bitmall")
-    user = django_user_model.objects.create_user(username="fuzz", password="fuzz-pass-123", is_staff=True)
+    from skills_app.roles import assign
+
+    user = django_user_model.objects.create_user(username="fuzz", password="fuzz-pass-123")
+    assign(user, "publisher")
     return Token.objects.create(user=user).key
 
 

@@ -32,11 +32,13 @@ def browser():
 
 @pytest.fixture
 def console(live_server, transactional_db, django_user_model):
-    """The live server's URL with the bitmall demo loaded and a staff user."""
+    """The live server's URL with the bitmall demo loaded and a publisher (``ops``)."""
     from skills_app.demo_catalogs import demo_load
 
+    from skills_app.roles import assign
+
     demo_load(name="bitmall")
-    django_user_model.objects.create_user(username=USERNAME, password=PASSWORD, is_staff=True)
+    assign(django_user_model.objects.create_user(username=USERNAME, password=PASSWORD), "publisher")
     return live_server.url
 
 

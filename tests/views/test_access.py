@@ -1,20 +1,24 @@
-"""Who may use the console: every page of the ``skills`` namespace is for staff only (is_staff or
-superuser). Anonymous → the login page (htmx: a client-side redirect, never the login form in a
-panel); logged in without staff → 403 with a page that says why. The walk below covers every URL
-pattern, so a new view without the guard fails here."""
+"""Who may use the console (docs/roles.md): every page of the ``skills`` namespace needs a role —
+viewer (reads, runs previews), editor (edits the draft), publisher (publishes) — or a superuser.
+Anonymous → the login page (htmx: a client-side redirect, never the login form in a panel);
+logged in without a role → 403 with a page that says why; a role too low → 403 naming the role
+it takes, and nothing changes. ``TABLE`` holds the exact status of every URL pattern for every
+role, GET and POST; a pattern without a row fails the walk, so a new view must be added here."""
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.apps import apps
+from django.db import transaction
 from django.urls import reverse
 from django.utils import translation
 
 from skills_app import services
 from skills_app import urls as console_urls
-from skills_app.models import AccessProfile, Skill
+from skills_app.models import AccessProfile, RuntimeKey, Skill
 
+from ..conftest import user_with_role
 from .html import parse
 
 PATTERNS = console_urls.urlpatterns
@@ -28,7 +32,7 @@ def plain_user(db, django_user_model):
 
 @pytest.fixture
 def plain_client(client, plain_user):
-    """Logged in, but not staff."""
+    """Logged in, but holding no role."""
     client.force_login(plain_user)
     return client
 
@@ -45,6 +49,9 @@ def samples(bitmall):
 
     release_publish(user=COMMAND_LINE, note="demo")
     services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
+    iot = Skill.objects.get(skill_code="iot_bundle")
+    first_revision = iot.history.earliest("history_id").history_id
+    services.skill_update(skill=iot, name="IoT bundle, renamed")
     return {
         "server": "sample-mcp",
         "tool": "query_order",
@@ -52,6 +59,7 @@ def samples(bitmall):
         "number": 1,
         "code": "iot_bundle",
         "pk": deleted.pk,
+        "history_id": first_revision,
         "kind": "profile",
         "name": {"scenario_edit": "cancel-iphone", "restriction_edit": profile.name},
     }
@@ -84,7 +92,7 @@ def test_the_walk_covers_every_console_url(samples):
 
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.name)
-def test_a_user_without_staff_gets_403_on_get_and_post_and_nothing_changes(plain_client, samples, pattern):
+def test_a_user_without_a_role_gets_403_on_get_and_post_and_nothing_changes(plain_client, samples, pattern):
     url = url_of(pattern, samples)
     before = snapshot()
     response = plain_client.get(url)
@@ -112,14 +120,141 @@ def test_anonymous_is_sent_to_the_login_page(client, samples, pattern):
         assert htmx.status_code == 200 and urlsplit(htmx["HX-Redirect"]).path == LOGIN
 
 
+# ---- the authorization table ------------------------------------------------------------------
+ROLES = ("anonymous", "viewer", "editor", "publisher")
+LOGIN_REDIRECT = (302, 302)
+#: Reading pages: every role reads; a POST is refused below editor and not allowed (405) above.
+PAGE = {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 405), "publisher": (200, 405)}
+#: A POST-only write of the draft: GET is refused below editor, then 405.
+DRAFT_ACTION = {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 302), "publisher": (405, 302)}
+#: A form page of the draft (GET shows the form, POST saves: 302).
+DRAFT_FORM = {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (200, 302), "publisher": (200, 302)}
+#: The same, where ``WRITE`` is not a valid body: the form comes back with its errors (200).
+DRAFT_FORM_REFUSED = {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (200, 200), "publisher": (200, 200)}
+#: A POST-only write of releases and labels.
+RELEASE_ACTION = {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (403, 403), "publisher": (405, 302)}
+
+#: URL name → role → (GET status, POST status with ``WRITE``). Every pattern has a row.
+TABLE = {
+    "home": PAGE,
+    "skill_list": PAGE,
+    "skill_create": DRAFT_FORM,
+    "skill_preview_new": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200), "publisher": (405, 200)},
+    "skill_restore": DRAFT_ACTION,
+    "skill_detail": PAGE,
+    "skill_edit": DRAFT_FORM_REFUSED,
+    "skill_preview": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200), "publisher": (405, 200)},
+    "skill_set_enabled": DRAFT_ACTION,
+    "skill_delete": DRAFT_ACTION,
+    "skill_history": PAGE,
+    "skill_revert": DRAFT_ACTION,
+    "preview": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 200), "editor": (200, 200), "publisher": (200, 200)},
+    "preview_payload": PAGE,
+    "scenario_list": PAGE,
+    "scenario_create": DRAFT_FORM_REFUSED,
+    "scenario_from_preview": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200),
+                              "publisher": (405, 200)},
+    "scenario_edit": DRAFT_FORM_REFUSED,
+    "restriction_list": PAGE,
+    "restriction_create": DRAFT_FORM,
+    "restriction_edit": DRAFT_FORM,
+    "tool_tree": PAGE,
+    "release_list": PAGE,
+    "release_diff": PAGE,
+    "label_move": RELEASE_ACTION,
+    "release_detail": PAGE,
+    "release_rollback": RELEASE_ACTION,
+    # viewers and editors read the review; only a publisher publishes (no note: 400 naming it)
+    "publish": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 403), "publisher": (200, 400)},
+    # runtime API keys are the publisher's alone, even to look at (a created key: 200, shown once)
+    "api_keys": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (403, 403), "publisher": (200, 200)},
+    "audit": PAGE,
+}
+
+
+def test_the_table_has_a_row_for_every_url_pattern_and_every_role():
+    names = [p.name for p in PATTERNS]
+    missing = [n for n in names if n not in TABLE]
+    assert missing == [], f"add a row to TABLE for: {', '.join(missing)}"
+    assert sorted(TABLE) == sorted(names), "TABLE names a URL pattern that no longer exists"
+    assert all(set(row) == set(ROLES) for row in TABLE.values())
+
+
+def _client_as(client, django_user_model, role: str):
+    if role != "anonymous":
+        client.force_login(user_with_role(django_user_model, f"as_{role}", role))
+    return client
+
+
 @pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.name)
-def test_staff_and_superusers_get_in(client, django_user_model, samples, pattern):
+def test_authorization_table(client, django_user_model, samples, pattern):
+    """Each role on a fresh copy of the same data (a savepoint rolled back after each role)."""
     url = url_of(pattern, samples)
-    staff = django_user_model.objects.create_user(username="s", password="x-pass-123", is_staff=True)
+    assert pattern.name in TABLE, f"{pattern.name}: no row in TABLE"
+    users = {role: user_with_role(django_user_model, f"as_{role}", role) for role in ROLES if role != "anonymous"}
+    got_table = {}
+    for role in ROLES:
+        with transaction.atomic():
+            client.logout()
+            if role != "anonymous":
+                client.force_login(users[role])
+            before = snapshot()
+            got = client.get(url)
+            assert snapshot() == before, (url, role, "a GET changed something")
+            posted = client.post(url, WRITE)
+            got_table[role] = (got.status_code, posted.status_code)
+            if posted.status_code in (403, 405) or role == "anonymous":
+                assert snapshot() == before, (url, role, "a refused POST changed something")
+            for response in (got, posted):
+                if response.status_code == 403:
+                    needed = parse(response.content).one("data-needed-role")
+                    assert needed["data-current-role"] == role
+                    assert needed["data-needed-role"] in ("editor", "publisher")
+            transaction.set_rollback(True)
+    assert got_table == TABLE[pattern.name], url
+
+
+def test_superusers_pass_every_check(client, django_user_model, samples):
     root = django_user_model.objects.create_user(username="root", password="x-pass-123", is_superuser=True)
-    for user in (staff, root):
-        client.force_login(user)
-        assert client.get(url).status_code in (200, 405), (url, user)  # 405: a POST-only action
+    client.force_login(root)
+    for pattern in PATTERNS:
+        url = url_of(pattern, samples)
+        assert client.get(url).status_code == TABLE[pattern.name]["publisher"][0], url
+
+
+def test_staff_status_alone_gives_no_role(client, django_user_model, samples):
+    staff = django_user_model.objects.create_user(username="s", password="x-pass-123", is_staff=True)
+    client.force_login(staff)
+    assert client.get("/skills/").status_code == 403
+
+
+def test_a_viewer_write_through_htmx_is_a_403_that_redirects_the_page(client, django_user_model, samples):
+    c = _client_as(client, django_user_model, "viewer")
+    before = snapshot()
+    response = c.post("/skills/iot_bundle/enabled", {"enabled": "0"},
+                      headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/"})
+    assert response.status_code == 403 and response["HX-Redirect"] == "/skills/"
+    assert snapshot() == before
+
+
+def test_a_json_client_gets_a_json_403_naming_the_roles(client, django_user_model, samples):
+    c = _client_as(client, django_user_model, "editor")
+    response = c.post("/api-keys/", {"name": "k"}, headers={"Accept": "application/json"})
+    assert response.status_code == 403 and response["Content-Type"] == "application/json"
+    assert response.json() == {
+        "detail": "此操作需要“发布者”角色；你的角色是“编辑者”。没有做任何更改。",
+        "needed_role": "publisher", "current_role": "editor",
+        "needed_role_name": "发布者", "current_role_name": "编辑者"}
+    assert not RuntimeKey.objects.exists()
+
+
+def test_the_403_page_names_the_role_it_takes_in_both_languages(client, django_user_model, samples):
+    c = _client_as(client, django_user_model, "viewer")
+    text = " ".join(parse(c.get("/skills/new").content).one("data-needed-role").text().split())
+    assert text == "此操作需要“编辑者”角色；你的角色是“查看者”。没有做任何更改。"
+    c.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    text = " ".join(parse(c.get("/skills/new").content).one("data-needed-role").text().split())
+    assert text == "This needs the editor role; your role is viewer. Nothing was changed."
 
 
 def test_plain_user_cannot_delete_a_skill(plain_client, bitmall):
@@ -132,12 +267,12 @@ def test_plain_user_cannot_delete_a_skill(plain_client, bitmall):
 def test_the_403_page_says_why_in_chinese_and_in_english(plain_client, bitmall):
     doc = parse(plain_client.get("/skills/").content)
     text = doc.one("data-not-staff").text()
-    assert "guest" in text and "工作人员" in text and "管理员" in text
+    assert "guest" in text and "没有任何角色" in text and "管理员" in text
     assert doc.select("data-nav") == []  # no links to pages that would refuse too
     assert doc.one("data-user").text() == "guest"
     plain_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     text = parse(plain_client.get("/skills/").content).one("data-not-staff").text()
-    assert "is not staff" in " ".join(text.split()) and "Ask an administrator" in text
+    assert "has no role" in " ".join(text.split()) and "Ask an administrator" in text
 
 
 def test_the_403_page_offers_another_account(plain_client, bitmall):

@@ -12,7 +12,7 @@ def test_default_language_is_chinese(staff_client, bitmall):
     doc = parse(staff_client.get("/skills/").content)
     assert doc.by_tag("html")[0]["lang"] == "zh-hans"
     assert nav(doc) == {"skills": "技能", "preview": "预览", "scenarios": "场景",
-                        "restrictions": "访问配置与阶段", "tools": "工具", "releases": "发布"}
+                        "restrictions": "访问配置与阶段", "tools": "工具", "releases": "发布", "audit": "审计"}
 
 
 def test_switching_to_english(staff_client, bitmall):
