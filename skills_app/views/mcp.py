@@ -9,16 +9,18 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors, services
 from ..forms import IntentNodeForm, McpServerForm, translate_error
 from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
-from .common import staff_required
+from .. import roles
+from .common import role_required, staff_required
 
 
 @staff_required
+@require_safe
 def server_list(request: HttpRequest) -> HttpResponse:
     """Every server with its transport, tool counts and last sync outcome."""
     servers = list(McpServer.objects.order_by("name"))
@@ -31,7 +33,7 @@ def server_list(request: HttpRequest) -> HttpResponse:
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
 
 
-@staff_required
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
 def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse:
     """Create (``server`` None) or edit a server record; header and env values stay masked."""
     instance = get_object_or_404(McpServer, name=server) if server else None
@@ -47,7 +49,7 @@ def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse
     return render(request, "mcp/server_edit.html", {"form": form, "server": instance})
 
 
-@staff_required
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
 @require_POST
 def server_sync(request: HttpRequest, server: str) -> HttpResponse:
     """"Sync now": the same sync as ``manage.py sync_mcp``; the outcome is flashed and recorded."""
@@ -64,6 +66,7 @@ def server_sync(request: HttpRequest, server: str) -> HttpResponse:
 
 
 @staff_required
+@require_safe
 def sync_history(request: HttpRequest, server: str) -> HttpResponse:
     """The server's syncs, newest first, with added / removed / changed tools and schema diffs."""
     obj = get_object_or_404(McpServer, name=server)
@@ -127,7 +130,7 @@ def _node_form(request: HttpRequest, instance: IntentNode | None) -> IntentNodeF
     return IntentNodeForm(data, instance=instance, parents=parents, tools=tools)
 
 
-@staff_required
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
 def node_edit(request: HttpRequest, intent: str | None = None) -> HttpResponse:
     """Create or edit an intent node in the console; MCP nodes bind a synced tool from the list.
     Disabling a node (or unbinding its tool) whose tool skills gate is refused naming the skills
@@ -142,7 +145,7 @@ def node_edit(request: HttpRequest, intent: str | None = None) -> HttpResponse:
     return render(request, "mcp/node_edit.html", {"form": form, "node": instance})
 
 
-@staff_required
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
 @require_POST
 def node_delete(request: HttpRequest, intent: str) -> HttpResponse:
     """Soft-delete a node; refused naming the skills that gate its tool unless ``force``."""

@@ -169,6 +169,19 @@ TABLE = {
     # runtime API keys are the publisher's alone, even to look at (a created key: 200, shown once)
     "api_keys": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (403, 403), "publisher": (200, 200)},
     "audit": PAGE,
+    # import: viewers see the page (the export box); checking or importing files takes an editor
+    "skill_import": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 200), "publisher": (200, 200)},
+    "skill_export": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 200), "publisher": (200, 200)},
+    "mcp_server_list": PAGE,
+    "mcp_server_create": DRAFT_FORM_REFUSED,
+    "mcp_server_edit": DRAFT_FORM_REFUSED,
+    "mcp_server_sync": DRAFT_ACTION,
+    "mcp_sync_history": PAGE,
+    # a tool's definition is read by all; a test call to its server (POST) takes an editor
+    "mcp_tool_detail": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 200), "publisher": (200, 200)},
+    "node_create": DRAFT_FORM_REFUSED,
+    "node_edit": DRAFT_FORM_REFUSED,
+    "node_delete": DRAFT_ACTION,
 }
 
 

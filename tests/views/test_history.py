@@ -162,7 +162,8 @@ def test_the_audit_page_is_paginated(viewer_client, bitmall, editor):
 
 # ---- write controls are hidden from those who may not use them ---------------------------------
 WRITE_PAGES = ["/skills/", "/skills/order_change/", "/skills/order_change/history", "/scenarios/",
-               "/restrictions/", "/tools/", "/releases/", "/releases/1/", "/publish/", "/preview/?scenario=cancel-iphone"]
+               "/restrictions/", "/tools/", "/releases/", "/releases/1/", "/publish/", "/preview/?scenario=cancel-iphone",
+               "/mcp/", "/tools/mcp/query_order/", "/skills/import"]
 
 
 def write_controls(doc) -> list[str]:
