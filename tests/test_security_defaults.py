@@ -107,7 +107,10 @@ def documented_production_env() -> dict[str, str]:
 
 
 def _check_deploy(extra: dict[str, str], tmp_path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILL_CONSOLE_")}
+    # the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process (Playwright's event loop); a
+    # deployment never has it, and check --deploy rightly refuses it (async.E001)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SKILL_CONSOLE_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update({"SKILL_CONSOLE_VAR_DIR": str(tmp_path / "var"), **extra})
     return subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=300)
@@ -129,7 +132,10 @@ def test_check_deploy_is_clean_with_the_documented_production_settings(tmp_path)
 def test_the_production_settings_take_effect(tmp_path):
     code = ("from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS, "
             "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.CSRF_TRUSTED_ORIGINS, s.SECURE_PROXY_SSL_HEADER)")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILL_CONSOLE_")}
+    # the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process (Playwright's event loop); a
+    # deployment never has it, and check --deploy rightly refuses it (async.E001)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SKILL_CONSOLE_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update({"SKILL_CONSOLE_VAR_DIR": str(tmp_path / "var"), **documented_production_env()})
     done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)

@@ -18,6 +18,7 @@ from skills_app import services
 from skills_app import urls as console_urls
 from skills_app.models import AccessProfile, Scenario, Skill, Stage
 
+from ..conftest import user_with_role
 from .html import parse
 
 NUL = "\x00"
@@ -181,7 +182,7 @@ def test_two_creates_of_one_name_at_once_one_wins(kind, django_user_model):
     from skills_app.demo_catalogs import demo_load
 
     demo_load(name="bitmall")
-    user = django_user_model.objects.create_user(username="racer", password="x-pass-123", is_staff=True)
+    user = user_with_role(django_user_model, "racer", "editor")
     url, body, stored = CREATES[kind]
     name = "race-x" if kind != "skill" else "race_x"
     results = _post_in_threads(user, url, [body(name, 0), body(name, 1)])
@@ -198,7 +199,7 @@ def test_a_create_that_loses_after_its_own_check_gets_a_form_error(kind, django_
     from skills_app.demo_catalogs import demo_load
 
     demo_load(name="bitmall")
-    user = django_user_model.objects.create_user(username="late", password="x-pass-123", is_staff=True)
+    user = user_with_role(django_user_model, "late", "editor")
     url, body, stored = CREATES[kind]
     name = "race-y" if kind != "skill" else "race_y"
     inserted, done = threading.Event(), threading.Event()
