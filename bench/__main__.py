@@ -167,8 +167,9 @@ def rows_from(results: dict[str, Any]) -> list[dict[str, Any]]:
         small, large = pages["demo"], pages["large"]
         for name in (k for k in small if k != "skills"):
             q5, q500 = small[name]["queries"], large[name]["queries"]
-            rows.append(_row(f"queries {name}", q500, q5, q500 / q5 if q5 else float("inf"), "= 1× (flat)",
-                             q500 == q5, unit="queries"))
+            # flat: no more queries at 500 skills than at 5 (a page of 50 entries may hold fewer kinds)
+            rows.append(_row(f"queries {name}", q500, q5, q500 / q5 if q5 else float("inf"), "≤ 1× (flat)",
+                             q500 <= q5, unit="queries"))
         for name in (k for k in small if k != "skills"):
             t5, t500 = small[name]["ms"]["median"], large[name]["ms"]["median"]
             rows.append(_row(f"time {name}", t500, t5, t500 / t5, "≤ 2×", t500 / t5 <= 2,
