@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from typing import Any, Iterable, Mapping
 
 import jsonschema
@@ -272,35 +273,57 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
         if s.code in loaded_set:
             released.update(s.tool_ids)
     owner = catalog.gate_owner
-    masked: dict[str, str] = {}
-    for tool in catalog.gated_tool_ids:
-        if tool in released or not restrictions.permits(tool):
-            continue  # released, or withheld: loading its manual would not make it visible
-        masked[tool] = owner[tool]
-    visible: list[str] = []
-    builtins: list[str] = []
-    mcp_visible: list[str] = []
-    withheld: dict[str, str] = {}
-    for t in catalog.registered_tools:
-        if t.name in masked:
-            continue
-        if t.kind == BUILTIN:
+    visible: list[str] | tuple[str, ...]
+    if (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit) == (None, None, None):
+        # no restriction: set lookups in comprehensions (the common case, and the cheap one)
+        masked = dict(owner)  # every gated tool, in registration order, less the released ones
+        for tool in released:
+            masked.pop(tool, None)
+        hidden = masked.__contains__
+        names, builtin_names, mcp_names = _registered_kinds(catalog)
+        visible = tuple(filterfalse(hidden, names))
+        builtins = tuple(filterfalse(hidden, builtin_names))
+        mcp_visible = tuple(filterfalse(hidden, mcp_names))
+        withheld: dict[str, str] = {}
+    else:
+        masked = {}
+        for tool in catalog.gated_tool_ids:
+            if tool in released or not restrictions.permits(tool):
+                continue  # released, or withheld: loading its manual would not make it visible
+            masked[tool] = owner[tool]
+        visible = []
+        builtins = []
+        mcp_visible = []
+        withheld = {}
+        for t in catalog.registered_tools:
+            if t.name in masked:
+                continue
+            if t.kind == BUILTIN:
+                visible.append(t.name)
+                builtins.append(t.name)
+                continue
+            if not restrictions.profile_permits(t.name):
+                withheld[t.name] = REASON_NOT_PERMITTED
+                continue
+            if not restrictions.stage_permits(t.name):
+                withheld[t.name] = REASON_STAGE
+                continue
             visible.append(t.name)
-            builtins.append(t.name)
-            continue
-        if not restrictions.profile_permits(t.name):
-            withheld[t.name] = REASON_NOT_PERMITTED
-            continue
-        if not restrictions.stage_permits(t.name):
-            withheld[t.name] = REASON_STAGE
-            continue
-        visible.append(t.name)
-        mcp_visible.append(t.name)
+            mcp_visible.append(t.name)
     shape = (tuple(visible), masked, loaded, tuple(builtins), tuple(mcp_visible), withheld)
     if len(cache) >= ROUND_SHAPE_CACHE_SIZE:
         cache.pop(next(iter(cache)))  # drop the oldest
     cache[key] = shape
     return shape
+
+
+def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Names of the registered tools in registration order: all, the builtins, the others."""
+    return _per_catalog(catalog, "_rules_registered_kinds", lambda: (
+        tuple(t.name for t in catalog.registered_tools),
+        tuple(t.name for t in catalog.registered_tools if t.kind == BUILTIN),
+        tuple(t.name for t in catalog.registered_tools if t.kind != BUILTIN),
+    ))
 
 
 def round_from_evidence(catalog: Catalog, evidence: transcript.Evidence, restrictions: Restrictions) -> RoundView:
@@ -515,9 +538,10 @@ def load_skill(
     return load_from_manuals(catalog, read_evidence(catalog, as_messages(messages)).manuals, skill_code)
 
 
-def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManual], skill_code: Any) -> LoadResult:
-    """``load_skill`` from the loaded manuals already read (``transcript.EvidenceReader``): the
-    messages are not read again (docs/rule.md, "Cost")."""
+def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManual] | transcript.EvidenceReader,
+                      skill_code: Any) -> LoadResult:
+    """``load_skill`` from the loaded manuals already read: the messages are not read again. Given
+    an ``EvidenceReader`` (the simulator), the repeat-load test is one lookup (docs/rule.md, "Cost")."""
     if not isinstance(skill_code, str) or not skill_code:
         return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
     if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
@@ -525,18 +549,19 @@ def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManua
         return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
     skill = catalog.skill(skill_code)
     assert skill is not None
-    for manual in manuals:
-        if manual.code != skill.code:
-            continue
-        if manual.version is None or manual.version == skill.version:
-            return LoadResult(
-                "success",
-                already_loaded_text(skill),
-                {"already_loaded": True, "skill_code": skill.code, "skill_version": skill.version},
-                True,
-                skill.version,
-                skill.code,
-            )
+    if isinstance(manuals, transcript.EvidenceReader):
+        retained = manuals.holds_manual(skill.code, skill.version)
+    else:
+        retained = any(m.code == skill.code and (m.version is None or m.version == skill.version) for m in manuals)
+    if retained:
+        return LoadResult(
+            "success",
+            already_loaded_text(skill),
+            {"already_loaded": True, "skill_code": skill.code, "skill_version": skill.version},
+            True,
+            skill.version,
+            skill.code,
+        )
     return LoadResult(
         "success",
         skill.content,

@@ -11,6 +11,7 @@ import json
 import time
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
+from itertools import filterfalse, repeat
 from typing import Any, Callable, Iterable, Mapping
 
 from .catalog import Catalog
@@ -222,7 +223,7 @@ def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
     return replace(message, content=text, metadata=meta)
 
 
-def _diff(prev: RoundView | None, view: RoundView) -> tuple[tuple[str, ...], ...]:
+def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None = None) -> tuple[tuple[str, ...], ...]:
     """The round's change list, derived from the two visible lists only (docs/simulator.md):
     ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
     ``newly_hidden`` (tools now masked). A withheld tool is in neither list."""
@@ -230,21 +231,27 @@ def _diff(prev: RoundView | None, view: RoundView) -> tuple[tuple[str, ...], ...
         return (), (), (), ()
     if prev.visible == view.visible:
         return (), (), (), ()
-    before, after, gated = set(prev.visible), set(view.visible), set(view.gated)
-    newly_visible = tuple(t for t in view.visible if t not in before)
-    newly_hidden = tuple(t for t in prev.visible if t not in after)
-    newly_released = tuple(t for t in newly_visible if t in gated)
-    newly_masked = tuple(t for t in newly_hidden if t in view.masked)
+    before, after = set(prev.visible), set(view.visible)
+    if gated is None:
+        gated = frozenset(view.gated)
+    newly_visible = tuple(filterfalse(before.__contains__, view.visible))
+    newly_hidden = tuple(filterfalse(after.__contains__, prev.visible))
+    newly_released = tuple(filter(gated.__contains__, newly_visible))
+    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
-    columns = []
-    for r in rounds:  # one state per gated tool per round: O(gated) per round, set lookups
-        masked, withheld, visible = r.view.masked, r.view.withheld, frozenset(r.view.visible)
-        columns.append([MASKED if tool in masked else WITHHELD if tool in withheld
-                        else RELEASED if tool in visible else OPEN for tool in catalog.gated_tool_ids])
-    return {tool: tuple(col[k] for col in columns) for k, tool in enumerate(catalog.gated_tool_ids)}
+    gated = catalog.gated_tool_ids
+    columns: list[list[str]] = []
+    for r in rounds:  # one state per gated tool per round: O(tools) per round, dict lookups in C
+        # later keys win: masked over withheld over visible (released), else open
+        state = {**dict.fromkeys(r.view.visible, RELEASED), **dict.fromkeys(r.view.withheld, WITHHELD),
+                 **dict.fromkeys(r.view.masked, MASKED)}
+        columns.append(list(map(state.get, gated, repeat(OPEN))))
+    if not columns:
+        return {tool: () for tool in gated}
+    return dict(zip(gated, zip(*columns)))
 
 
 def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:
@@ -280,7 +287,7 @@ def _apply_assistant(
             content, state = f"已生成确认卡片，等待用户确认：{call.name} {args}", "success"
             meta = {"confirmation_required": True}
         elif call.name == LOAD_SKILL:
-            result = load_from_manuals(catalog, reader.manuals, call.arguments.get("skill_code"))
+            result = load_from_manuals(catalog, reader, call.arguments.get("skill_code"))
             content, state, meta, already = result.content, result.state, dict(result.metadata), result.already_loaded
         else:
             content, state = _result_for(step, call)
@@ -366,7 +373,7 @@ def simulate(
             for c in step.calls:
                 if c.id:
                     called[c.id] = c.name
-            nv, nh, nr, nm = _diff(prev, view)
+            nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
             rounds.append(SimRound(
                 index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
                 newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
@@ -480,7 +487,7 @@ def replay(
                 result=result.content if result else "",
                 state=result.state if result else "",
             ))
-        nv, nh, nr, nm = _diff(prev, view)
+        nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
         rounds.append(SimRound(
             index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
             calls=tuple(outcomes), say=m.content, user=last_user,

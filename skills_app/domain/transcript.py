@@ -9,7 +9,7 @@ the round says why (a warning naming the message, 0-based ``index`` and 1-based 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .errors import Problem
@@ -100,10 +100,36 @@ class Evidence:
 
     manuals: tuple[LoadedManual, ...]
     warnings: tuple[Problem, ...]
+    #: Per skill code, in the order of its first manual: ``(has_unversioned, newest)`` — whether a
+    #: manual names no version, and the manual with the highest ``(version, position)`` among those
+    #: that do (``None`` if none). Kept by ``EvidenceReader`` so that a round reads it in
+    #: O(codes), not O(manuals); built from ``manuals`` when absent.
+    latest: Mapping[str, tuple[bool, LoadedManual | None]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def codes(self) -> frozenset[str]:
-        return frozenset(m.code for m in self.manuals)
+        return frozenset(self.latest) if self.latest is not None else frozenset(m.code for m in self.manuals)
+
+    def newest(self) -> Mapping[str, tuple[bool, LoadedManual | None]]:
+        """``latest``, built from ``manuals`` when it was not kept."""
+        return self.latest if self.latest is not None else _latest(self.manuals)
+
+
+def _latest(manuals: Iterable[LoadedManual]) -> dict[str, tuple[bool, LoadedManual | None]]:
+    out: dict[str, tuple[bool, LoadedManual | None]] = {}
+    for m in manuals:
+        _note(out, m)
+    return out
+
+
+def _note(latest: dict[str, tuple[bool, LoadedManual | None]], m: LoadedManual) -> None:
+    """Fold one manual into ``latest`` (see ``Evidence.latest``)."""
+    unversioned, newest = latest.get(m.code, (False, None))
+    if m.version is None:
+        unversioned = True
+    elif newest is None or (m.version, m.position) > (newest.version, newest.position):
+        newest = m
+    latest[m.code] = (unversioned, newest)
 
 
 def is_evicted(message: Message, eviction_prefix: str) -> bool:
@@ -154,6 +180,9 @@ class EvidenceReader:
         #: position → what the tool result there proves (a manual) or why it proves nothing.
         self._manuals: dict[int, LoadedManual] = {}
         self._manual_warnings: dict[int, Problem] = {}
+        self._latest: dict[str, tuple[bool, LoadedManual | None]] = {}
+        #: skill code → the versions its retained manuals name (``None`` for none): the repeat-load check
+        self._versions: dict[str, set[int | None]] = {}
         self._evidence: Evidence | None = None
 
     def __len__(self) -> int:
@@ -185,6 +214,16 @@ class EvidenceReader:
             # keep both maps in message order (a re-read result may land at the end)
             self._manuals = dict(sorted(self._manuals.items()))
             self._manual_warnings = dict(sorted(self._manual_warnings.items()))
+        self._latest = _latest(self._manuals.values())
+        self._versions = {}
+        for manual in self._manuals.values():
+            self._versions.setdefault(manual.code, set()).add(manual.version)
+
+    def holds_manual(self, code: str, version: int) -> bool:
+        """True when a retained manual of ``code`` is of ``version`` or names no version — the
+        repeat-load test of docs/rule.md, in O(1)."""
+        versions = self._versions.get(code, ())
+        return None in versions or version in versions
 
     @property
     def manuals(self) -> tuple[LoadedManual, ...]:
@@ -197,6 +236,7 @@ class EvidenceReader:
             self._evidence = Evidence(
                 manuals=tuple(self._manuals.values()),
                 warnings=(*self._message_problems, *self._pair_warnings, *self._manual_warnings.values()),
+                latest=dict(self._latest),
             )
         return self._evidence
 
@@ -279,7 +319,11 @@ class EvidenceReader:
             return
         version = m.metadata.get("skill_version")
         version = version if isinstance(version, int) and not isinstance(version, bool) else None
-        self._manuals[pos] = LoadedManual(position=pos, index=_where(m, pos)["index"], code=code, version=version)
+        manual = self._manuals[pos] = LoadedManual(position=pos, index=_where(m, pos)["index"], code=code,
+                                                   version=version)
+        if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
+            _note(self._latest, manual)
+            self._versions.setdefault(code, set()).add(version)
 
 
 def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tuple[str, ...]]]) -> tuple[Problem, ...]:
@@ -291,15 +335,12 @@ def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tupl
     A manual without a version is taken as current (no warning).
     """
     out: list[Problem] = []
-    by_code: dict[str, list[LoadedManual]] = {}
-    for m in evidence.manuals:
-        if m.code in versions:
-            by_code.setdefault(m.code, []).append(m)
     latest: dict[str, LoadedManual] = {}
-    for code, manuals in by_code.items():
-        current = versions[code][0]
-        if all(m.version is not None and m.version < current for m in manuals):
-            latest[code] = max(manuals, key=lambda m: (m.version, m.position))
+    for code, (unversioned, newest) in evidence.newest().items():
+        if code not in versions or unversioned or newest is None:
+            continue
+        if newest.version < versions[code][0]:  # the newest is older: all are
+            latest[code] = newest
     for code, m in latest.items():
         current, tools = versions[code]
         if m.version is not None and m.version < current:
