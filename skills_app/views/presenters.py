@@ -346,6 +346,10 @@ def warning_note(warning: str) -> Note:
         return Note(say(gettext("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
                                 "They are neither visible nor masked."),
                         skill=_param(warning, "skill"), tools=tools), warning, True)
+    if code == "time_budget":
+        return Note(say(gettext("Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s "
+                                "was exceeded."), done=_param(warning, "done"), total=_param(warning, "total"),
+                        budget=_param(warning, "budget")), warning, True)
     if code in WARNING_CODES:
         params = {k: v for k, v in getattr(warning, "params", {}).items() if isinstance(v, (str, int))}
         try:
@@ -403,9 +407,11 @@ def failure_sentence(failure: str) -> SafeString:
 
 
 def _all_warnings(sim: Simulation) -> list[str]:
-    """The simulation's warnings, then each distinct warning of its rounds (once, in order)."""
+    """A stop on the time budget, the simulation's warnings, then each distinct warning of its
+    rounds (once, in order)."""
     seen: list[str] = []
-    for w in (*sim.warnings, *(w for r in sim.rounds for w in r.view.warnings)):
+    stopped = (sim.stopped,) if sim.stopped is not None else ()
+    for w in (*stopped, *sim.warnings, *(w for r in sim.rounds for w in r.view.warnings)):
         if w not in seen:
             seen.append(w)  # keeps the Problem (its code) for warning_note
     return seen
