@@ -347,9 +347,10 @@ def warning_note(warning: str) -> Note:
                                 "They are neither visible nor masked."),
                         skill=_param(warning, "skill"), tools=tools), warning, True)
     if code == "time_budget":
-        return Note(say(gettext("Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s "
-                                "was exceeded."), done=_param(warning, "done"), total=_param(warning, "total"),
-                        budget=_param(warning, "budget")), warning, True)
+        numbers = {k: conditional_escape(str(_param(warning, k))) for k in ("done", "total", "budget")}
+        return Note(mark_safe(conditional_escape(gettext(  # noqa: S308 — every part escaped
+            "Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded.")) % numbers),
+            warning, True)
     if code in WARNING_CODES:
         params = {k: v for k, v in getattr(warning, "params", {}).items() if isinstance(v, (str, int))}
         try:

@@ -233,3 +233,44 @@ def test_the_generators_reach_the_cases_that_matter():
 def test_an_empty_transcript_equals_the_oracle(catalog):
     cat = CATALOGS[catalog]
     assert view_shape(rules.compute_round(cat, ())) == view_shape(oracle_rules.compute_round(cat, ()))
+
+
+@SETTINGS
+@given(transcript=transcripts, evict=st.lists(st.integers(0, 13), max_size=3))
+def test_the_reader_after_every_message_and_eviction_equals_a_full_read(transcript, evict):
+    """``EvidenceReader`` fed message by message (then evicting some results) holds what the
+    oracle's ``read_evidence`` finds in the same messages read at once."""
+    from skills_app.domain.messages import as_messages
+    from skills_app.domain.simulator import eviction_placeholder
+    from skills_app.domain.transcript import EvidenceReader
+
+    from .oracle import transcript as oracle_transcript
+
+    cat = CATALOGS["versions"]
+    try:
+        msgs = as_messages(transcript)
+    except DomainError:
+        return
+    keys = {"marker_key": cat.marker_key, "eviction_prefix": cat.eviction_prefix}
+
+    def same(reader, messages):
+        want = oracle_transcript.read_evidence(messages, **keys)
+        got = reader.evidence()
+        # the oracle has its own LoadedManual class: compare the fields
+        assert [vars(m) for m in got.manuals] == [vars(m) for m in want.manuals]
+        assert problems(got.warnings) == problems(want.warnings)
+        assert got.codes == want.codes
+        from skills_app.domain.transcript import outdated_warnings
+        versions = {s.code: (s.version, s.tool_ids) for s in cat.enabled_skills}
+        assert problems(outdated_warnings(got, versions)) == problems(oracle_transcript.outdated_warnings(want, versions))
+
+    reader = EvidenceReader(**keys)
+    for k, m in enumerate(msgs):
+        reader.append(m)
+        same(reader, msgs[: k + 1])
+    current = list(msgs)
+    for i in evict:
+        if i < len(current) and current[i].role == "tool":
+            current[i] = eviction_placeholder(cat, current[i])
+            reader.replace(i, current[i])
+            same(reader, tuple(current))
