@@ -223,11 +223,12 @@ def compute_round(
         restrictions = resolve_restrictions(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
-    return round_from_evidence(catalog, read_evidence(catalog, msgs), restrictions)
+    evidence = transcript.read_evidence(msgs, marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+    return round_from_evidence(catalog, evidence, restrictions)
 
 
 #: How many distinct (restrictions, loaded skills) round shapes a catalog keeps (``_round_shape``).
-ROUND_SHAPE_CACHE_SIZE = 256
+ROUND_SHAPE_CACHE_SIZE = 64
 
 
 def _per_catalog(catalog: Catalog, key: str, build: Any) -> Any:
@@ -312,7 +313,10 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
             mcp_visible.append(t.name)
     shape = (tuple(visible), masked, loaded, tuple(builtins), tuple(mcp_visible), withheld)
     if len(cache) >= ROUND_SHAPE_CACHE_SIZE:
-        cache.pop(next(iter(cache)))  # drop the oldest
+        try:
+            cache.pop(next(iter(cache)))  # drop the oldest
+        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+            pass
     cache[key] = shape
     return shape
 

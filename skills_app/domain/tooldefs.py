@@ -91,7 +91,10 @@ def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
         if hit is None:
             hit = _validate_input_schema(schema)
             if len(_SCHEMA_PROBLEMS) >= SCHEMA_CACHE_SIZE:
-                _SCHEMA_PROBLEMS.pop(next(iter(_SCHEMA_PROBLEMS)))
+                try:
+                    _SCHEMA_PROBLEMS.pop(next(iter(_SCHEMA_PROBLEMS)))
+                except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+                    pass
             _SCHEMA_PROBLEMS[key] = hit
         return hit
     return _validate_input_schema(schema)
