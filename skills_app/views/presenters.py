@@ -380,6 +380,8 @@ def failure_sentence(failure: str) -> SafeString:
     its ``code``; raw text when it has none."""
     code = getattr(failure, "code", None)
     params = dict(getattr(failure, "params", {}))
+    if code == "time_budget":  # a run stopped by its time budget fails (docs/simulator.md, "Limits")
+        return warning_note(failure).text
     if code == "expect_count":
         return say(gettext("expected %(want)s tools, got %(got)s"), want=params["want"], got=params["got"])
     if code in ("expect_list", "expect_masked") and "missing_list" in params:

@@ -25,3 +25,12 @@ def test_the_stop_is_the_first_note_of_the_page_in_english_and_chinese():
         assert page.warnings[0].text == "Stopped after 1 of 4 rounds: the time budget of 10 s was exceeded."
     with translation.override("zh-hans"):
         assert warning_note(sim.stopped).text == "已在 4 轮中的第 1 轮后停止：超出了 10 秒的时间预算。"
+
+
+def test_the_stop_counts_as_a_failure_and_reads_in_the_active_language():
+    from skills_app.views.presenters import failure_sentence
+
+    sim = _stopped()
+    assert sim.failures == (sim.stopped,) and not sim.passed
+    with translation.override("zh-hans"):
+        assert failure_sentence(sim.failures[-1]) == "已在 4 轮中的第 1 轮后停止：超出了 10 秒的时间预算。"
