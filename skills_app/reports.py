@@ -20,6 +20,8 @@ def simulation_text(sim: Simulation) -> str:
     )
     if sim.allowed_tools is not None:
         lines.append(f"allowed tools: {', '.join(sim.allowed_tools) or '— (none)'}")
+    if sim.stopped is not None:
+        lines.append(f"stopped: {sim.stopped}")
     for w in sim.warnings:
         lines.append(f"warning: {w}")
     for r in sim.rounds:

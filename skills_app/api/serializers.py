@@ -16,6 +16,8 @@ from rest_framework import serializers
 
 from skills_app.domain import Message, ToolCall, parse_messages
 from skills_app.domain.limits import (
+    MAX_CALLS_PER_ROUND,
+    MAX_CALLS_PER_SCRIPT,
     MAX_MESSAGES,
     SKILL_CODE_MAX_LENGTH,
     SKILL_CODE_MIN_LENGTH,
@@ -62,7 +64,9 @@ class MessageDocSerializer(serializers.Serializer):
 
     role = serializers.ChoiceField(choices=ROLES)
     content = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    tool_calls = ToolCallDocSerializer(many=True, required=False)
+    tool_calls = serializers.ListField(
+        child=ToolCallDocSerializer(), required=False, max_length=MAX_CALLS_PER_ROUND,
+        help_text=f"At most {MAX_CALLS_PER_ROUND} calls per message (a round); more → 400 invalid_messages.")
     tool_call_id = serializers.CharField(required=False)
     state = serializers.ChoiceField(choices=STATES, required=False, help_text="Tool results; default success.")
     metadata = serializers.DictField(
@@ -99,6 +103,9 @@ class MessagesField(serializers.Field):
     """
 
     def __init__(self, **kwargs: Any) -> None:
+        limits = (f"At most {MAX_MESSAGES} messages, {MAX_CALLS_PER_ROUND} calls per message and "
+                  f"{MAX_CALLS_PER_SCRIPT} calls in all; past a limit → 400 invalid_messages naming the message.")
+        kwargs["help_text"] = f"{kwargs['help_text']} {limits}" if kwargs.get("help_text") else limits
         super().__init__(**kwargs)
         # Stated in the OpenAPI schema as ``maxItems`` (drf-spectacular reads field validators);
         # enforced by ``parse_messages`` on the list as sent (see ``run_validators``).

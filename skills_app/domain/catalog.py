@@ -119,11 +119,18 @@ class Catalog:
         return tuple(sorted((s for s in self.skills if s.enabled), key=lambda s: s.order_key))
 
     def skill(self, code: str) -> Skill | None:
-        """The enabled skill with this code, or ``None`` (disabled skills are not on offer)."""
+        """The enabled skill with this code, or ``None`` (disabled skills are not on offer).
+        A dict lookup (``skills_by_code``), never a scan."""
+        return self.skills_by_code.get(code)
+
+    @cached_property
+    def skills_by_code(self) -> Mapping[str, Skill]:
+        """Enabled skill code → the skill (the first one listed when a code repeats); built once."""
+        out: dict[str, Skill] = {}
         for s in self.skills:
-            if s.enabled and s.code == code:
-                return s
-        return None
+            if s.enabled:
+                out.setdefault(s.code, s)
+        return MappingProxyType(out)
 
     @cached_property
     def registered_tools(self) -> tuple[Tool, ...]:
@@ -132,11 +139,16 @@ class Catalog:
         return tuple(t for t in self.tools if t.name != LOAD_SKILL or has_skill)
 
     def tool(self, name: str) -> Tool | None:
-        """The registered tool with this name, or ``None``."""
+        """The registered tool with this name, or ``None``. A dict lookup (``tools_by_name``)."""
+        return self.tools_by_name.get(name)
+
+    @cached_property
+    def tools_by_name(self) -> Mapping[str, Tool]:
+        """Registered tool name → the tool (the first one when a name repeats); built once."""
+        out: dict[str, Tool] = {}
         for t in self.registered_tools:
-            if t.name == name:
-                return t
-        return None
+            out.setdefault(t.name, t)
+        return MappingProxyType(out)
 
     @cached_property
     def gated_tool_ids(self) -> tuple[str, ...]:
@@ -146,6 +158,21 @@ class Catalog:
         for s in self.enabled_skills:
             gated.update(s.tool_ids)
         return tuple(t.name for t in self.registered_tools if t.name in gated)
+
+    @cached_property
+    def gated_set(self) -> frozenset[str]:
+        """``gated_tool_ids`` as a set, for membership tests."""
+        return frozenset(self.gated_tool_ids)
+
+    @cached_property
+    def gate_owner(self) -> Mapping[str, str]:
+        """Gated tool → code of the first enabled skill (``sort_order``, then code) whose tool_ids
+        hold it: the skill a masked tool names (docs/rule.md). Built once per catalog."""
+        out: dict[str, str] = {}
+        for s in self.enabled_skills:
+            for t in s.tool_ids:
+                out.setdefault(t, s.code)
+        return MappingProxyType({t: out[t] for t in self.gated_tool_ids})
 
     @cached_property
     def dangling_tool_ids(self) -> Mapping[str, tuple[str, ...]]:

@@ -30,11 +30,18 @@ DEFAULT_LOAD_SKILL_HEADER = "\n".join((
 ))
 LOAD_SKILL_HEADER_MAX_LENGTH = 2000
 
-#: Simulation limits: a script or transcript past these is refused before anything runs (the cost
-#: of a run grows with rounds × retained messages).
+#: Simulation limits: a script or transcript past these is refused before anything runs. A run
+#: costs O(messages + calls) plus O(tools) per round (docs/simulator.md, "Cost"); these bound it.
 MAX_SCRIPT_CHARS = 200_000
 MAX_ROUNDS = 200
 MAX_MESSAGES = 2_000
+#: Calls in one assistant step of a script or one assistant message of a transcript (a round).
+MAX_CALLS_PER_ROUND = 40
+#: Calls in a whole script or transcript (MAX_ROUNDS × MAX_CALLS_PER_ROUND).
+MAX_CALLS_PER_SCRIPT = 8_000
+#: Seconds a simulation or replay may run: past it the run stops and returns the rounds computed
+#: so far with a "stopped after N of M rounds" problem (``Simulation.stopped``), never an error.
+SIMULATION_TIME_BUDGET = 10.0
 
 LOAD_SKILL = "load_skill"
 SEARCH_KNOWLEDGE = "search_knowledge"

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .errors import MessageError, Problem, ScriptError
-from .limits import MAX_MESSAGES, MAX_SCRIPT_CHARS
+from .limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_MESSAGES, MAX_SCRIPT_CHARS
 
 ROLES = ("user", "assistant", "tool", "system")
 #: Roles accepted on input and the role they are read as (OpenAI's newer ``developer`` role is a
@@ -276,7 +277,9 @@ def parse_message(raw: Any, index: int = 0) -> Message:
 def parse_messages(raw: Any) -> tuple[Message, ...]:
     """Parse a JSON list of messages (docs/runtime-api.md or OpenAI chat shape).
 
-    Raises ``MessageError`` with the 0-based index of the first bad message.
+    Raises ``MessageError`` with the 0-based index of the first bad message, also for a message
+    making more than ``MAX_CALLS_PER_ROUND`` calls or the one passing ``MAX_CALLS_PER_SCRIPT``
+    calls in all (docs/transcripts.md).
     """
     if isinstance(raw, Mapping) and "messages" in raw:
         raw = raw["messages"]
@@ -284,7 +287,19 @@ def parse_messages(raw: Any) -> tuple[Message, ...]:
         raise MessageError("messages must be a JSON list")
     if len(raw) > MAX_MESSAGES:
         raise MessageError(f"{len(raw)} messages; at most {MAX_MESSAGES} are accepted")
-    return tuple(m for i, item in enumerate(raw) for m in _expand(item, i))
+    out: list[Message] = []
+    calls = 0
+    for i, item in enumerate(raw):
+        for m in _expand(item, i):
+            if len(m.tool_calls) > MAX_CALLS_PER_ROUND:
+                raise MessageError(f"{len(m.tool_calls)} calls in one message; at most {MAX_CALLS_PER_ROUND} "
+                                   f"calls per round are accepted", index=i)
+            calls += len(m.tool_calls)
+            if calls > MAX_CALLS_PER_SCRIPT:
+                raise MessageError(f"more than {MAX_CALLS_PER_SCRIPT} calls in the messages; at most "
+                                   f"{MAX_CALLS_PER_SCRIPT} are accepted", index=i)
+            out.append(m)
+    return tuple(out)
 
 
 def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Message, ...]:

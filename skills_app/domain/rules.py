@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from typing import Any, Iterable, Mapping
 
 import jsonschema
@@ -147,7 +148,8 @@ class RoundView:
     def released(self) -> tuple[str, ...]:
         """Gated tools that a loaded manual makes visible this round (a withheld tool is never
         released, docs/rule.md)."""
-        return tuple(t for t in self.gated if t in self.mcp_visible)
+        shown = frozenset(self.mcp_visible)
+        return tuple(t for t in self.gated if t in shown)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON shape of docs/runtime-api.md ``rounds`` (lists always present)."""
@@ -221,54 +223,129 @@ def compute_round(
         restrictions = resolve_restrictions(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
-    evidence = read_evidence(catalog, msgs)
-    loaded = tuple(s.code for s in catalog.enabled_skills if s.code in evidence.codes)
-    enabled = catalog.enabled_skills
+    evidence = transcript.read_evidence(msgs, marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+    return round_from_evidence(catalog, evidence, restrictions)
+
+
+#: How many distinct (restrictions, loaded skills) round shapes a catalog keeps (``_round_shape``).
+ROUND_SHAPE_CACHE_SIZE = 64
+
+
+def _per_catalog(catalog: Catalog, key: str, build: Any) -> Any:
+    """A value derived from ``catalog`` alone, built once and kept on the (frozen) catalog object,
+    like its ``cached_property`` views (docs/rule.md, "Cost")."""
+    store = catalog.__dict__
+    if key not in store:
+        store[key] = build()
+    return store[key]
+
+
+def _catalog_warnings(catalog: Catalog) -> tuple[tuple[Problem, ...], tuple[Problem, ...]]:
+    """The warnings every round of ``catalog`` carries whatever the messages: invalid tool
+    definitions, and skills gating unregistered tools (the restrictions' warnings go between)."""
+    return _per_catalog(catalog, "_rules_catalog_warnings", lambda: (tool_definition_warnings(catalog), tuple(
+        Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
+                {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
+        for code, ids in catalog.dangling_tool_ids.items()
+    )))
+
+
+def _enabled_versions(catalog: Catalog) -> Mapping[str, tuple[int, tuple[str, ...]]]:
+    """Enabled skill code → (current version, tool_ids), for ``transcript.outdated_warnings``."""
+    return _per_catalog(catalog, "_rules_enabled_versions",
+                        lambda: {s.code: (s.version, s.tool_ids) for s in catalog.enabled_skills})
+
+
+def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[str]) -> tuple:
+    """``(visible, masked, loaded, builtins, mcp_visible, withheld)`` of a round whose evidence
+    names the skill ``codes``: depends on the catalog, the restrictions and the loaded set only,
+    so it is computed once per distinct set (O(tools)) and kept on the catalog (bounded by
+    ``ROUND_SHAPE_CACHE_SIZE``). ``masked`` / ``withheld`` are shared: callers copy them."""
+    cache: dict = _per_catalog(catalog, "_rules_round_shapes", dict)
+    enabled = catalog.skills_by_code
+    loaded_set = frozenset(c for c in codes if c in enabled)
+    key = (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit, loaded_set)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    loaded = tuple(s.code for s in catalog.enabled_skills if s.code in loaded_set)
     released: set[str] = set()
-    for s in enabled:
-        if s.code in loaded:
+    for s in catalog.enabled_skills:
+        if s.code in loaded_set:
             released.update(s.tool_ids)
-    gated = catalog.gated_tool_ids
-    masked: dict[str, str] = {}
-    for tool in gated:
-        if tool in released or not restrictions.permits(tool):
-            continue  # released, or withheld: loading its manual would not make it visible
-        owner = next(s for s in enabled if tool in s.tool_ids)
-        masked[tool] = owner.code
-    visible: list[str] = []
-    builtins: list[str] = []
-    mcp_visible: list[str] = []
-    withheld: dict[str, str] = {}
-    for t in catalog.registered_tools:
-        if t.name in masked:
-            continue
-        if t.kind == BUILTIN:
+    owner = catalog.gate_owner
+    visible: list[str] | tuple[str, ...]
+    if (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit) == (None, None, None):
+        # no restriction: set lookups in comprehensions (the common case, and the cheap one)
+        masked = dict(owner)  # every gated tool, in registration order, less the released ones
+        for tool in released:
+            masked.pop(tool, None)
+        hidden = masked.__contains__
+        names, builtin_names, mcp_names = _registered_kinds(catalog)
+        visible = tuple(filterfalse(hidden, names))
+        builtins = tuple(filterfalse(hidden, builtin_names))
+        mcp_visible = tuple(filterfalse(hidden, mcp_names))
+        withheld: dict[str, str] = {}
+    else:
+        masked = {}
+        for tool in catalog.gated_tool_ids:
+            if tool in released or not restrictions.permits(tool):
+                continue  # released, or withheld: loading its manual would not make it visible
+            masked[tool] = owner[tool]
+        visible = []
+        builtins = []
+        mcp_visible = []
+        withheld = {}
+        for t in catalog.registered_tools:
+            if t.name in masked:
+                continue
+            if t.kind == BUILTIN:
+                visible.append(t.name)
+                builtins.append(t.name)
+                continue
+            if not restrictions.profile_permits(t.name):
+                withheld[t.name] = REASON_NOT_PERMITTED
+                continue
+            if not restrictions.stage_permits(t.name):
+                withheld[t.name] = REASON_STAGE
+                continue
             visible.append(t.name)
-            builtins.append(t.name)
-            continue
-        if not restrictions.profile_permits(t.name):
-            withheld[t.name] = REASON_NOT_PERMITTED
-            continue
-        if not restrictions.stage_permits(t.name):
-            withheld[t.name] = REASON_STAGE
-            continue
-        visible.append(t.name)
-        mcp_visible.append(t.name)
+            mcp_visible.append(t.name)
+    shape = (tuple(visible), masked, loaded, tuple(builtins), tuple(mcp_visible), withheld)
+    if len(cache) >= ROUND_SHAPE_CACHE_SIZE:
+        try:
+            cache.pop(next(iter(cache)))  # drop the oldest
+        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+            pass
+    cache[key] = shape
+    return shape
+
+
+def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Names of the registered tools in registration order: all, the builtins, the others."""
+    return _per_catalog(catalog, "_rules_registered_kinds", lambda: (
+        tuple(t.name for t in catalog.registered_tools),
+        tuple(t.name for t in catalog.registered_tools if t.kind == BUILTIN),
+        tuple(t.name for t in catalog.registered_tools if t.kind != BUILTIN),
+    ))
+
+
+def round_from_evidence(catalog: Catalog, evidence: transcript.Evidence, restrictions: Restrictions) -> RoundView:
+    """``compute_round`` from evidence already read (``transcript.EvidenceReader``): the messages
+    are not read again. Costs O(manuals + warnings) plus, for a loaded set not seen before under
+    these restrictions, O(tools) (docs/rule.md, "Cost")."""
+    visible, masked, loaded, builtins, mcp_visible, withheld = _round_shape(catalog, restrictions, evidence.codes)
+    definitions, dangling = _catalog_warnings(catalog)
     return RoundView(
-        visible=tuple(visible),
-        masked=masked,
+        visible=visible,
+        masked=dict(masked),
         loaded=loaded,
-        gated=gated,
-        builtins=tuple(builtins),
-        mcp_visible=tuple(mcp_visible),
-        withheld=withheld,
-        warnings=evidence.warnings + transcript.outdated_warnings(
-            evidence, {s.code: (s.version, s.tool_ids) for s in enabled}
-        ) + tool_definition_warnings(catalog) + restrictions.warnings + tuple(
-            Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
-                    {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
-            for code, ids in catalog.dangling_tool_ids.items()
-        ),
+        gated=catalog.gated_tool_ids,
+        builtins=builtins,
+        mcp_visible=mcp_visible,
+        withheld=dict(withheld),
+        warnings=evidence.warnings + transcript.outdated_warnings(evidence, _enabled_versions(catalog))
+        + definitions + restrictions.warnings + dangling,
     )
 
 
@@ -299,10 +376,23 @@ class Verdict:
         }
 
 
-def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
-    """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid."""
-    validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    validator = validator_cls(schema)
+def _validators(catalog: Catalog) -> dict[int, Any]:
+    """The JSON-Schema validators of ``catalog``'s tools, built on first use (keyed by the id of
+    the schema object, which the frozen catalog keeps alive)."""
+    return _per_catalog(catalog, "_rules_validators", dict)
+
+
+def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
+                        validators: dict[int, Any] | None = None) -> str | None:
+    """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid.
+    ``validators`` caches the validator of each schema (a validator that fails to build is not
+    kept: the error is raised again on the next call)."""
+    validator = validators.get(id(schema)) if validators is not None else None
+    if validator is None:
+        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator = validator_cls(schema)
+        if validators is not None:
+            validators[id(schema)] = validator
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
     if not errors:
         return None
@@ -348,6 +438,12 @@ def check_call(
         )
     if view is None:
         view = compute_round(catalog, msgs, restrictions=restrictions)
+    return guard(catalog, call, restrictions=restrictions, view=view)
+
+
+def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view: RoundView) -> Verdict:
+    """``check_call`` of a parsed ``call`` against a round already computed (``view``): the
+    messages are not read again. O(1) lookups plus the argument check (docs/rule.md, "Cost")."""
     name, args = call.name, dict(call.arguments)
     tool = catalog.tool(name)
     if tool is None:
@@ -389,7 +485,7 @@ def check_call(
     if bad_encoding is not None:
         return bad_encoding
     try:
-        problem = _validate_arguments(tool.input_schema, args)
+        problem = _validate_arguments(tool.input_schema, args, _validators(catalog))
     except Exception as exc:  # noqa: BLE001 — a schema the validator chokes on fails closed
         return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
                        f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}", args)
@@ -443,21 +539,33 @@ def load_skill(
     if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
         offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
         return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
+    return load_from_manuals(catalog, read_evidence(catalog, as_messages(messages)).manuals, skill_code)
+
+
+def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManual] | transcript.EvidenceReader,
+                      skill_code: Any) -> LoadResult:
+    """``load_skill`` from the loaded manuals already read: the messages are not read again. Given
+    an ``EvidenceReader`` (the simulator), the repeat-load test is one lookup (docs/rule.md, "Cost")."""
+    if not isinstance(skill_code, str) or not skill_code:
+        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
+    if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
+        offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
+        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
     skill = catalog.skill(skill_code)
     assert skill is not None
-    msgs = as_messages(messages)
-    for manual in read_evidence(catalog, msgs).manuals:
-        if manual.code != skill.code:
-            continue
-        if manual.version is None or manual.version == skill.version:
-            return LoadResult(
-                "success",
-                already_loaded_text(skill),
-                {"already_loaded": True, "skill_code": skill.code, "skill_version": skill.version},
-                True,
-                skill.version,
-                skill.code,
-            )
+    if isinstance(manuals, transcript.EvidenceReader):
+        retained = manuals.holds_manual(skill.code, skill.version)
+    else:
+        retained = any(m.code == skill.code and (m.version is None or m.version == skill.version) for m in manuals)
+    if retained:
+        return LoadResult(
+            "success",
+            already_loaded_text(skill),
+            {"already_loaded": True, "skill_code": skill.code, "skill_version": skill.version},
+            True,
+            skill.version,
+            skill.code,
+        )
     return LoadResult(
         "success",
         skill.content,

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import yaml
 
 from .errors import ScriptError
-from .limits import MAX_ROUNDS, MAX_SCRIPT_CHARS
+from .limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_ROUNDS, MAX_SCRIPT_CHARS
 from .messages import ToolCall
 
 STEP_KINDS = ("user", "system", "assistant", "compact", "evict")
@@ -301,6 +301,15 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     if len(assistants) > MAX_ROUNDS:
         raise ScriptError(f"the script has {len(assistants)} rounds; at most {MAX_ROUNDS} are simulated",
                           source=source, line=assistants[MAX_ROUNDS].line)
+    calls = 0
+    for number, step in enumerate(assistants, start=1):
+        if len(step.calls) > MAX_CALLS_PER_ROUND:
+            raise ScriptError(f"round {number} makes {len(step.calls)} calls; at most {MAX_CALLS_PER_ROUND} "
+                              f"calls per round are simulated", source=source, line=step.line)
+        calls += len(step.calls)
+        if calls > MAX_CALLS_PER_SCRIPT:
+            raise ScriptError(f"the script makes more than {MAX_CALLS_PER_SCRIPT} calls (round {number} passes the "
+                              f"limit); at most {MAX_CALLS_PER_SCRIPT} are simulated", source=source, line=step.line)
     steps = _number_calls(steps)
     if not any(s.kind == "assistant" for s in steps):
         raise ScriptError("a script needs at least one assistant step (a round sits before each)",

@@ -8,12 +8,15 @@ script's ``results`` or a neutral placeholder.
 from __future__ import annotations
 
 import json
+import time
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from itertools import filterfalse, repeat
+from typing import Any, Callable, Iterable, Mapping
 
 from .catalog import Catalog
 from .errors import Problem, ScriptError
-from .limits import LOAD_SKILL
+from .limits import LOAD_SKILL, SIMULATION_TIME_BUDGET
 from .messages import Message, ToolCall, as_messages
 from .rules import (
     ALLOWED,
@@ -22,13 +25,14 @@ from .rules import (
     Restrictions,
     RoundView,
     Verdict,
-    check_call,
-    compute_round,
+    guard,
     is_evicted,
-    load_skill,
+    load_from_manuals,
     resolve_restrictions,
+    round_from_evidence,
 )
 from .scripts import Script, Step
+from .transcript import EvidenceReader
 
 MASKED = "masked"
 RELEASED = "released"
@@ -105,7 +109,9 @@ class Simulation:
 
     ``matrix`` maps each gated tool (registration order) to one state per round: ``masked`` (a
     manual would release it), ``released`` (visible) or ``withheld`` (outside the access profile
-    or stage: no manual can show it, docs/rule.md). ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
+    or stage: no manual can show it, docs/rule.md). ``stopped`` is set (a ``Problem``, code
+    ``time_budget``) when the run hit its time budget and ``rounds`` holds only the rounds computed
+    before. ``events`` are one-line notes of compactions and evictions (``Problem``s: codes ``compacted``, ``evicted``, ``evict_none``, ``evict_none_of_tool`` with ``params["round"]``); ``messages`` is the
     final retained context.
     """
 
@@ -119,11 +125,14 @@ class Simulation:
     events: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     messages: tuple[Message, ...] = ()
+    stopped: Problem | None = None
 
     @property
     def failures(self) -> tuple[str, ...]:
-        """Every unmet expectation as ``round N: …``."""
-        return tuple(f"round {r.index}: {f}" for r in self.rounds for f in r.failures)
+        """Every unmet expectation as ``round N: …``; a run stopped by the time budget
+        (``stopped``) fails too, with that sentence last (a partial run never passes)."""
+        out = tuple(f"round {r.index}: {f}" for r in self.rounds for f in r.failures)
+        return out + (self.stopped,) if self.stopped is not None else out
 
     @property
     def passed(self) -> bool:
@@ -150,6 +159,7 @@ class Simulation:
             "failures": list(self.failures),
             "checked_rounds": self.checked_rounds,
             "passed": self.passed,
+            "stopped": self.stopped,
         }
 
 
@@ -213,27 +223,35 @@ def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
     return replace(message, content=text, metadata=meta)
 
 
-def _diff(prev: RoundView | None, view: RoundView) -> tuple[tuple[str, ...], ...]:
+def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None = None) -> tuple[tuple[str, ...], ...]:
     """The round's change list, derived from the two visible lists only (docs/simulator.md):
     ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
     ``newly_hidden`` (tools now masked). A withheld tool is in neither list."""
     if prev is None:
         return (), (), (), ()
+    if prev.visible == view.visible:
+        return (), (), (), ()
     before, after = set(prev.visible), set(view.visible)
-    newly_visible = tuple(t for t in view.visible if t not in before)
-    newly_hidden = tuple(t for t in prev.visible if t not in after)
-    newly_released = tuple(t for t in newly_visible if t in view.gated)
-    newly_masked = tuple(t for t in newly_hidden if t in view.masked)
+    if gated is None:
+        gated = frozenset(view.gated)
+    newly_visible = tuple(filterfalse(before.__contains__, view.visible))
+    newly_hidden = tuple(filterfalse(after.__contains__, prev.visible))
+    newly_released = tuple(filter(gated.__contains__, newly_visible))
+    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
-    rounds = tuple(rounds)
-    return {
-        tool: tuple(MASKED if tool in r.view.masked else WITHHELD if tool in r.view.withheld
-                    else RELEASED if tool in r.view.visible else OPEN for r in rounds)
-        for tool in catalog.gated_tool_ids
-    }
+    gated = catalog.gated_tool_ids
+    columns: list[list[str]] = []
+    for r in rounds:  # one state per gated tool per round: O(tools) per round, dict lookups in C
+        # later keys win: masked over withheld over visible (released), else open
+        state = {**dict.fromkeys(r.view.visible, RELEASED), **dict.fromkeys(r.view.withheld, WITHHELD),
+                 **dict.fromkeys(r.view.masked, MASKED)}
+        columns.append(list(map(state.get, gated, repeat(OPEN))))
+    if not columns:
+        return {tool: () for tool in gated}
+    return dict(zip(gated, zip(*columns)))
 
 
 def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:
@@ -248,15 +266,17 @@ def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:
 def _apply_assistant(
     catalog: Catalog,
     step: Step,
-    context: list[Message],
+    reader: EvidenceReader,
     view: RoundView,
     restrictions: Restrictions,
 ) -> tuple[CallOutcome, ...]:
-    seen = tuple(context)
-    context.append(Message(role="assistant", content=step.text, tool_calls=step.calls))
+    """Append the step's assistant message and one tool result per call to ``reader``. Each call
+    goes through the guard against ``view``; a ``load_skill`` result reads the manuals already
+    kept by ``reader`` (the results of this step's earlier calls included). O(calls)."""
+    reader.append(Message(role="assistant", content=step.text, tool_calls=step.calls))
     outcomes: list[CallOutcome] = []
     for call in step.calls:
-        verdict = check_call(catalog, seen, call, restrictions=restrictions, view=view)
+        verdict = guard(catalog, call, restrictions=restrictions, view=view)
         meta: dict[str, Any] = {}
         already = False
         if verdict.verdict == REFUSED:
@@ -267,26 +287,13 @@ def _apply_assistant(
             content, state = f"已生成确认卡片，等待用户确认：{call.name} {args}", "success"
             meta = {"confirmation_required": True}
         elif call.name == LOAD_SKILL:
-            result = load_skill(catalog, tuple(context), call.arguments.get("skill_code"))
+            result = load_from_manuals(catalog, reader, call.arguments.get("skill_code"))
             content, state, meta, already = result.content, result.state, dict(result.metadata), result.already_loaded
         else:
             content, state = _result_for(step, call)
-        context.append(Message(role="tool", content=content, tool_call_id=call.id, state=state, metadata=meta))
+        reader.append(Message(role="tool", content=content, tool_call_id=call.id, state=state, metadata=meta))
         outcomes.append(CallOutcome(verdict=verdict, result=content, state=state, already_loaded=already))
     return tuple(outcomes)
-
-
-def _calls_made(script: Script, until: Step) -> dict[str, str]:
-    """Call id → tool name of every call the script's assistant steps made before ``until``
-    (retained or not)."""
-    out: dict[str, str] = {}
-    for step in script.steps:
-        if step is until:
-            break
-        for c in step.calls:
-            if c.id:
-                out[c.id] = c.name
-    return out
 
 
 def _describe_result(index: int, message: Message, called: Mapping[str, str], catalog: Catalog) -> str:
@@ -306,6 +313,12 @@ def _check_indices(step: Step, context: list[Message], what: str, source: str) -
         )
 
 
+def _budget_problem(done: int, total: int, budget: float) -> Problem:
+    return Problem("time_budget",
+                   "stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded",
+                   {"done": done, "total": total, "budget": f"{budget:g}", "round": done})
+
+
 def simulate(
     catalog: Catalog,
     script: Script,
@@ -313,32 +326,54 @@ def simulate(
     access_profile: str | None = None,
     stage: str | None = None,
     allowed_tools: Iterable[str] | None = None,
+    budget: float | None = SIMULATION_TIME_BUDGET,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Simulation:
     """Run ``script`` against ``catalog`` (draft or release) and return every round.
 
     ``access_profile`` / ``stage`` / ``allowed_tools`` override the script's own. Raises
     ``UnknownRestrictionError`` for an unknown profile or stage and ``ScriptError`` when a
     compact/evict step names a message index that is not retained.
+
+    ``budget`` is a time budget in seconds (``SIMULATION_TIME_BUDGET``; ``None`` = none) measured
+    with ``clock`` (seconds, ``time.monotonic``; tests pass a fake one): checked before every round,
+    a run past it stops there and returns the rounds computed so far with ``stopped`` set
+    ("stopped after N of M rounds: …") — never an exception.
+
+    Cost (docs/simulator.md): O(messages + calls) in all — the evidence is read once, message by
+    message (``transcript.EvidenceReader``), each call is one guard check — plus O(tools) per
+    round for the round's lists; a compact step rereads the retained messages (O(retained)).
     """
     profile = access_profile if access_profile is not None else script.access_profile
     stage_name = stage if stage is not None else script.stage
     allowed = allowed_tools if allowed_tools is not None else script.allowed_tools
     restrictions = resolve_restrictions(catalog, access_profile=profile, stage=stage_name, allowed_tools=allowed)
-    context: list[Message] = []
+    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+    context = reader.messages  # the retained messages, appended to through ``reader`` only
     rounds: list[SimRound] = []
     events: list[Problem] = []
     prev: RoundView | None = None
     last_user = ""
+    called: dict[str, str] = {}  # call id → tool name of every call made so far (retained or not)
+    total = sum(1 for step in script.steps if step.kind == "assistant")
+    start = clock() if budget is not None else 0.0
+    stopped: Problem | None = None
     for step in script.steps:
         if step.kind in ("user", "system"):
-            context.append(Message(role=step.kind, content=step.text))
+            reader.append(Message(role=step.kind, content=step.text))
             if step.kind == "user":
                 last_user = step.text
         elif step.kind == "assistant":
-            view = compute_round(catalog, context, restrictions=restrictions)
+            if budget is not None and clock() - start > budget:
+                stopped = _budget_problem(len(rounds), total, budget)
+                break
+            view = round_from_evidence(catalog, reader.evidence(), restrictions)
             size = len(context)
-            outcomes = _apply_assistant(catalog, step, context, view, restrictions)
-            nv, nh, nr, nm = _diff(prev, view)
+            outcomes = _apply_assistant(catalog, step, reader, view, restrictions)
+            for c in step.calls:
+                if c.id:
+                    called[c.id] = c.name
+            nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
             rounds.append(SimRound(
                 index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
                 newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
@@ -348,14 +383,17 @@ def simulate(
         elif step.kind == "compact":
             _check_indices(step, context, "compact.drop", script.source)
             drop = set(step.drop)
-            context[:] = [m for i, m in enumerate(context, start=1) if i not in drop]
+            kept = [m for i, m in enumerate(context, start=1) if i not in drop]
+            reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+            for m in kept:  # positions shift: read the retained messages again, once
+                reader.append(m)
+            context = reader.messages
             events.append(Problem(
                 "compacted", "after round %(round)s: compacted messages %(indices)s; %(retained)s retained",
                 {"round": len(rounds), "indices": sorted(drop), "retained": len(context)},
             ))
         elif step.kind == "evict":
             _check_indices(step, context, "evict.index", script.source)
-            called = _calls_made(script, step)
             targets = set(step.drop)
             if step.evict_tool:
                 # Every retained result of that tool, also when its assistant call was compacted
@@ -367,7 +405,7 @@ def simulate(
             targets = {i for i in targets if context[i - 1].role == "tool" and not is_evicted(context[i - 1], catalog)}
             what = [_describe_result(i, context[i - 1], called, catalog) for i in sorted(targets)]
             for i in sorted(targets):
-                context[i - 1] = eviction_placeholder(catalog, context[i - 1])
+                reader.replace(i - 1, eviction_placeholder(catalog, context[i - 1]))
             if targets:
                 events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s: %(what)s",
                                       {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what),
@@ -390,6 +428,7 @@ def simulate(
         events=tuple(events),
         warnings=restrictions.warnings,
         messages=tuple(context),
+        stopped=stopped,
     )
 
 
@@ -401,43 +440,63 @@ def replay(
     access_profile: str | None = None,
     stage: str | None = None,
     allowed_tools: Iterable[str] | None = None,
+    budget: float | None = SIMULATION_TIME_BUDGET,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Simulation:
     """Replay a real transcript (docs/simulator.md): a round sits before every assistant message.
 
     The calls of each assistant message are checked by the guard against the messages before it;
     the transcript's own tool results are kept. ``line`` of each round is the 1-based index of its
-    assistant message. Raises ``MessageError`` for a malformed message.
+    assistant message. Raises ``MessageError`` for a malformed message. ``budget`` / ``clock``
+    as in ``simulate``. Cost: O(messages + calls), plus O(tools) per round; a call's result is
+    found through an index of the results by call id (binary search), never a scan.
     """
     msgs = as_messages(messages)
     restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+    results_by_id: dict[str, list[int]] = {}
+    for j, r in enumerate(msgs):
+        if r.role == "tool" and r.tool_call_id:
+            results_by_id.setdefault(r.tool_call_id, []).append(j)
+    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
     rounds: list[SimRound] = []
     prev: RoundView | None = None
     last_user = ""
+    total = sum(1 for m in msgs if m.role == "assistant")
+    start = clock() if budget is not None else 0.0
+    stopped: Problem | None = None
     for i, m in enumerate(msgs):
         if m.role == "user":
             last_user = m.content
         if m.role != "assistant":
+            reader.append(m)
             continue
-        seen = msgs[:i]
-        view = compute_round(catalog, seen, restrictions=restrictions)
+        if budget is not None and clock() - start > budget:
+            stopped = _budget_problem(len(rounds), total, budget)
+            break
+        view = round_from_evidence(catalog, reader.evidence(), restrictions)  # the messages before i
         outcomes = []
         for call in m.tool_calls:
-            verdict = check_call(catalog, seen, call, restrictions=restrictions, view=view)
-            result = next((r for r in msgs[i + 1:] if r.role == "tool" and r.tool_call_id == call.id and call.id), None)
+            verdict = guard(catalog, call, restrictions=restrictions, view=view)
+            result = None
+            if call.id:
+                later = results_by_id.get(call.id, ())
+                k = bisect_right(later, i)
+                result = msgs[later[k]] if k < len(later) else None
             outcomes.append(CallOutcome(
                 verdict=verdict,
                 result=result.content if result else "",
                 state=result.state if result else "",
             ))
-        nv, nh, nr, nm = _diff(prev, view)
+        nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
         rounds.append(SimRound(
             index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
             calls=tuple(outcomes), say=m.content, user=last_user,
-            newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=len(seen),
+            newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=i,
         ))
         prev = view
+        reader.append(m)
     return Simulation(
         scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds),
         access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release,
-        warnings=restrictions.warnings, messages=msgs,
+        warnings=restrictions.warnings, messages=msgs, stopped=stopped,
     )

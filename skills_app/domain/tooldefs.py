@@ -8,6 +8,7 @@ refuses calls to it — never a 500.
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator, Mapping
 
 import jsonschema
@@ -50,12 +51,56 @@ def _refs(node: Any, depth: int = 0) -> Iterator[str]:
             yield from _refs(value, depth + 1)
 
 
+#: One meta-schema validator per draft, built once: ``check_schema`` builds a new one (and resolves
+#: the meta-schema's references again) on every call, which made a 2,000-tool catalog take seconds.
+_META_VALIDATORS: dict[type, Any] = {}
+
+
+def _check_schema(cls: Any, schema: Any) -> None:
+    """``cls.check_schema(schema)`` with the meta-schema validator kept: raises the same
+    ``SchemaError`` (the first error ``iter_errors`` yields)."""
+    validator = _META_VALIDATORS.get(cls)
+    if validator is None:
+        meta_cls = jsonschema.validators.validator_for(cls.META_SCHEMA, default=cls)
+        validator = _META_VALIDATORS[cls] = meta_cls(schema=cls.META_SCHEMA, format_checker=meta_cls.FORMAT_CHECKER)
+    for error in validator.iter_errors(schema):
+        raise jsonschema.exceptions.SchemaError.create_from(error)
+
+
+#: Problems of the schemas already checked, by their JSON text (a catalog is rebuilt per request
+#: and per release, its tools' schemas are not): at most ``SCHEMA_CACHE_SIZE``, oldest dropped.
+SCHEMA_CACHE_SIZE = 8192
+_SCHEMA_PROBLEMS: dict[str, tuple[Problem, ...]] = {}
+
+
 def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     """Problems of an MCP ``inputSchema``: a JSON object (``input_schema_not_object``) with
     ``"type": "object"`` (``input_schema_type``) that passes its draft's meta-schema check —
     draft 2020-12 unless ``$schema`` names another (``input_schema_invalid``) — and whose every
     ``$ref`` resolves inside the schema (``input_schema_ref``; nothing is fetched). Never raises.
+    A schema already checked (same JSON text, key order included) is answered from a cache.
     """
+    try:
+        key = json.dumps(schema, ensure_ascii=False)
+        if json.loads(key) != schema:  # a tuple, a non-str key …: not plain JSON, not cached
+            key = None
+    except (TypeError, ValueError, RecursionError):
+        key = None
+    if key is not None:
+        hit = _SCHEMA_PROBLEMS.get(key)
+        if hit is None:
+            hit = _validate_input_schema(schema)
+            if len(_SCHEMA_PROBLEMS) >= SCHEMA_CACHE_SIZE:
+                try:
+                    _SCHEMA_PROBLEMS.pop(next(iter(_SCHEMA_PROBLEMS)))
+                except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+                    pass
+            _SCHEMA_PROBLEMS[key] = hit
+        return hit
+    return _validate_input_schema(schema)
+
+
+def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     if not isinstance(schema, Mapping):
         kind = "null" if schema is None else type(schema).__name__
         return (Problem("input_schema_not_object", "inputSchema must be a JSON object, got %(kind)s",
@@ -66,7 +111,7 @@ def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
                                 {"value": repr(schema.get("type"))}))
     try:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        cls.check_schema(schema)
+        _check_schema(cls, schema)
     except jsonschema.exceptions.SchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "(root)"
         return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "

@@ -9,7 +9,7 @@ the round says why (a warning naming the message, 0-based ``index`` and 1-based 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .errors import Problem
@@ -73,59 +73,13 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
     has no id either; otherwise it answers nothing (``result_id_missing``). A result with an id that no preceding unanswered
     call has answers nothing (``result_unpaired``). Calls without an id in a message with several
     calls can never be answered (``call_id_missing``).
+
+    One pass (``EvidenceReader`` reads the same way, one message at a time).
     """
-    open_calls: dict[str, list[tuple[int, int]]] = {}
-    answered: set[tuple[int, int]] = set()
-    answers: dict[int, tuple[int, int]] = {}
-    warnings: list[Problem] = []
-    for pos, m in enumerate(messages):
-        if m.role == "assistant" and m.tool_calls:
-            seen: dict[str, int] = {}
-            for k, c in enumerate(m.tool_calls):
-                if c.id:
-                    seen[c.id] = seen.get(c.id, 0) + 1
-                    open_calls.setdefault(c.id, []).append((pos, k))
-            for call_id, n in seen.items():
-                if n > 1:
-                    warnings.append(Problem(
-                        "duplicate_call_id",
-                        "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
-                        "by position",
-                        {**_where(m, pos), "call_id": call_id, "count": n}))
-            missing = [c.name for c in m.tool_calls if not c.id]
-            if missing and len(m.tool_calls) > 1:
-                warnings.append(Problem(
-                    "call_id_missing",
-                    "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
-                    "answer them",
-                    {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
-        elif m.role == "tool":
-            if m.tool_call_id:
-                candidates = open_calls.get(m.tool_call_id) or []
-                if not candidates:
-                    warnings.append(Problem(
-                        "result_unpaired",
-                        "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
-                        "unanswered call; it counts for nothing",
-                        {**_where(m, pos), "call_id": m.tool_call_id}))
-                    continue
-                nearest = candidates[-1][0]
-                pick = next(c for c in candidates if c[0] == nearest)
-                candidates.remove(pick)
-            else:
-                prev = messages[pos - 1] if pos > 0 else None
-                pick = (pos - 1, 0)
-                if (prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1
-                        or prev.tool_calls[0].id or pick in answered):
-                    warnings.append(Problem(
-                        "result_id_missing",
-                        "messages[%(index)s]: a tool result without an id that does not directly follow an "
-                        "assistant message with exactly one call without an id; it counts for nothing",
-                        _where(m, pos)))
-                    continue
-            answered.add(pick)
-            answers[pos] = pick
-    return Pairing(answers=answers, warnings=tuple(warnings))
+    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)
+    for m in messages:
+        reader.append(m)
+    return Pairing(answers=dict(reader._answers), warnings=tuple(reader._pair_warnings))
 
 
 @dataclass(frozen=True)
@@ -146,10 +100,36 @@ class Evidence:
 
     manuals: tuple[LoadedManual, ...]
     warnings: tuple[Problem, ...]
+    #: Per skill code, in the order of its first manual: ``(has_unversioned, newest)`` — whether a
+    #: manual names no version, and the manual with the highest ``(version, position)`` among those
+    #: that do (``None`` if none). Kept by ``EvidenceReader`` so that a round reads it in
+    #: O(codes), not O(manuals); built from ``manuals`` when absent.
+    latest: Mapping[str, tuple[bool, LoadedManual | None]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def codes(self) -> frozenset[str]:
-        return frozenset(m.code for m in self.manuals)
+        return frozenset(self.latest) if self.latest is not None else frozenset(m.code for m in self.manuals)
+
+    def newest(self) -> Mapping[str, tuple[bool, LoadedManual | None]]:
+        """``latest``, built from ``manuals`` when it was not kept."""
+        return self.latest if self.latest is not None else _latest(self.manuals)
+
+
+def _latest(manuals: Iterable[LoadedManual]) -> dict[str, tuple[bool, LoadedManual | None]]:
+    out: dict[str, tuple[bool, LoadedManual | None]] = {}
+    for m in manuals:
+        _note(out, m)
+    return out
+
+
+def _note(latest: dict[str, tuple[bool, LoadedManual | None]], m: LoadedManual) -> None:
+    """Fold one manual into ``latest`` (see ``Evidence.latest``)."""
+    unversioned, newest = latest.get(m.code, (False, None))
+    if m.version is None:
+        unversioned = True
+    elif newest is None or (m.version, m.position) > (newest.version, newest.position):
+        newest = m
+    latest[m.code] = (unversioned, newest)
 
 
 def is_evicted(message: Message, eviction_prefix: str) -> bool:
@@ -167,39 +147,183 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
     call, that call must ask for ``s``, else ``marker_mismatch``), or it has no metadata at all
     (OpenAI / Anthropic shape) and answers (see ``pair_results``) a ``load_skill`` call whose
     ``skill_code`` is ``s``. Codes are not checked
-    against a catalog here.
+    against a catalog here. One pass over ``messages`` (``EvidenceReader``).
     """
-    msgs = tuple(messages)
-    pairing = pair_results(msgs)
-    warnings: list[Problem] = [p for m in msgs for p in m.problems]
-    warnings.extend(pairing.warnings)
-    manuals: list[LoadedManual] = []
-    for pos, m in enumerate(msgs):
-        if m.role != "tool" or m.state != "success" or is_evicted(m, eviction_prefix) or is_already_loaded_stub(m):
-            continue
-        call = pairing.call_of(msgs, pos)
+    reader = EvidenceReader(marker_key=marker_key, eviction_prefix=eviction_prefix)
+    for m in messages:
+        reader.append(m)
+    return reader.evidence()
+
+
+class EvidenceReader:
+    """``read_evidence`` kept up to date as messages are appended (docs/rule.md, "Cost").
+
+    ``append(m)`` reads one message in O(calls of m) — the pairing state (open calls by id, the
+    answered calls) and the loaded manuals are kept, never rebuilt — so reading a transcript
+    message by message costs O(messages + calls) in all, and ``evidence()`` after any prefix
+    equals ``read_evidence`` of that prefix. ``replace(position, m)`` swaps in a message with the
+    same role, calls and ``tool_call_id`` (an eviction placeholder): only that message is read
+    again. ``messages`` is the list read so far (do not mutate it; build a new reader after a
+    compaction, which shifts positions). With ``manuals=False`` only the pairing is kept.
+    """
+
+    def __init__(self, *, marker_key: str, eviction_prefix: str, manuals: bool = True) -> None:
+        self.marker_key = marker_key
+        self.eviction_prefix = eviction_prefix
+        self.messages: list[Message] = []
+        self._read_manuals = manuals
+        self._open_calls: dict[str, list[tuple[int, int]]] = {}
+        self._answered: set[tuple[int, int]] = set()
+        self._answers: dict[int, tuple[int, int]] = {}
+        self._message_problems: list[Problem] = []
+        self._pair_warnings: list[Problem] = []
+        #: position → what the tool result there proves (a manual) or why it proves nothing.
+        self._manuals: dict[int, LoadedManual] = {}
+        self._manual_warnings: dict[int, Problem] = {}
+        self._latest: dict[str, tuple[bool, LoadedManual | None]] = {}
+        #: skill code → the versions its retained manuals name (``None`` for none): the repeat-load check
+        self._versions: dict[str, set[int | None]] = {}
+        self._evidence: Evidence | None = None
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def append(self, m: Message) -> None:
+        """Read one more message (appended at the end)."""
+        pos = len(self.messages)
+        self.messages.append(m)
+        self._evidence = None
+        if m.problems:
+            self._message_problems.extend(m.problems)
+        self._pair(m, pos)
+        if self._read_manuals and m.role == "tool":
+            self._read_result(m, pos)
+
+    def replace(self, position: int, m: Message) -> None:
+        """Swap the message at ``position`` for ``m`` (same role, calls and ``tool_call_id``, e.g.
+        an eviction placeholder) and read that one result again."""
+        old = self.messages[position]
+        if (old.role, old.tool_calls, old.tool_call_id) != (m.role, m.tool_calls, m.tool_call_id):
+            raise ValueError("replace() keeps a message's role, calls and tool_call_id")
+        self.messages[position] = m
+        self._evidence = None
+        self._manuals.pop(position, None)
+        self._manual_warnings.pop(position, None)
+        if self._read_manuals and m.role == "tool":
+            self._read_result(m, position)
+            # keep both maps in message order (a re-read result may land at the end)
+            self._manuals = dict(sorted(self._manuals.items()))
+            self._manual_warnings = dict(sorted(self._manual_warnings.items()))
+        self._latest = _latest(self._manuals.values())
+        self._versions = {}
+        for manual in self._manuals.values():
+            self._versions.setdefault(manual.code, set()).add(manual.version)
+
+    def holds_manual(self, code: str, version: int) -> bool:
+        """True when a retained manual of ``code`` is of ``version`` or names no version — the
+        repeat-load test of docs/rule.md, in O(1)."""
+        versions = self._versions.get(code, ())
+        return None in versions or version in versions
+
+    @property
+    def manuals(self) -> tuple[LoadedManual, ...]:
+        """The loaded manuals so far, in message order."""
+        return self.evidence().manuals
+
+    def evidence(self) -> Evidence:
+        """``read_evidence`` of the messages read so far (built once per change)."""
+        if self._evidence is None:
+            self._evidence = Evidence(
+                manuals=tuple(self._manuals.values()),
+                warnings=(*self._message_problems, *self._pair_warnings, *self._manual_warnings.values()),
+                latest=dict(self._latest),
+            )
+        return self._evidence
+
+    def _pair(self, m: Message, pos: int) -> None:
+        """One step of ``pair_results``."""
+        warnings = self._pair_warnings
+        if m.role == "assistant" and m.tool_calls:
+            seen: dict[str, int] = {}
+            for k, c in enumerate(m.tool_calls):
+                if c.id:
+                    seen[c.id] = seen.get(c.id, 0) + 1
+                    self._open_calls.setdefault(c.id, []).append((pos, k))
+            for call_id, n in seen.items():
+                if n > 1:
+                    warnings.append(Problem(
+                        "duplicate_call_id",
+                        "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
+                        "by position",
+                        {**_where(m, pos), "call_id": call_id, "count": n}))
+            missing = [c.name for c in m.tool_calls if not c.id]
+            if missing and len(m.tool_calls) > 1:
+                warnings.append(Problem(
+                    "call_id_missing",
+                    "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
+                    "answer them",
+                    {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
+        elif m.role == "tool":
+            if m.tool_call_id:
+                candidates = self._open_calls.get(m.tool_call_id) or []
+                if not candidates:
+                    warnings.append(Problem(
+                        "result_unpaired",
+                        "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
+                        "unanswered call; it counts for nothing",
+                        {**_where(m, pos), "call_id": m.tool_call_id}))
+                    return
+                # the nearest message's calls with this id sit at the end of the list, in order
+                nearest = candidates[-1][0]
+                first = len(candidates) - 1
+                while first > 0 and candidates[first - 1][0] == nearest:
+                    first -= 1
+                pick = candidates.pop(first)
+            else:
+                prev = self.messages[pos - 1] if pos > 0 else None
+                pick = (pos - 1, 0)
+                if (prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1
+                        or prev.tool_calls[0].id or pick in self._answered):
+                    warnings.append(Problem(
+                        "result_id_missing",
+                        "messages[%(index)s]: a tool result without an id that does not directly follow an "
+                        "assistant message with exactly one call without an id; it counts for nothing",
+                        _where(m, pos)))
+                    return
+            self._answered.add(pick)
+            self._answers[pos] = pick
+
+    def _read_result(self, m: Message, pos: int) -> None:
+        """One step of ``read_evidence``: what the tool result at ``pos`` proves."""
+        if m.state != "success" or is_evicted(m, self.eviction_prefix) or is_already_loaded_stub(m):
+            return
+        hit = self._answers.get(pos)
+        call = None if hit is None else self.messages[hit[0]].tool_calls[hit[1]]
         asked = call.arguments.get("skill_code") if call is not None and call.name == LOAD_SKILL else None
-        marker = m.metadata.get(marker_key)
+        marker = m.metadata.get(self.marker_key)
         marker = marker if isinstance(marker, str) and marker else None
         if marker is None and (not isinstance(asked, str) or m.metadata):
-            continue  # without the marker, only a bare result (no metadata at all) counts by its call
+            return  # without the marker, only a bare result (no metadata at all) counts by its call
         code = marker or asked
         if marker is not None and call is not None and call.name == LOAD_SKILL and asked != marker:
-            warnings.append(Problem(
+            self._manual_warnings[pos] = Problem(
                 "marker_mismatch",
                 "messages[%(index)s]: the result carries the manual of '%(skill)s' but answers "
                 "load_skill(%(asked)s); it loads nothing",
-                {**_where(m, pos), "skill": marker, "asked": repr(asked)}))
-            continue
+                {**_where(m, pos), "skill": marker, "asked": repr(asked)})
+            return
         if not m.content.strip():
-            warnings.append(Problem(
+            self._manual_warnings[pos] = Problem(
                 "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
-                {**_where(m, pos), "skill": code}))
-            continue
+                {**_where(m, pos), "skill": code})
+            return
         version = m.metadata.get("skill_version")
         version = version if isinstance(version, int) and not isinstance(version, bool) else None
-        manuals.append(LoadedManual(position=pos, index=_where(m, pos)["index"], code=code, version=version))
-    return Evidence(manuals=tuple(manuals), warnings=tuple(warnings))
+        manual = self._manuals[pos] = LoadedManual(position=pos, index=_where(m, pos)["index"], code=code,
+                                                   version=version)
+        if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
+            _note(self._latest, manual)
+            self._versions.setdefault(code, set()).add(version)
 
 
 def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tuple[str, ...]]]) -> tuple[Problem, ...]:
@@ -211,15 +335,12 @@ def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tupl
     A manual without a version is taken as current (no warning).
     """
     out: list[Problem] = []
-    by_code: dict[str, list[LoadedManual]] = {}
-    for m in evidence.manuals:
-        if m.code in versions:
-            by_code.setdefault(m.code, []).append(m)
     latest: dict[str, LoadedManual] = {}
-    for code, manuals in by_code.items():
-        current = versions[code][0]
-        if all(m.version is not None and m.version < current for m in manuals):
-            latest[code] = max(manuals, key=lambda m: (m.version, m.position))
+    for code, (unversioned, newest) in evidence.newest().items():
+        if code not in versions or unversioned or newest is None:
+            continue
+        if newest.version < versions[code][0]:  # the newest is older: all are
+            latest[code] = newest
     for code, m in latest.items():
         current, tools = versions[code]
         if m.version is not None and m.version < current:

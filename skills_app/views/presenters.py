@@ -346,6 +346,11 @@ def warning_note(warning: str) -> Note:
         return Note(say(gettext("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
                                 "They are neither visible nor masked."),
                         skill=_param(warning, "skill"), tools=tools), warning, True)
+    if code == "time_budget":
+        numbers = {k: conditional_escape(str(_param(warning, k))) for k in ("done", "total", "budget")}
+        return Note(mark_safe(conditional_escape(gettext(  # noqa: S308 — every part escaped
+            "Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded.")) % numbers),
+            warning, True)
     if code in WARNING_CODES:
         params = {k: v for k, v in getattr(warning, "params", {}).items() if isinstance(v, (str, int))}
         try:
@@ -375,6 +380,8 @@ def failure_sentence(failure: str) -> SafeString:
     its ``code``; raw text when it has none."""
     code = getattr(failure, "code", None)
     params = dict(getattr(failure, "params", {}))
+    if code == "time_budget":  # a run stopped by its time budget fails (docs/simulator.md, "Limits")
+        return warning_note(failure).text
     if code == "expect_count":
         return say(gettext("expected %(want)s tools, got %(got)s"), want=params["want"], got=params["got"])
     if code in ("expect_list", "expect_masked") and "missing_list" in params:
@@ -403,9 +410,11 @@ def failure_sentence(failure: str) -> SafeString:
 
 
 def _all_warnings(sim: Simulation) -> list[str]:
-    """The simulation's warnings, then each distinct warning of its rounds (once, in order)."""
+    """A stop on the time budget, the simulation's warnings, then each distinct warning of its
+    rounds (once, in order)."""
     seen: list[str] = []
-    for w in (*sim.warnings, *(w for r in sim.rounds for w in r.view.warnings)):
+    stopped = (sim.stopped,) if sim.stopped is not None else ()
+    for w in (*stopped, *sim.warnings, *(w for r in sim.rounds for w in r.view.warnings)):
         if w not in seen:
             seen.append(w)  # keeps the Problem (its code) for warning_note
     return seen

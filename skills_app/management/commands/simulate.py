@@ -37,6 +37,8 @@ class Command(BaseCommand):
             self.stdout.write(_dumps(result.as_dict()))
         else:
             self.stdout.write(simulation_text(result))
+        if result.stopped is not None:
+            raise CommandError(str(result.stopped))  # the time budget (docs/simulator.md, "Limits")
         if not result.passed:
             raise CommandError(f"{len(result.failures)} expectation(s) not met: " + "; ".join(result.failures))
 
