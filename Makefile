@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DEMO   ?=
 
-.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation
+.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -63,6 +63,12 @@ MUTATION_JOBS ?= 2
 mutation: install
 	nice -n 19 $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	$(PY) tools/mutation_score.py
+
+## Benchmarks (docs/benchmarks.md; not part of `make test`): builds the 500-skill / 2,000-tool catalog
+## under var/bench/, serves it with gunicorn next to the floors of bench/urls.py, prints every ratio
+## against its target. Exit 0 even when a target is missed, unless BENCH_STRICT=1.
+bench: install
+	$(PY) -m bench
 
 clean:
 	rm -rf $(VENV) var .pytest_cache mutants

@@ -1,0 +1,33 @@
+"""``make bench``'s package imports and its large catalog has exactly 500 skills and 2,000 MCP tools
+(docs/benchmarks.md). Built in memory: no database, no server, no timing."""
+from bench import catalog as bench_catalog
+from bench import floors, http, inproc  # noqa: F401  (imports without a server or a database)
+
+
+def test_the_large_catalog_holds_500_skills_and_2000_mcp_tools():
+    catalog = bench_catalog.domain_catalog()
+    assert len(catalog.skills) == 500
+    assert len(catalog.enabled_skills) == 500
+    assert len(catalog.mcp_tool_names) == 2000
+    assert len(set(catalog.mcp_tool_names)) == 2000
+    # every generated skill gates 4 tools of its own, and its manual names them
+    generated = [s for s in catalog.skills if s.code.startswith("bench_s")]
+    assert len(generated) == 495
+    assert all(len(s.tool_ids) == 4 and all(f"`{t}`" in s.content for t in s.tool_ids) for s in generated)
+    assert len(catalog.gated_tool_ids) == 495 * 4 + 6  # the demo gates 6 tools
+
+
+def test_generated_scripts_have_the_rounds_and_calls_asked_for():
+    catalog = bench_catalog.domain_catalog()
+    script = inproc.script_for(catalog, 20, 2)
+    assistants = [s for s in script.steps if s.kind == "assistant"]
+    assert len(assistants) == 20 and all(len(s.calls) == 2 for s in assistants)
+    assert assistants[0].calls[0].name == "load_skill"
+
+
+def test_the_rounds_body_holds_200_messages():
+    import json
+
+    body = json.loads(http.rounds_body({"marker_key": "m", "skills": [
+        {"code": "a_b", "name": "n", "version": 1, "tool_ids": ["t"]}]}))
+    assert len(body["messages"]) == 200
