@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from . import selectors
@@ -244,9 +245,12 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
     """Write a complete tool list (one transaction; see ``mcp_server_sync``)."""
     McpServer.objects.select_for_update().filter(pk=server.pk).first()
     now = timezone.now()
-    mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(mcp_server=server)}
+    # this server's tools, and the orphans a deleted record of the same name left (a server
+    # registered again takes them back under the names they held: docs/mcp.md)
+    own = Q(mcp_server=server) | Q(mcp_server__isnull=True, synced_at__isnull=False, server=server.name)
+    mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(own)}
     listed_names = {t.name for t in listed}
-    others = McpTool.objects.exclude(mcp_server=server).select_related("mcp_server")
+    others = McpTool.objects.exclude(own).select_related("mcp_server")
     taken: dict[str, str] = {}
     adoptable: dict[str, McpTool] = {}
     for t in others:
@@ -288,10 +292,12 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         kept.add(row.pk)
     removed = []
     for row in mine.values():
-        if row.pk not in kept and row.removed_at is None:
-            row.removed_at = now
-            row.save(update_fields=["removed_at"])
-            removed.append(row.name)
+        if row.pk not in kept and (row.removed_at is None or row.mcp_server_id is None):
+            if row.removed_at is None:
+                removed.append(row.name)
+            row.removed_at = row.removed_at or now
+            row.mcp_server = server  # an orphan taken back: removed now, no longer orphaned
+            row.save(update_fields=["removed_at", "mcp_server"])
     removed_set = set(removed)
     unavailable_nodes = [
         {"node": n.intent_code, "tool": n.mcp_tool_id}
@@ -339,3 +345,32 @@ def demo_server_ensure() -> tuple[McpServer, bool]:
         return server, False
     return mcp_server_save(name=DEMO_SERVER_NAME, transport=McpServer.Transport.STDIO, command=sys.executable,
                            args=demo_server_args()), True
+
+
+def only_call_targets_changed(diff: Any) -> bool:
+    """True when a ``domain.releases.CatalogDiff`` changes nothing but tools' call targets
+    (``server`` / ``mcp_name``) — and changes at least one."""
+    if not diff.tools_changed:
+        return False
+    rest = (diff.skills_added, diff.skills_removed, diff.skills_changed, diff.tools_added, diff.tools_removed,
+            diff.newly_gated, diff.newly_released, diff.confirm_changed, diff.restrictions_changed,
+            diff.settings_changed)
+    return not any(rest) and all(c.field in ("server", "mcp_name") for item in diff.tools_changed for c in item.changes)
+
+
+def demo_publish_call_targets() -> Any:
+    """After ``make run``'s first sync of the demo server: when the latest release is the one
+    ``load_demo`` published and the draft differs from it only by the call targets the sync
+    filled in, publish the draft (note ``call targets of the synced demo MCP server 'bitmall'``)
+    so the runtime maps calls back at once (docs/mcp.md). Returns the new ``Release`` or ``None``
+    (nothing to do). Raises ``releases.PublishRefused`` like any publish."""
+    from . import releases
+    from .domain.releases import catalog_diff
+
+    latest = releases.release_latest()
+    if latest is None or latest.author_name != "manage.py" or not latest.note.startswith("demo catalog "):
+        return None
+    if only_call_targets_changed(catalog_diff(releases.release_catalog(latest), selectors.catalog_draft())):
+        return releases.release_publish(user=releases.COMMAND_LINE,
+                                        note=f"call targets of the synced demo MCP server '{DEMO_SERVER_NAME}'")
+    return None

@@ -33,6 +33,7 @@ from .runtime import Served, body_sha256, catalog_payload, content_sha256, runti
 from .serializers import (
     BuiltinToolSerializer,
     CallInputSerializer,
+    CallTargetSerializer,
     CatalogSkillSerializer,
     DraftField,
     ErrorSerializer,
@@ -339,6 +340,12 @@ class CheckCallApi(RuntimeApi):
             allow_null=True, help_text="The manual to load (masked) or the code a load_skill call asks for."
         )
         message = serializers.CharField()
+        target = CallTargetSerializer(
+            allow_null=True,
+            help_text="`allowed` or `confirm` call to a synced MCP tool: the server and the real tool name to send "
+                      "`tools/call` to (the call's `name` is the model-facing name). Null when refused, for "
+                      "builtins, and for tools with no server. docs/mcp.md, \"How a runtime maps calls back\".",
+        )
 
     @extend_schema(
         tags=[TAG], operation_id="runtime_check_call", parameters=RELEASE_PARAMETERS, request=InputSerializer,
@@ -352,7 +359,8 @@ class CheckCallApi(RuntimeApi):
             catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
             **serializer.restrictions(),
         )
-        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict()}).data)
+        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict(),
+                                               "target": verdict.target}).data)
 
 
 @extend_schema(exclude=True)
