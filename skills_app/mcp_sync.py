@@ -168,11 +168,38 @@ def mcp_tool_call(*, tool: McpTool, arguments: dict[str, Any]) -> CallOutcome:
     Raises ``SyncError`` when the tool has no server or the call fails (docs/mcp.md, "Test call")."""
     server = tool.mcp_server
     if server is None:
+        if tool.orphaned:
+            raise SyncError(f"tool '{tool.name}' is orphaned: the record of its MCP server '{tool.server}' "
+                            "was deleted; there is nothing to call")
         raise SyncError(f"tool '{tool.name}' was not synced from a server; there is nothing to call")
+    return _call(server, tool.real_name, arguments)
+
+
+def mcp_call_target(*, target: dict[str, str], arguments: dict[str, Any]) -> CallOutcome:
+    """Send ``tools/call`` where a ``check-call`` verdict's ``target`` (``{"server", "tool"}``,
+    ``domain.Tool.call_target``) points: the MCP server record named ``server``, the real tool
+    name ``tool``. What a runtime does after the guard allowed a call (docs/mcp.md, "How a runtime
+    maps calls back"). Raises ``SyncError`` for a target that is no ``{"server", "tool"}`` of
+    texts, a server record that does not exist (deleted: fail closed) or is disabled, or a failed
+    call."""
+    if (not isinstance(target, dict) or not isinstance(target.get("server"), str)
+            or not isinstance(target.get("tool"), str)):
+        raise SyncError(f"a call target is {{'server': …, 'tool': …}}, not {target!r}")
+    server = McpServer.objects.filter(name=target["server"]).first()
+    if server is None:
+        raise SyncError(f"MCP server '{target['server']}' is not registered (its record was deleted?); "
+                        f"tool '{target['tool']}' cannot be called")
+    if not server.enabled:
+        raise SyncError(f"MCP server '{server.name}' is disabled; tool '{target['tool']}' cannot be called")
+    return _call(server, target["tool"], arguments)
+
+
+def _call(server: McpServer, real_name: str, arguments: dict[str, Any]) -> CallOutcome:
+    """One ``tools/call`` of ``real_name`` on ``server`` under its time limit."""
 
     async def work(errlog):
         async with _Session(server, errlog) as session:
-            result = await session.call_tool(tool.real_name, arguments)
+            result = await session.call_tool(real_name, arguments)
         parts = [getattr(c, "text", "") for c in (getattr(result, "content", None) or [])]
         text = "\n".join(p for p in parts if p)
         if not text and getattr(result, "structured_content", None) is not None:
