@@ -124,3 +124,24 @@ def test_a_malformed_or_disabled_target_is_refused(shop):
     McpServer.objects.filter(name="shop").update(enabled=False)
     with pytest.raises(SyncError, match="MCP server 'shop' is disabled"):
         mcp_call_target(target={"server": "shop", "tool": "bitmall.query-order"}, arguments={})
+
+
+@pytest.fixture
+def en_staff(staff_client):
+    """The staff client reading the console in English."""
+    staff_client.cookies["django_language"] = "en"
+    return staff_client
+
+
+def test_pages_name_the_orphaned_tool_and_its_deleted_server(shop, en_staff):
+    import html
+    import re
+
+    McpServer.objects.filter(name="shop").delete()
+    tree = html.unescape(en_staff.get("/tools/").content.decode())
+    assert "unavailable: its MCP server record shop was deleted" in tree
+    page = html.unescape(en_staff.get("/tools/mcp/bitmall-cancel-order/").content.decode())
+    assert "the record of its MCP server shop was deleted, so no call can be mapped back to it" in page
+    publish = re.sub(r"<[^>]+>", "", html.unescape(en_staff.get("/publish/").content.decode()))
+    assert ("skill shop_cancel is broken: it gates bitmall-cancel-order, whose MCP server record shop was "
+            "deleted") in publish
