@@ -287,6 +287,17 @@ class CallTargetSerializer(serializers.Serializer):
     tool = serializers.CharField(help_text="The tool's real name on that server (`tools/call` `name`).")
 
 
+@extend_schema_serializer(component_name="SkillTool")
+class SkillToolSerializer(serializers.Serializer):
+    """One tool a manual gates, with its call target (``runtime/skills/{code}``)."""
+
+    name = serializers.CharField(help_text="Model-facing name (one of `tool_ids`).")
+    server = serializers.CharField(
+        allow_null=True, help_text="MCP server record the tool was synced from; null for a tool with no server "
+                                   "or one this release does not register.")
+    mcp_name = serializers.CharField(allow_null=True, help_text="The tool's real name on `server`; null when `server` is.")
+
+
 @extend_schema_serializer(component_name="CatalogSkill")
 class CatalogSkillSerializer(serializers.Serializer):
     code = serializers.CharField()

@@ -45,6 +45,7 @@ from .serializers import (
     RestrictionSerializer,
     RoundInputSerializer,
     SKILL_CODE_SCHEMA,
+    SkillToolSerializer,
     SkillCodeField,
     StrictInputSerializer,
     WarningSerializer,
@@ -190,6 +191,9 @@ class SkillDetailApi(RuntimeApi):
         content = serializers.CharField(help_text="The manual (markdown).")
         content_sha256 = serializers.CharField()
         tool_ids = serializers.ListField(child=serializers.CharField())
+        tools = SkillToolSerializer(
+            many=True, help_text="`tool_ids` in order with each tool's call target (docs/mcp.md, \"How a runtime maps "
+                                 "calls back\").")
 
     @extend_schema(
         tags=[TAG], operation_id="runtime_skill",
@@ -209,8 +213,15 @@ class SkillDetailApi(RuntimeApi):
             "release": catalog.release, "code": skill.code, "name": skill.name, "version": skill.version,
             "content": skill.content, "content_sha256": content_sha256(skill.content),
             "tool_ids": list(skill.tool_ids),
+            "tools": [_skill_tool(catalog, name) for name in skill.tool_ids],
         }).data
         return Response(data, headers={"Cache-Control": CACHE_CONTROL})
+
+
+def _skill_tool(catalog: Any, name: str) -> dict[str, Any]:
+    """``{"name", "server", "mcp_name"}`` of a gated tool (both ``None`` without a call target)."""
+    target = (tool.call_target if (tool := catalog.tool(name)) is not None else None) or {}
+    return {"name": name, "server": target.get("server"), "mcp_name": target.get("tool")}
 
 
 class RoundsApi(RuntimeApi):

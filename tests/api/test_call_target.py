@@ -65,6 +65,16 @@ def test_the_catalog_tools_carry_server_and_mcp_name(synced, api_client):
     assert (before["cancel_order"]["server"], before["cancel_order"]["mcp_name"]) == (None, None)
 
 
+def test_the_skill_lists_its_tools_with_their_targets(synced, api_client):
+    from .support import skill_url
+
+    assert api_client.get(skill_url("order_change")).json()["tools"] == [
+        {"name": "cancel_order", "server": "bitmall", "mcp_name": "orders.cancel"},
+        {"name": "change_address", "server": "bitmall", "mcp_name": "change_address"}]
+    assert api_client.get(skill_url("order_change"), {"release": 1}).json()["tools"][0] == {
+        "name": "cancel_order", "server": None, "mcp_name": None}
+
+
 def test_an_orphaned_tool_is_not_offered_by_the_draft(synced, post):
     from skills_app import selectors
     from skills_app.models import McpServer
@@ -87,3 +97,4 @@ def test_the_openapi_schema_states_the_fields(db):
     assert target.get("nullable") is True
     assert {"$ref": "#/components/schemas/CallTarget"} in target.get("allOf", [target])
     assert schema["CallTarget"]["required"] == ["server", "tool"]
+    assert set(schema["SkillTool"]["properties"]) == {"name", "server", "mcp_name"}
