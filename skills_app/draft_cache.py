@@ -21,17 +21,18 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from django.db import connections, transaction
 
 from .domain import Catalog
 
-#: Built draft catalogs kept per process (one per recent token: a reader that raced a write).
+#: Tokens whose built values are kept per process (one per recent token: a reader that raced a write).
 KEEP = 4
 
 _lock = threading.Lock()
-_kept: OrderedDict[uuid.UUID, Catalog] = OrderedDict()
+_kept: OrderedDict[uuid.UUID, dict[str, Any]] = OrderedDict()
+T = TypeVar("T")
 
 
 def draft_catalog(settings: Any, build: Callable[[], Catalog], *, using: str = "default") -> Catalog:
@@ -39,17 +40,34 @@ def draft_catalog(settings: Any, build: Callable[[], Catalog], *, using: str = "
     caller before anything else): this process's kept one for that token, else ``build()``, kept
     under the token unless the connection ``using`` is inside an atomic block or the settings row
     is not saved yet (its token is a fresh default each read). Thread-safe; never raises itself."""
+    return draft_value("catalog", build, settings=settings, using=using)
+
+
+def draft_value(name: str, build: Callable[[], T], *, settings: Any = None, using: str = "default") -> T:
+    """Any value derived from the draft only (the intent tree in order, the MCP node rows, the
+    broken skills …), kept like ``draft_catalog`` under (``draft_token``, ``name``). ``settings``:
+    the ``ConsoleSettings`` when the caller read it already, else it is read here (one query) —
+    but not inside an atomic block, where ``build()`` is simply called. Callers treat what they get
+    as read-only: it is shared by every request of the process."""
+    if connections[using].in_atomic_block:
+        return build()
+    if settings is None:
+        from .models import ConsoleSettings
+
+        settings = ConsoleSettings.current()
     token = getattr(settings, "draft_token", None)
-    if token is None or settings._state.adding or connections[using].in_atomic_block:
+    if token is None or settings._state.adding:
         return build()
     with _lock:
-        hit = _kept.get(token)
-        if hit is not None:
+        values = _kept.get(token)
+        if values is not None:
             _kept.move_to_end(token)
-            return hit
+            if name in values:
+                return values[name]
     built = build()
     with _lock:
-        _kept[token] = built
+        values = _kept.setdefault(token, {})
+        values[name] = built
         _kept.move_to_end(token)
         while len(_kept) > KEEP:
             _kept.popitem(last=False)

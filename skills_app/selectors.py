@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from .domain import catalog as dom
 from .domain.limits import BUILTIN_TOOL_NAMES
 from .domain.validation import ToolRegistry
-from .draft_cache import draft_catalog
+from .draft_cache import draft_catalog, draft_value
 from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
 
 
@@ -39,8 +39,14 @@ class McpNodeRow:
 def intent_tree_order() -> list[IntentNode]:
     """Live intent nodes in depth-first tree order (children by ``sort_order``, then code).
 
-    A disabled or deleted node hides its whole subtree. One query.
+    A disabled or deleted node hides its whole subtree. One query, or only the settings query when
+    this process built it since the last committed write (``draft_cache.draft_value``): the nodes
+    are then shared, read-only.
     """
+    return list(draft_value("intent_tree_order", _intent_tree_order))
+
+
+def _intent_tree_order() -> list[IntentNode]:
     nodes = list(IntentNode.objects.filter(deleted_at__isnull=True).order_by("sort_order", "intent_code"))
     children: dict[int | None, list[IntentNode]] = {}
     for n in nodes:
@@ -60,12 +66,18 @@ def intent_tree_order() -> list[IntentNode]:
 
 
 def mcp_nodes(*, include_unavailable: bool = True) -> list[McpNodeRow]:
-    """MCP nodes' tools in intent-tree order, one row per distinct tool id (two queries).
+    """MCP nodes' tools in intent-tree order, one row per distinct tool id (two queries, or only the
+    settings query when kept by ``draft_cache.draft_value``; rows are then shared, read-only).
     ``include_unavailable=False`` leaves out tools a sync found removed (not registered)."""
+    return list(draft_value(f"mcp_nodes:{include_unavailable}",
+                            lambda: _mcp_nodes(include_unavailable=include_unavailable)))
+
+
+def _mcp_nodes(*, include_unavailable: bool) -> list[McpNodeRow]:
     defs = {t.name: t for t in McpTool.objects.select_related("mcp_server")}
     rows: list[McpNodeRow] = []
     seen: set[str] = set()
-    for n in intent_tree_order():
+    for n in _intent_tree_order():
         tool_id = n.mcp_tool_id.strip()
         if n.kind == IntentNode.Kind.MCP and n.is_leaf and tool_id and tool_id not in seen:
             seen.add(tool_id)
@@ -96,7 +108,15 @@ def broken_skills(skills: list[Skill] | None = None) -> dict[str, list[tuple[str
     """Live skill code → ``[(tool_id, reason)]`` for every gated tool that is not registered;
     ``reason`` is ``unavailable`` (its server no longer lists it) or ``unregistered`` (no enabled
     MCP node names it: disabled, deleted or unbound). Skills with nothing missing are absent.
-    ``skills``: the live skills when the caller has them. Three queries at most."""
+    ``skills``: the live skills when the caller has them. Three queries at most; without
+    ``skills``, only the settings query when kept by ``draft_cache.draft_value`` (every page's
+    broken-skills banner asks)."""
+    if skills is None:
+        return dict(draft_value("broken_skills", lambda: _broken_skills(None)))
+    return _broken_skills(skills)
+
+
+def _broken_skills(skills: list[Skill] | None) -> dict[str, list[tuple[str, str]]]:
     rows = mcp_nodes()
     registered = {r.tool_id for r in rows if r.available or r.definition is None}
     gone = unavailable_tools(rows)

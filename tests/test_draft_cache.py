@@ -95,3 +95,19 @@ def test_no_more_than_keep_catalogs_are_held():
         skill.save()
         selectors.catalog_draft()
     assert len(draft_cache._kept) == draft_cache.KEEP
+
+
+def test_the_broken_skills_banner_and_the_node_rows_are_kept_until_a_write():
+    assert selectors.broken_skills() == {}
+    rows = selectors.mcp_nodes()
+    tree = selectors.intent_tree_order()
+    with CaptureQueriesContext(connection) as ctx:
+        assert selectors.broken_skills() == {}
+        assert [r.tool_id for r in selectors.mcp_nodes()] == [r.tool_id for r in rows]
+        assert [n.pk for n in selectors.intent_tree_order()] == [n.pk for n in tree]
+    assert len(ctx.captured_queries) == 3  # the settings row, once per call
+    node = IntentNode.objects.get(mcp_tool_id="cancel_order")
+    node.enabled = False
+    node.save()  # the admin's way, or the tree editor's
+    assert selectors.broken_skills() == {"order_change": [("cancel_order", "unregistered")]}
+    assert "cancel_order" not in {r.tool_id for r in selectors.mcp_nodes()}
