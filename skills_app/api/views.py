@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponseNotModified
+from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
@@ -29,7 +29,7 @@ from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools
 
 from .errors import InvalidSkillCodeError, SkillNotFoundError
 from .auth import may_read_drafts
-from .runtime import Served, body_sha256, catalog_payload, content_sha256, runtime_served
+from .runtime import RELEASE_HEADER, STALE_HEADER, Served, content_sha256, runtime_served
 from .serializers import (
     BuiltinToolSerializer,
     CallInputSerializer,
@@ -165,16 +165,14 @@ class CatalogApi(RuntimeApi):
         responses={200: OutputSerializer, 304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
                    **_errors(400, 401, 403, 404)},
     )
-    def get(self, request: Request) -> Response | HttpResponseNotModified:
+    def get(self, request: Request) -> HttpResponse:
         served = _served(request)
-        payload = catalog_payload(served.catalog)
-        sha = body_sha256(payload)
         etag = f'"{served.sha256}"'
-        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _if_none_match(request.headers.get("If-None-Match"), etag):
-            return HttpResponseNotModified(headers=headers)
-        data = self.OutputSerializer({**payload, "sha256": sha}).data
-        return Response(data, headers=headers)
+            return HttpResponseNotModified(headers={"ETag": etag, "Cache-Control": CACHE_CONTROL, **served.headers()})
+        body = served.body_json  # the stored bytes (Release.catalog_json); a stale answer may change the ETag
+        headers = {"ETag": f'"{served.sha256}"', "Cache-Control": CACHE_CONTROL, **served.headers()}
+        return HttpResponse(body.encode("utf-8"), content_type="application/json", headers=headers)
 
 
 class SkillDetailApi(RuntimeApi):
@@ -200,7 +198,8 @@ class SkillDetailApi(RuntimeApi):
     def get(self, request: Request, code: str) -> Response:
         if not is_valid_skill_code(code):
             raise InvalidSkillCodeError(code)
-        catalog = _served(request).catalog
+        served = _served(request)
+        catalog = served.catalog
         skill = catalog.skill(code)
         if skill is None:
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills])
@@ -209,7 +208,7 @@ class SkillDetailApi(RuntimeApi):
             "content": skill.content, "content_sha256": content_sha256(skill.content),
             "tool_ids": list(skill.tool_ids),
         }).data
-        return Response(data, headers={"Cache-Control": CACHE_CONTROL})
+        return Response(data, headers={"Cache-Control": CACHE_CONTROL, **served.headers()})
 
 
 class RoundsApi(RuntimeApi):
@@ -265,14 +264,15 @@ class RoundsApi(RuntimeApi):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        catalog = _served(request, serializer.validated_data).catalog
+        served = _served(request, serializer.validated_data)
+        catalog = served.catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
         data: dict[str, Any] = {"release": catalog.release, **view.as_dict()}
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
             data.update(tools=tools, tools_chars=payload_chars(tools))
-        return Response(self.OutputSerializer(data).data)
+        return Response(self.OutputSerializer(data).data, headers=served.headers())
 
 
 class LoadSkillApi(RuntimeApi):
@@ -312,11 +312,13 @@ class LoadSkillApi(RuntimeApi):
         code = serializer.validated_data["skill_code"]
         if not is_valid_skill_code(code):
             raise InvalidSkillCodeError(code)
-        catalog = _served(request, serializer.validated_data).catalog
+        served = _served(request, serializer.validated_data)
+        catalog = served.catalog
         result = load_skill(catalog, serializer.validated_data["messages"], code)
         if result.state != "success":
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills], message=result.content)
-        return Response(self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data)
+        return Response(self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data,
+                        headers=served.headers())
 
 
 class CheckCallApi(RuntimeApi):
@@ -347,12 +349,14 @@ class CheckCallApi(RuntimeApi):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        catalog = _served(request, serializer.validated_data).catalog
+        served = _served(request, serializer.validated_data)
+        catalog = served.catalog
         verdict = check_call(
             catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
             **serializer.restrictions(),
         )
-        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict()}).data)
+        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict()}).data,
+                        headers=served.headers())
 
 
 @extend_schema(exclude=True)
