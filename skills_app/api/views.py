@@ -73,6 +73,26 @@ RELEASE_PARAMETERS = [
 RELEASE_PARAMETER = RELEASE_PARAMETERS  # one name for the endpoints below
 
 
+def _answer_headers(*statuses: int) -> list[OpenApiParameter]:
+    """The response headers of an answer made from a release (docs/runtime-api.md, "When the
+    database is down")."""
+    return [
+        OpenApiParameter(
+            RELEASE_HEADER, OpenApiTypes.INT, OpenApiParameter.HEADER, required=False, response=list(statuses),
+            description="The number of the release the answer was made from (absent for the draft).",
+        ),
+        OpenApiParameter(
+            STALE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=False, response=list(statuses),
+            enum=["1"],
+            description="`1` when the database cannot be reached and the answer comes from the last release "
+                        "this server holds for the selector (memory, cache, or `var/runtime`); absent otherwise.",
+        ),
+    ]
+
+
+POST_PARAMETERS = [*RELEASE_PARAMETERS, *_answer_headers(200)]
+
+
 def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
     text = {
         400: "Invalid input (`invalid`, `malformed_json`, `invalid_messages`, `unknown_restriction`, "
@@ -83,6 +103,9 @@ def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
              "that is not staff (`permission_denied`).",
         404: "Nothing published yet (`no_release`), unknown release, label or skill (`release_not_found`, "
              "`label_not_found`, `skill_not_found`).",
+        503: "The database cannot be reached and this server holds no release for the selector "
+             "(`database_unavailable`, with `Retry-After`); with one held, the answer is that release, marked "
+             "`X-Skill-Console-Stale: 1`.",
     }
     return {s: OpenApiResponse(ErrorSerializer, description=text[s]) for s in statuses}
 
@@ -161,9 +184,9 @@ class CatalogApi(RuntimeApi):
         stages = RestrictionSerializer(many=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_catalog", parameters=RELEASE_PARAMETERS,
+        tags=[TAG], operation_id="runtime_catalog", parameters=[*RELEASE_PARAMETERS, *_answer_headers(200, 304)],
         responses={200: OutputSerializer, 304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
-                   **_errors(400, 401, 403, 404)},
+                   **_errors(400, 401, 403, 404, 503)},
     )
     def get(self, request: Request) -> HttpResponse:
         served = _served(request)
@@ -192,8 +215,8 @@ class SkillDetailApi(RuntimeApi):
         tags=[TAG], operation_id="runtime_skill",
         parameters=[OpenApiParameter("code", SKILL_CODE_SCHEMA, OpenApiParameter.PATH,
                                      description="Skill code (400 `invalid_skill_code` when it breaks the rule)."),
-                    *RELEASE_PARAMETERS],
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+                    *RELEASE_PARAMETERS, *_answer_headers(200)],
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def get(self, request: Request, code: str) -> Response:
         if not is_valid_skill_code(code):
@@ -258,8 +281,8 @@ class RoundsApi(RuntimeApi):
         )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_rounds", parameters=RELEASE_PARAMETERS, request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+        tags=[TAG], operation_id="runtime_rounds", parameters=POST_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -303,8 +326,8 @@ class LoadSkillApi(RuntimeApi):
         version = serializers.IntegerField(allow_null=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_load_skill", parameters=RELEASE_PARAMETERS, request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+        tags=[TAG], operation_id="runtime_load_skill", parameters=POST_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -343,8 +366,8 @@ class CheckCallApi(RuntimeApi):
         message = serializers.CharField()
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_check_call", parameters=RELEASE_PARAMETERS, request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+        tags=[TAG], operation_id="runtime_check_call", parameters=POST_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
