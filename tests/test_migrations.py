@@ -39,7 +39,7 @@ def test_roles_migration_makes_the_groups_and_a_first_revision_of_existing_rows(
 
 
 def test_release_catalog_json_migration_fills_the_releases_published_before_it(transactional_db):
-    """0012_release_catalog_json renders the stored body of every older release with the function
+    """0013_release_catalog_json renders the stored body of every older release with the function
     the publish uses (skills_app/runtime_catalog.py)."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
@@ -52,8 +52,8 @@ def test_release_catalog_json_migration_fills_the_releases_published_before_it(t
     demo_load(name="bitmall")
     snapshot = catalog_to_snapshot(catalog_draft())
     executor = MigrationExecutor(connection)
-    executor.migrate([("skills_app", "0011_history_of_synced_tools")])
-    old = executor.loader.project_state([("skills_app", "0011_history_of_synced_tools")]).apps
+    executor.migrate([("skills_app", "0012_console_settings_draft_token")])
+    old = executor.loader.project_state([("skills_app", "0012_console_settings_draft_token")]).apps
     old.get_model("skills_app", "Release").objects.create(number=1, snapshot=snapshot, sha256=body_sha256(snapshot),
                                                           note="before catalog_json")
     executor = MigrationExecutor(connection)

@@ -24,7 +24,7 @@ def fill_catalog_json(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('skills_app', '0011_history_of_synced_tools'),
+        ('skills_app', '0012_console_settings_draft_token'),
     ]
 
     operations = [
