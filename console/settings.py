@@ -120,6 +120,11 @@ WSGI_APPLICATION = "console.wsgi.application"
 DB_CONNECT_TIMEOUT = int(os.environ.get("SKILL_CONSOLE_DB_CONNECT_TIMEOUT", "3"))
 SQLITE_TIMEOUT = int(os.environ.get("SKILL_CONSOLE_SQLITE_TIMEOUT", "20"))
 
+#: Seconds a database connection is kept for the next request (``SKILL_CONSOLE_CONN_MAX_AGE``,
+#: default 60; 0 = a new connection per request), checked before reuse (``CONN_HEALTH_CHECKS``) so
+#: a connection the server dropped is replaced instead of failing the request.
+CONN_MAX_AGE = int(os.environ.get("SKILL_CONSOLE_CONN_MAX_AGE", "60"))
+
 if os.environ.get("SKILL_CONSOLE_DB") == "postgres":
     _pg_options: dict = {"connect_timeout": DB_CONNECT_TIMEOUT}
     if os.environ.get("SKILL_CONSOLE_DB_STATEMENT_TIMEOUT"):  # milliseconds; a slow query is cut off
@@ -133,6 +138,8 @@ if os.environ.get("SKILL_CONSOLE_DB") == "postgres":
             "HOST": os.environ.get("PGHOST", "127.0.0.1"),
             "PORT": os.environ.get("PGPORT", "5432"),
             "OPTIONS": _pg_options,
+            "CONN_MAX_AGE": CONN_MAX_AGE,
+            "CONN_HEALTH_CHECKS": True,
         }
     }
 else:
@@ -150,6 +157,8 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            "CONN_MAX_AGE": CONN_MAX_AGE,
+            "CONN_HEALTH_CHECKS": True,
             # Tests run on a file too (not the shared-cache in-memory database, whose table locks
             # fail at once instead of waiting): concurrent publishes are tested with real threads.
             # One file per test process, so two test runs never share (and drop) one database.
@@ -176,6 +185,9 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "skill-console"}}
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+#: Seconds the runtime API caches which release a selector (default, ``?release=N``, ``?label=``)
+#: points at; every publish, label move and rollback invalidates it at once (docs/runtime-api.md).
+SKILL_CONSOLE_RUNTIME_LOOKUP_TTL = float(os.environ.get("SKILL_CONSOLE_RUNTIME_LOOKUP_TTL", "5"))
 
 LOGGING = {
     "version": 1,

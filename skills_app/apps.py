@@ -18,3 +18,20 @@ class SkillsAppConfig(AppConfig):
         draft_cache.connect()
 
         post_migrate.connect(post_migrate_ensure_roles, dispatch_uid="skills_app.ensure_roles")
+        self._connect_runtime_cache()
+
+    def _connect_runtime_cache(self) -> None:
+        """Writes of releases and labels make the cached runtime lookups obsolete; writes of runtime
+        keys refresh the key hashes held for a database outage (skills_app/runtime_cache.py)."""
+        from django.db.models.signals import post_delete, post_save
+
+        from . import runtime_cache
+        from .models import Release, ReleaseLabel, RuntimeKey
+
+        for model in (Release, ReleaseLabel):
+            for signal in (post_save, post_delete):
+                signal.connect(runtime_cache.releases_changed, sender=model,
+                               dispatch_uid=f"runtime_cache.{model.__name__}.{signal is post_save}")
+        for signal in (post_save, post_delete):
+            signal.connect(runtime_cache.keys_changed, sender=RuntimeKey,
+                           dispatch_uid=f"runtime_cache.RuntimeKey.{signal is post_save}")

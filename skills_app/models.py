@@ -501,7 +501,8 @@ class Release(models.Model):
 
     ``number`` is 1, 2, 3 … (strictly increasing, assigned under a lock by
     ``releases.release_create``); ``snapshot`` is ``domain.snapshot.catalog_to_snapshot`` of the
-    catalog; ``sha256`` the hash of its canonical JSON. ``overrides`` lists the unmet scenario
+    catalog; ``sha256`` the hash of its canonical JSON; ``catalog_json`` the runtime catalog body
+    served for it (docs/runtime-api.md, "Caching"). ``overrides`` lists the unmet scenario
     expectations a publisher ticked off, ``override_note`` why. ``rollback_of`` is the release a
     rollback copied. Rows are never updated: ``save`` refuses an existing row.
     """
@@ -509,6 +510,10 @@ class Release(models.Model):
     number = models.PositiveIntegerField(_("number"), unique=True)
     snapshot = models.JSONField(_("snapshot"))
     sha256 = models.CharField(_("sha256"), max_length=64)
+    #: The body of ``GET runtime/catalog`` for this release, exactly as answered
+    #: (``runtime_catalog.catalog_body_json``), stored at publish so the API never rebuilds it.
+    #: ``None`` only on a row written before it existed until ``runtime_cache`` fills it once.
+    catalog_json = models.TextField(_("catalog JSON"), null=True, blank=True, editable=False)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="+", verbose_name=_("author"))
     author_name = models.CharField(_("author"), max_length=150, blank=True)

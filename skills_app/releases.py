@@ -31,6 +31,7 @@ from .domain.releases import (
     rerun_scenarios,
 )
 from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from .runtime_catalog import catalog_body_json
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 
 PRODUCTION = "production"
@@ -167,13 +168,15 @@ def _lock_numbering() -> None:
 
 def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[str] = (),
                    override_note: str = "", rollback_of: int | None = None) -> Release:
-    """Write a release with the next number (latest + 1) under the numbering lock. Low level: no
-    gate and no permission check (``release_publish`` / ``release_rollback`` do both)."""
+    """Write a release with the next number (latest + 1) under the numbering lock, with the
+    runtime catalog body it will be served as (``Release.catalog_json``). Low level: no gate and
+    no permission check (``release_publish`` / ``release_rollback`` do both)."""
     _lock_numbering()
     number = (Release.objects.aggregate(n=Max("number"))["n"] or 0) + 1
     author, author_name = _author(user)
-    release = Release(number=number, snapshot=snapshot, sha256=body_sha256(snapshot), author=author,
-                      author_name=author_name, note=note.strip(), overrides=sorted(set(overrides)),
+    body = catalog_body_json(catalog_from_snapshot(snapshot, release=number))
+    release = Release(number=number, snapshot=snapshot, sha256=body_sha256(snapshot), catalog_json=body,
+                      author=author, author_name=author_name, note=note.strip(), overrides=sorted(set(overrides)),
                       override_note=override_note.strip(), rollback_of=rollback_of)
     release.full_clean(validate_constraints=False)
     release.save()

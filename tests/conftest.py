@@ -91,3 +91,22 @@ def api_client(runtime_key):
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Bearer {runtime_key.key}")
     return c
+
+
+@pytest.fixture(autouse=True)
+def _fresh_runtime_cache():
+    """The runtime lookups live in Django's cache and each process's release LRU
+    (skills_app/runtime_cache.py): every test starts with both empty, as a new process would."""
+    from django.core.cache import cache
+    from django.core.cache.backends.locmem import LocMemCache
+
+    from skills_app import runtime_cache
+
+    if isinstance(cache, LocMemCache) or isinstance(getattr(cache, "_wrapped", None), LocMemCache):
+        cache.clear()
+    else:  # a shared Redis (SKILL_CONSOLE_REDIS_URL set): never flush it, make the lookups obsolete
+        runtime_cache.bump_generation()
+        cache.delete(runtime_cache.KEYS_KEY)
+    runtime_cache.clear_process_cache()
+    yield
+    runtime_cache.clear_process_cache()

@@ -36,3 +36,29 @@ def test_roles_migration_makes_the_groups_and_a_first_revision_of_existing_rows(
     assert (record.history_type, record.history_change_reason, record.version, record.content) == (
         "~", "history started", 4, "# 旧")
     assert sorted(Group.objects.values_list("name", flat=True)) == ["editor", "publisher", "viewer"]
+
+
+def test_release_catalog_json_migration_fills_the_releases_published_before_it(transactional_db):
+    """0013_release_catalog_json renders the stored body of every older release with the function
+    the publish uses (skills_app/runtime_catalog.py)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from skills_app.demo_catalogs import demo_load
+    from skills_app.domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+    from skills_app.runtime_catalog import catalog_body_json
+    from skills_app.selectors import catalog_draft
+
+    demo_load(name="bitmall")
+    snapshot = catalog_to_snapshot(catalog_draft())
+    executor = MigrationExecutor(connection)
+    executor.migrate([("skills_app", "0012_console_settings_draft_token")])
+    old = executor.loader.project_state([("skills_app", "0012_console_settings_draft_token")]).apps
+    old.get_model("skills_app", "Release").objects.create(number=1, snapshot=snapshot, sha256=body_sha256(snapshot),
+                                                          note="before catalog_json")
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    from skills_app.models import Release
+
+    assert Release.objects.get(number=1).catalog_json == catalog_body_json(catalog_from_snapshot(snapshot, release=1))

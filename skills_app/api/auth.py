@@ -3,6 +3,8 @@
 - An agent runtime sends ``Authorization: Bearer <key>``: a ``RuntimeKey`` made by
   djangorestframework-api-key (only the library's hash is stored). A revoked, expired or unknown
   key answers 401 ``authentication_failed`` at once (the key is looked up on every request).
+  While the database cannot be reached, keys are verified against the hashes of the usable keys
+  held from when it could (``skills_app.runtime_cache``); an unknown key is never accepted.
 - A logged-in console user (any role, docs/roles.md) may call it too; a console login never needs a key.
 - Runtime keys open the runtime API only: console pages use Django sessions and ignore the header.
 """
@@ -17,6 +19,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework_api_key.permissions import KeyParser
 
+from skills_app import runtime_cache
 from skills_app.models import RuntimeKey
 
 #: ``last_used_at`` is written at most this often per key (a write per request would serialise
@@ -46,13 +49,29 @@ class RuntimeKeyAuthentication(BaseAuthentication):
             runtime_key = RuntimeKey.objects.get_from_key(key.strip())
         except RuntimeKey.DoesNotExist:
             raise exceptions.AuthenticationFailed("the API key is unknown or revoked.") from None
+        except runtime_cache.DATABASE_FAULTS as exc:
+            return self._while_database_down(key.strip(), exc)
         if runtime_key.has_expired:
             raise exceptions.AuthenticationFailed("the API key has expired.")
+        runtime_cache.keys_seen()
         now = timezone.now()
         if runtime_key.last_used_at is None or now - runtime_key.last_used_at >= LAST_USED_RESOLUTION:
             RuntimeKey.objects.filter(pk=runtime_key.pk).update(last_used_at=now)
             runtime_key.last_used_at = now
         return AnonymousUser(), runtime_key
+
+    def _while_database_down(self, key: str, exc: Exception):
+        """The database cannot be reached: verify ``key`` against the key hashes held from when it
+        could (``runtime_cache.key_from_held``). Nothing held → the database error propagates
+        (503 ``database_unavailable``); an unknown or wrong key → 401, as always."""
+        held = runtime_cache.key_from_held(key)
+        if held is None:
+            raise exc
+        if held is False:
+            raise exceptions.AuthenticationFailed("the API key is unknown or revoked.")
+        if held.has_expired:
+            raise exceptions.AuthenticationFailed("the API key has expired.")
+        return AnonymousUser(), held
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="skill-console runtime"'

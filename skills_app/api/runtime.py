@@ -2,21 +2,18 @@
 canonical JSON form.
 
 ``runtime_served`` / ``runtime_catalog`` is the single place that decides *which* catalog a runtime
-request sees; every endpoint goes through it. ``catalog_payload``
-is the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256`` (from
+request sees; every endpoint goes through it, through the cached lookups of
+``skills_app.runtime_cache``. ``catalog_payload`` (``skills_app.runtime_catalog``, re-exported) is
+the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256`` (from
 ``skills_app.domain.snapshot``) hashes the canonical form of it.
 """
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
-from typing import Any
-
-from skills_app import releases, selectors
-from skills_app.domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
-from skills_app.domain.catalog import json_copy
+from skills_app import runtime_cache, selectors
+from skills_app.domain import Catalog
 from skills_app.domain.snapshot import body_sha256, canonical_json, catalog_to_snapshot
 from skills_app.models import Release, ReleaseLabel
+from skills_app.runtime_catalog import catalog_body, catalog_body_json, catalog_payload, content_sha256
 
 from .errors import (
     ConflictingSelectorsError,
@@ -26,19 +23,70 @@ from .errors import (
     ReleaseNotFoundError,
 )
 
-__all__ = ["Served", "body_sha256", "canonical_json", "catalog_payload", "content_sha256", "runtime_catalog",
-           "runtime_served"]
+__all__ = ["RELEASE_HEADER", "STALE_HEADER", "Served", "body_sha256", "canonical_json", "catalog_body",
+           "catalog_body_json", "catalog_payload", "content_sha256", "runtime_catalog", "runtime_served"]
 
 
-@dataclass(frozen=True)
 class Served:
-    """What one runtime request is answered from: the catalog (``Catalog.release`` = the release
-    number, ``None`` for the draft), the strong ETag value (the release's ``sha256``; for the
-    draft the hash of its snapshot) and the label that chose it (if any)."""
+    """What one runtime request is answered from (docs/runtime-api.md, "Caching").
 
-    catalog: Catalog
-    sha256: str
-    label: str | None = None
+    ``number`` is the release number (``None`` for the draft), ``sha256`` the strong ETag value
+    (the release's ``sha256``; for the draft the hash of its snapshot), ``label`` the label that
+    chose it (if any), ``stale`` true when the database could not be reached and the answer comes
+    from the last release this process, the cache or ``var/runtime`` holds. ``catalog`` (the
+    domain ``Catalog``) and ``body_json`` (the stored ``GET runtime/catalog`` body) are loaded on
+    first use — a 304 needs neither.
+    """
+
+    def __init__(self, *, sha256: str, number: int | None, label: str | None = None,
+                 catalog: Catalog | None = None, pointer: runtime_cache.Pointer | None = None,
+                 selector: str = runtime_cache.DEFAULT, entry: runtime_cache.Entry | None = None,
+                 stale: bool = False) -> None:
+        self.sha256, self.number, self.label, self.stale = sha256, number, label, stale
+        self._catalog, self._pointer, self._selector, self._entry = catalog, pointer, selector, entry
+
+    def _release(self) -> runtime_cache.Entry:
+        if self._entry is None:
+            try:
+                loaded = runtime_cache.entry(self._pointer)
+            except runtime_cache.DATABASE_FAULTS:
+                held = runtime_cache.held(self._selector)
+                if held is None:
+                    raise
+                loaded, self.stale = held[0], True
+                self.number, self.sha256 = loaded.number, loaded.sha256
+            else:
+                runtime_cache.hold(self._selector, self._pointer, loaded)
+            self._entry = loaded
+        return self._entry
+
+    @property
+    def catalog(self) -> Catalog:
+        """The ``Catalog`` (``Catalog.release`` = the number; ``None`` for the draft)."""
+        if self._catalog is None:
+            self._catalog = self._release().catalog
+        return self._catalog
+
+    @property
+    def body_json(self) -> str:
+        """The ``GET runtime/catalog`` body: the release's stored text, or the draft's, rendered."""
+        if self._entry is None and self._pointer is None:
+            return catalog_body_json(self.catalog)
+        return self._release().body_json
+
+    def headers(self) -> dict[str, str]:
+        """``X-Skill-Console-Release`` (the number, for a release) and, on a stale answer,
+        ``X-Skill-Console-Stale: 1``."""
+        out = {}
+        if self.number is not None:
+            out[RELEASE_HEADER] = str(self.number)
+        if self.stale:
+            out[STALE_HEADER] = "1"
+        return out
+
+
+RELEASE_HEADER = "X-Skill-Console-Release"
+STALE_HEADER = "X-Skill-Console-Stale"
 
 
 def runtime_served(*, release: int | None = None, label: str | None = None, draft: bool = False,
@@ -52,8 +100,11 @@ def runtime_served(*, release: int | None = None, label: str | None = None, draf
     - nothing → the release labelled ``production``, else the latest release; with no release at
       all ``NoReleaseError`` (404 ``no_release``) — never the draft.
 
-    Two selectors at once → ``ConflictingSelectorsError`` (400). Reads the database on every call
-    (no per-process cache), so a publish or a label move is seen by the very next request.
+    Two selectors at once → ``ConflictingSelectorsError`` (400). Which release a selector points
+    at comes from ``runtime_cache.lookup`` (cached for a few seconds under a generation every
+    publish and label move bumps, so the very next request sees them). When the database cannot
+    be reached, the answer is the last release this selector was served from (``stale``); with
+    none held the database error propagates (503 ``database_unavailable``, console/faults.py).
     """
     chosen = [name for name, value in (("release", release), ("label", label), ("draft", draft)) if value]
     if len(chosen) > 1:
@@ -62,23 +113,25 @@ def runtime_served(*, release: int | None = None, label: str | None = None, draf
         if not drafts_allowed:
             raise DraftsNotAllowedError()
         catalog = selectors.catalog_draft()
-        return Served(catalog=catalog, sha256=body_sha256(catalog_to_snapshot(catalog)))
-    if release is not None:
-        row = releases.release_get(number=release)
-        if row is None:
+        return Served(catalog=catalog, sha256=body_sha256(catalog_to_snapshot(catalog)), number=None)
+    selector = runtime_cache.selector_key(release=release, label=label)
+    try:
+        pointer = runtime_cache.lookup(release=release, label=label or None)
+    except runtime_cache.DATABASE_FAULTS:
+        held = runtime_cache.held(selector)
+        if held is None:
+            raise
+        entry, held_label = held
+        return Served(sha256=entry.sha256, number=entry.number, label=held_label, selector=selector, entry=entry,
+                      stale=True)
+    if pointer is None:
+        if release is not None:
             raise ReleaseNotFoundError(release, known=_known())
-    elif label:
-        found = ReleaseLabel.objects.select_related("release").filter(name=label).first()
-        if found is None:
+        if label:
             raise LabelNotFoundError(label, known=list(ReleaseLabel.objects.order_by("name").values_list("name", flat=True)))
-        row = found.release
-    else:
-        found = ReleaseLabel.objects.select_related("release").filter(name=releases.PRODUCTION).first()
-        row = found.release if found else releases.release_latest()
-        label = found.name if found else None
-        if row is None:
-            raise NoReleaseError()
-    return Served(catalog=releases.release_catalog(row), sha256=row.sha256, label=label)
+        raise NoReleaseError()
+    return Served(sha256=pointer.sha256, number=pointer.number, label=pointer.label, pointer=pointer,
+                  selector=selector)
 
 
 def runtime_catalog(*, release: int | None = None, label: str | None = None, draft: bool = False,
@@ -90,75 +143,3 @@ def runtime_catalog(*, release: int | None = None, label: str | None = None, dra
 
 def _known() -> list[int]:
     return list(Release.objects.order_by("number").values_list("number", flat=True))
-
-
-def content_sha256(content: str) -> str:
-    """Hex SHA-256 of a manual's markdown, UTF-8 encoded."""
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()
-
-
-def _restriction_payload(restriction: Restriction, order: dict[str, int]) -> dict[str, Any]:
-    tools = sorted(restriction.tools, key=lambda name: (order.get(name, len(order)), name))
-    return {"name": restriction.name, "description": restriction.description, "tools": tools}
-
-
-def _skill_payload(skill: Skill) -> dict[str, Any]:
-    return {
-        "code": skill.code,
-        "name": skill.name,
-        "description": skill.description,
-        "tool_ids": list(skill.tool_ids),
-        "sort_order": skill.sort_order,
-        "version": skill.version,
-        "content_sha256": content_sha256(skill.content),
-    }
-
-
-def _tool_payload(tool: Tool, problems: tuple[str, ...]) -> dict[str, Any]:
-    out = {
-        "name": tool.name,
-        "title": tool.title,
-        "description": tool.description,
-        "inputSchema": json_copy(tool.input_schema),
-        "annotations": json_copy(tool.annotations),
-        "require_confirm": tool.require_confirm,
-        "server": tool.server,
-        "mcp_name": tool.mcp_name,
-    }
-    if problems:
-        out["problems"] = [str(p) for p in problems]
-    return out
-
-
-def catalog_payload(catalog: Catalog) -> dict[str, Any]:
-    """The body of ``GET runtime/catalog`` without ``sha256`` (docs/runtime-api.md).
-
-    Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``load_skill_header``
-    (opens the generated ``load_skill`` description, ``domain/payload.py``), ``builtins``
-    (registered builtins in registration order — ``load_skill`` only while a skill is enabled),
-    ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``,
-    ``server`` and ``mcp_name`` — the call target, both ``null`` for a tool with no server —
-    and ``problems`` — English sentences — only for a tool whose stored definition is invalid,
-    ``Catalog.tool_problems``),
-    ``skills`` (enabled only, by ``sort_order`` then code; ``content_sha256`` instead of the
-    manual), ``gated_tool_ids`` (``G`` in registration order), ``access_profiles`` and ``stages``
-    (by name, their tools in registration order).
-    """
-    registered = catalog.registered_tools
-    order = {name: i for i, name in enumerate(catalog.mcp_tool_names)}
-    return {
-        "release": catalog.release,
-        "marker_key": catalog.marker_key,
-        "eviction_prefix": catalog.eviction_prefix,
-        "load_skill_header": catalog.load_skill_header,
-        "builtins": [
-            {"name": t.name, "description": t.description, "parameters": json_copy(t.input_schema)}
-            for t in registered
-            if t.kind == BUILTIN
-        ],
-        "mcp_tools": [_tool_payload(t, catalog.tool_problems.get(t.name, ())) for t in registered if t.kind == MCP],
-        "skills": [_skill_payload(s) for s in catalog.enabled_skills],
-        "gated_tool_ids": list(catalog.gated_tool_ids),
-        "access_profiles": [_restriction_payload(r, order) for _, r in sorted(catalog.profiles.items())],
-        "stages": [_restriction_payload(r, order) for _, r in sorted(catalog.stages.items())],
-    }

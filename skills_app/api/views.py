@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponseNotModified
+from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
@@ -29,7 +29,7 @@ from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools
 
 from .errors import InvalidSkillCodeError, SkillNotFoundError
 from .auth import may_read_drafts
-from .runtime import Served, body_sha256, catalog_payload, content_sha256, runtime_served
+from .runtime import RELEASE_HEADER, STALE_HEADER, Served, content_sha256, runtime_served
 from .serializers import (
     BuiltinToolSerializer,
     CallInputSerializer,
@@ -75,6 +75,26 @@ RELEASE_PARAMETERS = [
 RELEASE_PARAMETER = RELEASE_PARAMETERS  # one name for the endpoints below
 
 
+def _answer_headers(*statuses: int) -> list[OpenApiParameter]:
+    """The response headers of an answer made from a release (docs/runtime-api.md, "When the
+    database is down")."""
+    return [
+        OpenApiParameter(
+            RELEASE_HEADER, OpenApiTypes.INT, OpenApiParameter.HEADER, required=False, response=list(statuses),
+            description="The number of the release the answer was made from (absent for the draft).",
+        ),
+        OpenApiParameter(
+            STALE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=False, response=list(statuses),
+            enum=["1"],
+            description="`1` when the database cannot be reached and the answer comes from the last release "
+                        "this server holds for the selector (memory, cache, or `var/runtime`); absent otherwise.",
+        ),
+    ]
+
+
+POST_PARAMETERS = [*RELEASE_PARAMETERS, *_answer_headers(200)]
+
+
 def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
     text = {
         400: "Invalid input (`invalid`, `malformed_json`, `invalid_messages`, `unknown_restriction`, "
@@ -85,6 +105,9 @@ def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
              "that is not staff (`permission_denied`).",
         404: "Nothing published yet (`no_release`), unknown release, label or skill (`release_not_found`, "
              "`label_not_found`, `skill_not_found`).",
+        503: "The database cannot be reached and this server holds no release for the selector "
+             "(`database_unavailable`, with `Retry-After`); with one held, the answer is that release, marked "
+             "`X-Skill-Console-Stale: 1`.",
     }
     return {s: OpenApiResponse(ErrorSerializer, description=text[s]) for s in statuses}
 
@@ -163,20 +186,18 @@ class CatalogApi(RuntimeApi):
         stages = RestrictionSerializer(many=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_catalog", parameters=RELEASE_PARAMETERS,
+        tags=[TAG], operation_id="runtime_catalog", parameters=[*RELEASE_PARAMETERS, *_answer_headers(200, 304)],
         responses={200: OutputSerializer, 304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
-                   **_errors(400, 401, 403, 404)},
+                   **_errors(400, 401, 403, 404, 503)},
     )
-    def get(self, request: Request) -> Response | HttpResponseNotModified:
+    def get(self, request: Request) -> HttpResponse:
         served = _served(request)
-        payload = catalog_payload(served.catalog)
-        sha = body_sha256(payload)
         etag = f'"{served.sha256}"'
-        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _if_none_match(request.headers.get("If-None-Match"), etag):
-            return HttpResponseNotModified(headers=headers)
-        data = self.OutputSerializer({**payload, "sha256": sha}).data
-        return Response(data, headers=headers)
+            return HttpResponseNotModified(headers={"ETag": etag, "Cache-Control": CACHE_CONTROL, **served.headers()})
+        body = served.body_json  # the stored bytes (Release.catalog_json); a stale answer may change the ETag
+        headers = {"ETag": f'"{served.sha256}"', "Cache-Control": CACHE_CONTROL, **served.headers()}
+        return HttpResponse(body.encode("utf-8"), content_type="application/json", headers=headers)
 
 
 class SkillDetailApi(RuntimeApi):
@@ -199,13 +220,14 @@ class SkillDetailApi(RuntimeApi):
         tags=[TAG], operation_id="runtime_skill",
         parameters=[OpenApiParameter("code", SKILL_CODE_SCHEMA, OpenApiParameter.PATH,
                                      description="Skill code (400 `invalid_skill_code` when it breaks the rule)."),
-                    *RELEASE_PARAMETERS],
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+                    *RELEASE_PARAMETERS, *_answer_headers(200)],
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def get(self, request: Request, code: str) -> Response:
         if not is_valid_skill_code(code):
             raise InvalidSkillCodeError(code)
-        catalog = _served(request).catalog
+        served = _served(request)
+        catalog = served.catalog
         skill = catalog.skill(code)
         if skill is None:
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills])
@@ -215,7 +237,7 @@ class SkillDetailApi(RuntimeApi):
             "tool_ids": list(skill.tool_ids),
             "tools": [_skill_tool(catalog, name) for name in skill.tool_ids],
         }).data
-        return Response(data, headers={"Cache-Control": CACHE_CONTROL})
+        return Response(data, headers={"Cache-Control": CACHE_CONTROL, **served.headers()})
 
 
 def _skill_tool(catalog: Any, name: str) -> dict[str, Any]:
@@ -271,20 +293,21 @@ class RoundsApi(RuntimeApi):
         )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_rounds", parameters=RELEASE_PARAMETERS, request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+        tags=[TAG], operation_id="runtime_rounds", parameters=POST_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        catalog = _served(request, serializer.validated_data).catalog
+        served = _served(request, serializer.validated_data)
+        catalog = served.catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
         data: dict[str, Any] = {"release": catalog.release, **view.as_dict()}
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
             data.update(tools=tools, tools_chars=payload_chars(tools))
-        return Response(self.OutputSerializer(data).data)
+        return Response(self.OutputSerializer(data).data, headers=served.headers())
 
 
 class LoadSkillApi(RuntimeApi):
@@ -315,8 +338,8 @@ class LoadSkillApi(RuntimeApi):
         version = serializers.IntegerField(allow_null=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_load_skill", parameters=RELEASE_PARAMETERS, request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+        tags=[TAG], operation_id="runtime_load_skill", parameters=POST_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -324,11 +347,13 @@ class LoadSkillApi(RuntimeApi):
         code = serializer.validated_data["skill_code"]
         if not is_valid_skill_code(code):
             raise InvalidSkillCodeError(code)
-        catalog = _served(request, serializer.validated_data).catalog
+        served = _served(request, serializer.validated_data)
+        catalog = served.catalog
         result = load_skill(catalog, serializer.validated_data["messages"], code)
         if result.state != "success":
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills], message=result.content)
-        return Response(self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data)
+        return Response(self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data,
+                        headers=served.headers())
 
 
 class CheckCallApi(RuntimeApi):
@@ -359,19 +384,21 @@ class CheckCallApi(RuntimeApi):
         )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_check_call", parameters=RELEASE_PARAMETERS, request=InputSerializer,
-        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+        tags=[TAG], operation_id="runtime_check_call", parameters=POST_PARAMETERS, request=InputSerializer,
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        catalog = _served(request, serializer.validated_data).catalog
+        served = _served(request, serializer.validated_data)
+        catalog = served.catalog
         verdict = check_call(
             catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
             **serializer.restrictions(),
         )
         return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict(),
-                                               "target": verdict.target}).data)
+                                               "target": verdict.target}).data,
+                        headers=served.headers())
 
 
 @extend_schema(exclude=True)
