@@ -161,7 +161,12 @@ def catalog_draft() -> dom.Catalog:
 
 def scenario_list() -> list[Scenario]:
     """Saved scenarios by name (one query)."""
-    return list(Scenario.objects.order_by("name"))
+    return list(scenario_queryset())
+
+
+def scenario_queryset():
+    """Saved scenarios by name, unevaluated (a list page counts and slices it in the database)."""
+    return Scenario.objects.order_by("name")
 
 
 def scenario_get(*, name: str) -> Scenario | None:

@@ -91,3 +91,15 @@ def api_client(runtime_key):
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Bearer {runtime_key.key}")
     return c
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(settings):
+    """Each test starts with an empty local-memory cache (scenario results, release lookups are
+    cached there); a shared Redis cache is left alone (its keys carry the catalog digest)."""
+    from django.core.cache import caches
+
+    for alias, conf in settings.CACHES.items():
+        if conf["BACKEND"].endswith("LocMemCache"):
+            caches[alias].clear()
+    yield

@@ -61,7 +61,8 @@ def samples(bitmall):
         "pk": deleted.pk,
         "history_id": first_revision,
         "kind": "profile",
-        "name": {"scenario_edit": "cancel-iphone", "restriction_edit": profile.name},
+        "name": {"scenario_edit": "cancel-iphone", "scenario_result": "cancel-iphone",
+                 "scenario_result_json": "cancel-iphone", "restriction_edit": profile.name},
     }
 
 
@@ -155,6 +156,8 @@ TABLE = {
     "scenario_from_preview": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200),
                               "publisher": (405, 200)},
     "scenario_edit": DRAFT_FORM_REFUSED,
+    "scenario_result": PAGE,
+    "scenario_result_json": PAGE,
     "restriction_list": PAGE,
     "restriction_create": DRAFT_FORM,
     "restriction_edit": DRAFT_FORM,
