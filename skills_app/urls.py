@@ -21,6 +21,7 @@ urlpatterns = [
     path("skills/<str:code>/history", history.skill_history, name="skill_history"),
     path("skills/<str:code>/history/<int:history_id>/restore", history.skill_revert, name="skill_revert"),
     path("preview/", preview.preview, name="preview"),
+    path("preview/result.json", preview.preview_result_json, name="preview_result_json"),
     path("preview/payload", preview.preview_payload, name="preview_payload"),
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
     path("scenarios/new", scenarios.scenario_create, name="scenario_create"),

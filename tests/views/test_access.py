@@ -151,6 +151,9 @@ TABLE = {
     "skill_revert": DRAFT_ACTION,
     "preview": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 200), "editor": (200, 200), "publisher": (200, 200)},
     "preview_payload": PAGE,
+    # the preview's JSON download: POST only, any role (WRITE's script has no round: a JSON 400)
+    "preview_result_json": {"anonymous": LOGIN_REDIRECT, "viewer": (405, 400), "editor": (405, 400),
+                            "publisher": (405, 400)},
     "scenario_list": PAGE,
     "scenario_create": DRAFT_FORM_REFUSED,
     "scenario_from_preview": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200),
