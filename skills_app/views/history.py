@@ -7,7 +7,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +19,7 @@ from .. import history, selectors, services
 from ..forms import AuditFilterForm, iter_errors, translate_error
 from ..models import Skill
 from ..roles import EDITOR
-from .common import role_required
+from .common import paginate, role_required
 from .releases import _line_kind
 
 
@@ -144,8 +143,7 @@ def audit(request: HttpRequest) -> HttpResponse:
         flt = history.AuditFilter(user=data.get("user"), kind=data.get("kind") or "",
                                   record=(data.get("record") or "").strip(), since=data.get("since"),
                                   until=data.get("until"))
-        paginator = Paginator(history.audit_queryset(flt), history.AUDIT_PAGE_SIZE)
-        page = paginator.get_page(request.GET.get("page"))
+        page = paginate(request, history.audit_queryset(flt), history.AUDIT_PAGE_SIZE)
         entries = [{"entry": e, "kind_label": history.AUDITED[e.kind][2],
                     "url": _record_url(e.kind, e.label, e.history_id),
                     "changes": change_rows(e.changes, history.AUDITED[e.kind][0])}
