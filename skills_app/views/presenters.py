@@ -9,7 +9,6 @@ shown as-is only when they have no recognizable shape.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
+from ..domain.lints import tools_mentioned
 from ..forms import MESSAGES_BY_CODE, WARNING_CODES
 from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
 
@@ -91,12 +91,9 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
         for t in skill.tool_ids
     }
     shared = {t: codes for t, codes in shared.items() if codes}
-    mentioned = []
-    for tool in cat.mcp_tool_names:
-        if tool in skill.tool_ids or tool not in with_manual.masked:
-            continue
-        if re.search(rf"(?<![A-Za-z0-9_]){re.escape(tool)}(?![A-Za-z0-9_])", skill.content):
-            mentioned.append((tool, with_manual.masked[tool]))
+    # masked tools the body names (one pass of one regex, lints.tools_mentioned), in registration order
+    named = set(tools_mentioned(skill.content, frozenset(t for t in with_manual.masked if t not in skill.tool_ids)))
+    mentioned = [(tool, with_manual.masked[tool]) for tool in cat.mcp_tool_names if tool in named]
     return ManualEffect(
         skill=skill, without=without, with_manual=with_manual, releases=releases, shared=shared,
         mentioned_masked=tuple(mentioned), unregistered=unregistered,
