@@ -175,6 +175,14 @@ def skill_get(*, code: str) -> Skill | None:
     return Skill.objects.live().filter(skill_code=code).first()
 
 
+def live_skill_codes(codes: Iterable[str]) -> set[str]:
+    """Those of ``codes`` that name a live skill (one query; none for no codes)."""
+    wanted = {c for c in codes if c and "\x00" not in c}
+    if not wanted:
+        return set()
+    return set(Skill.objects.live().filter(skill_code__in=wanted).values_list("skill_code", flat=True))
+
+
 def _domain_skill(s: Skill) -> dom.Skill:
     return dom.Skill(
         code=s.skill_code, name=s.name, description=s.description, content=s.content,

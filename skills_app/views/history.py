@@ -116,10 +116,11 @@ def skill_revert(request: HttpRequest, code: str, history_id: int) -> HttpRespon
     return redirect(url)
 
 
-def _record_url(kind: str, label: str, history_id: int) -> str | None:
-    """Where an audit entry's record can be looked at now (``None`` when nowhere)."""
+def _record_url(kind: str, label: str, history_id: int, live_codes: set[str]) -> str | None:
+    """Where an audit entry's record can be looked at now (``None`` when nowhere); ``live_codes``:
+    the codes of the page's skills that are live (``selectors.live_skill_codes``, one query a page)."""
     if kind == "skill":
-        if selectors.skill_get(code=label) is None:
+        if label not in live_codes:
             return None
         return reverse("skills:skill_history", kwargs={"code": label}) + f"?b={history_id}"
     return {"scenario": reverse("skills:scenario_list"), "accessprofile": reverse("skills:restriction_list"),
@@ -144,10 +145,12 @@ def audit(request: HttpRequest) -> HttpResponse:
                                   record=(data.get("record") or "").strip(), since=data.get("since"),
                                   until=data.get("until"))
         page = paginate(request, history.audit_queryset(flt), history.AUDIT_PAGE_SIZE)
+        rows = history.audit_entries(list(page.object_list))
+        live = selectors.live_skill_codes({e.label for e in rows if e.kind == "skill"})
         entries = [{"entry": e, "kind_label": history.AUDITED[e.kind][2],
-                    "url": _record_url(e.kind, e.label, e.history_id),
+                    "url": _record_url(e.kind, e.label, e.history_id, live),
                     "changes": change_rows(e.changes, history.AUDITED[e.kind][0])}
-                   for e in history.audit_entries(list(page.object_list))]
+                   for e in rows]
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "history/audit.html", {
