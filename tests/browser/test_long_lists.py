@@ -41,9 +41,16 @@ def test_the_skill_pager_works_from_the_keyboard(page, console):
 
 
 def test_scenario_rows_load_their_results(page, console):
+    from skills_app.models import Scenario
+
+    script = Scenario.objects.get(name="cancel-iphone").script
+    for i in range(4):  # the rows load one request after another (hx-sync queue), all of them
+        services.scenario_save(name=f"copy-{i}", script=script)
     login(page, console)
     page.goto(f"{console}/scenarios/")
+    page.wait_for_selector('tr[data-scenario="copy-3"][data-passed="1"]')
     page.wait_for_selector('tr[data-scenario="cancel-iphone"][data-passed="1"]')
+    assert page.locator("tr[data-pending]").count() == 0
     assert page.inner_text('tr[data-scenario="cancel-iphone"] [data-counts]') == "11 → 13 → 13"
     page.reload()  # from the cache now: no pending row
     assert page.locator("tr[data-pending]").count() == 0

@@ -113,3 +113,15 @@ def test_a_script_that_cannot_run_is_cached_with_its_error(staff_client, bitmall
     assert row["data-passed"] == "0" and "out of range" in row.one("data-result").text()
     body = json.loads(staff_client.get("/scenarios/broken/result.json").content)
     assert body["simulation"] is None and "scenario 'broken'" in body["error"]
+
+
+def test_a_cached_run_stopped_by_the_time_budget_reads_as_such(staff_client, bitmall):
+    scenario = Scenario.objects.get(name="cancel-iphone")
+    catalog = selectors.catalog_draft()
+    ticks = iter(range(0, 100, 6))  # start 0, round 1 at 6 (runs), round 2 at 12 (> 10: stop)
+    sim = simulate(catalog, parse_script(scenario.script), budget=10, clock=lambda: next(ticks))
+    cache.set(_key("cancel-iphone"), scenario_results.ScenarioResult(name=scenario.name, simulation=sim))
+    row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone")
+    assert row["data-passed"] == "0" and row.one("data-stopped").text() == "已停止"
+    assert "已在 3 轮中的第 1 轮后停止：超出了 10 秒的时间预算。" in row.one("data-result").text()
+    assert row.one("data-counts").text() == "11"
