@@ -1,6 +1,8 @@
 """Records of docs/design.md. Field limits come from ``skills_app.domain.limits`` (named once)."""
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.core.validators import (
     MaxLengthValidator,
@@ -450,6 +452,10 @@ class ConsoleSettings(models.Model):
         validators=[MaxLengthValidator(LOAD_SKILL_HEADER_MAX_LENGTH), ProhibitNullCharactersValidator()],
         help_text=_("Opens the description of load_skill; one line per enabled skill follows it."),
     )
+    #: Changes (a fresh UUID) after every committed write to what the draft catalog is built from,
+    #: so each process reuses its built draft ``Catalog`` until then (``skills_app/draft_cache.py``).
+    #: Written with ``update()`` only: never a form field, never a save of this row.
+    draft_token = models.UUIDField(default=uuid.uuid4, editable=False)
 
     class Meta:
         verbose_name = _("console settings")

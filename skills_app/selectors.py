@@ -7,6 +7,7 @@ from typing import Iterable
 from .domain import catalog as dom
 from .domain.limits import BUILTIN_TOOL_NAMES
 from .domain.validation import ToolRegistry, normalize_tool_ids
+from .draft_cache import draft_catalog
 from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
 
 
@@ -192,8 +193,14 @@ def _domain_skill(s: Skill) -> dom.Skill:
 
 def catalog_draft() -> dom.Catalog:
     """The draft catalog as the rule sees it: builtins then MCP tools in intent-tree order, live
-    skills, profiles, stages and the marker/eviction/load_skill-header settings. A fixed number of queries."""
+    skills, profiles, stages and the marker/eviction/load_skill-header settings. One query (the
+    settings) when this process already built it since the last committed write, else a fixed
+    number (``skills_app/draft_cache.py``); always built afresh inside a transaction."""
     settings = ConsoleSettings.current()
+    return draft_catalog(settings, lambda: _catalog_draft_build(settings))
+
+
+def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
     tools: list[dom.Tool] = []
     for b in BuiltinTool.objects.order_by("sort_order", "name"):
         tools.append(dom.Tool(name=b.name, kind=dom.BUILTIN, description=b.description,

@@ -113,6 +113,15 @@ class Catalog:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
 
+    def prepare(self) -> "Catalog":
+        """Compute every derived view (``cached_property``) now and return this catalog. A
+        simulation calls it before its time budget starts: checking 2,000 tool schemas is the
+        catalog's one-time cost (kept with the catalog), not the run's (docs/simulator.md, "Limits")."""
+        for name, attr in type(self).__dict__.items():
+            if isinstance(attr, cached_property):
+                getattr(self, name)
+        return self
+
     @cached_property
     def enabled_skills(self) -> tuple[Skill, ...]:
         """Enabled skills ordered by ``sort_order`` then code (``E`` of docs/rule.md)."""

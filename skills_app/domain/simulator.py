@@ -387,6 +387,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     last_user = ""
     called: dict[str, str] = {}  # call id → tool name of every call made so far (retained or not)
     total = sum(1 for step in script.steps if step.kind == "assistant")
+    catalog.prepare()  # the catalog's one-time derived views are not the run's time
     start = clock() if budget is not None else 0.0
     stopped: Problem | None = None
     for step in script.steps:
@@ -502,6 +503,7 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
     prev: RoundView | None = None
     last_user = ""
     total = sum(1 for m in msgs if m.role == "assistant")
+    catalog.prepare()  # the catalog's one-time derived views are not the run's time
     start = clock() if budget is not None else 0.0
     stopped: Problem | None = None
     for i, m in enumerate(msgs):
