@@ -89,9 +89,20 @@ class ScenarioResult:
         }
 
 
+_last_digest: tuple[Catalog, str] | None = None
+
+
 def catalog_sha256(catalog: Catalog) -> str:
-    """Hex sha256 of ``catalog``'s canonical snapshot (``domain.snapshot``), the catalog half of a key."""
-    return body_sha256(catalog_to_snapshot(catalog))
+    """Hex sha256 of ``catalog``'s canonical snapshot (``domain.snapshot``), the catalog half of a
+    key. The draft catalog is kept per process until a write (``draft_cache``), so the digest of
+    the last catalog asked about is kept too and reused while the very same object comes back."""
+    global _last_digest
+    last = _last_digest
+    if last is not None and last[0] is catalog:
+        return last[1]
+    digest = body_sha256(catalog_to_snapshot(catalog))
+    _last_digest = (catalog, digest)
+    return digest
 
 
 def script_sha256(name: str, script: str) -> str:

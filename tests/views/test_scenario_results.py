@@ -125,3 +125,16 @@ def test_a_cached_run_stopped_by_the_time_budget_reads_as_such(staff_client, bit
     assert row["data-passed"] == "0" and row.one("data-stopped").text() == "已停止"
     assert "已在 3 轮中的第 1 轮后停止：超出了 10 秒的时间预算。" in row.one("data-result").text()
     assert row.one("data-counts").text() == "11"
+
+
+def test_the_catalog_digest_is_the_snapshot_s_and_is_reused_for_the_same_catalog(bitmall):
+    from skills_app.domain.snapshot import body_sha256, catalog_to_snapshot
+
+    catalog = selectors.catalog_draft()
+    digest = scenario_results.catalog_sha256(catalog)
+    assert digest == body_sha256(catalog_to_snapshot(catalog))
+    assert scenario_results._last_digest == (catalog, digest)
+    other = services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False)
+    assert other.enabled is False
+    changed = selectors.catalog_draft()
+    assert changed is not catalog and scenario_results.catalog_sha256(changed) != digest
