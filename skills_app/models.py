@@ -215,9 +215,17 @@ class McpTool(models.Model):
         return self.tool_name or self.name
 
     @property
+    def orphaned(self) -> bool:
+        """True when the tool was synced from a server whose record has since been deleted
+        (``mcp_server`` set to null, ``server`` still naming it): nothing can map a call to it,
+        so it is unavailable (docs/mcp.md, "How a runtime maps calls back")."""
+        return self.mcp_server_id is None and self.synced_at is not None
+
+    @property
     def available(self) -> bool:
-        """False once a sync no longer lists the tool (docs/mcp.md *unavailable*)."""
-        return self.removed_at is None
+        """False once a sync no longer lists the tool, or its server record was deleted
+        (``orphaned``; docs/mcp.md *unavailable*)."""
+        return self.removed_at is None and not self.orphaned
 
     @property
     def read_only(self) -> bool:
