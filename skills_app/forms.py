@@ -306,7 +306,7 @@ class SkillForm(forms.Form):
         try:
             clean_skill(skill_code=code or "draft", name=self.draft.name, description=self.draft.description,
                         content=self.draft.content, tool_ids=self.draft.tool_ids,
-                        registry=selectors.tool_registry())
+                        registry=selectors.tool_registry(self.draft.tool_ids))
         except SkillValidationError as exc:
             for field, problems in exc.problems.items():
                 if field == "skill_code" and not code:

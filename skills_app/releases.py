@@ -102,6 +102,17 @@ def release_list() -> list[Release]:
     return list(Release.objects.prefetch_related("labels").order_by("-number"))
 
 
+def release_page_queryset():
+    """Releases newest first for a list page: labels prefetched, the snapshot left in the database
+    (a list never reads it); the paginator counts and slices it there (three queries a page)."""
+    return Release.objects.defer("snapshot").prefetch_related("labels").order_by("-number")
+
+
+def release_choices() -> list[tuple[int, str]]:
+    """``(number, note)`` of every release, newest first, for a picker (one light query)."""
+    return list(Release.objects.order_by("-number").values_list("number", "note"))
+
+
 def release_get(*, number: int) -> Release | None:
     """The release with this number, or ``None``."""
     return Release.objects.filter(number=number).first()

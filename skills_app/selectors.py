@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from .domain import catalog as dom
 from .domain.limits import BUILTIN_TOOL_NAMES
-from .domain.validation import ToolRegistry
+from .domain.validation import ToolRegistry, normalize_tool_ids
 from .draft_cache import draft_catalog, draft_value
 from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
 
@@ -131,13 +132,64 @@ def _broken_skills(skills: list[Skill] | None) -> dict[str, list[tuple[str, str]
     return out
 
 
-def tool_registry() -> ToolRegistry:
-    """What skill ``tool_ids`` are validated against (docs/design.md)."""
+def tool_registry(tool_ids: Iterable[str] | str | None = None) -> ToolRegistry:
+    """What skill ``tool_ids`` are validated against (docs/design.md).
+
+    Without ``tool_ids``: the whole registry (every MCP node's tool). With ``tool_ids`` (what a
+    skill save checks): the same answer for those names only — it reads only the nodes that name
+    them, their ancestors and children, their definitions and the builtins of those names, so a
+    save costs the same whatever the size of the catalog (a fixed number of queries: one per tree
+    level besides five). ``validate_tool_ids`` gives the same verdict on those names either way
+    (``tests/test_services.py`` compares them)."""
+    if tool_ids is not None:
+        return _tool_registry_for(frozenset(normalize_tool_ids(tool_ids)))
     enabled = frozenset(r.tool_id for r in mcp_nodes(include_unavailable=False))
     named = frozenset(
         IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)
     )
     builtins = frozenset(BuiltinTool.objects.values_list("name", flat=True)) | frozenset(BUILTIN_TOOL_NAMES)
+    return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtins)
+
+
+_NODE_FIELDS = ("id", "parent_id", "enabled", "kind", "mcp_tool_id", "deleted_at")
+
+
+def _tool_registry_for(ids: frozenset[str]) -> ToolRegistry:
+    """``tool_registry`` limited to ``ids``: an id is enabled when some node naming it is a live,
+    enabled leaf of kind MCP whose ancestors are all live and enabled (``intent_tree_order``) and
+    its definition was not removed by a sync (``mcp_nodes(include_unavailable=False)``)."""
+    builtins = frozenset(BuiltinTool.objects.filter(name__in=ids).values_list("name", flat=True)) if ids else frozenset()
+    builtins |= frozenset(BUILTIN_TOOL_NAMES)
+    if not ids:
+        return ToolRegistry(enabled=frozenset(), disabled=frozenset(), builtins=builtins)
+    nodes = list(IntentNode.objects.filter(mcp_tool_id__in=ids).values(*_NODE_FIELDS))
+    named = frozenset(n["mcp_tool_id"] for n in nodes)
+    live = [n for n in nodes if n["deleted_at"] is None and n["enabled"] and n["kind"] == IntentNode.Kind.MCP]
+    with_children = set(IntentNode.objects.filter(parent_id__in=[n["id"] for n in live], deleted_at__isnull=True)
+                        .values_list("parent_id", flat=True)) if live else set()
+    live = [n for n in live if n["id"] not in with_children]
+    known: dict[int, dict] = {}
+    pending = {n["parent_id"] for n in live if n["parent_id"] is not None}
+    while pending:  # one query per tree level
+        rows = list(IntentNode.objects.filter(id__in=pending).values(*_NODE_FIELDS))
+        known.update((r["id"], r) for r in rows)
+        pending = {r["parent_id"] for r in rows if r["parent_id"] is not None and r["parent_id"] not in known}
+
+    def reachable(node: dict) -> bool:
+        seen: set[int] = set()
+        parent = node["parent_id"]
+        while parent is not None:
+            up = known.get(parent)
+            if up is None or parent in seen or up["deleted_at"] is not None or not up["enabled"]:
+                return False
+            seen.add(parent)
+            parent = up["parent_id"]
+        return True
+
+    candidates = {n["mcp_tool_id"].strip() for n in live if reachable(n)} & ids
+    removed = set(McpTool.objects.filter(name__in=candidates, removed_at__isnull=False)
+                  .values_list("name", flat=True)) if candidates else set()
+    enabled = frozenset(candidates - removed)
     return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtins)
 
 
@@ -152,6 +204,14 @@ def skill_get(*, code: str) -> Skill | None:
     if "\x00" in code:  # no code holds NUL (and PostgreSQL refuses it in a query): nothing found
         return None
     return Skill.objects.live().filter(skill_code=code).first()
+
+
+def live_skill_codes(codes: Iterable[str]) -> set[str]:
+    """Those of ``codes`` that name a live skill (one query; none for no codes)."""
+    wanted = {c for c in codes if c and "\x00" not in c}
+    if not wanted:
+        return set()
+    return set(Skill.objects.live().filter(skill_code__in=wanted).values_list("skill_code", flat=True))
 
 
 def _domain_skill(s: Skill) -> dom.Skill:
@@ -201,7 +261,12 @@ def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
 
 def scenario_list() -> list[Scenario]:
     """Saved scenarios by name (one query)."""
-    return list(Scenario.objects.order_by("name"))
+    return list(scenario_queryset())
+
+
+def scenario_queryset():
+    """Saved scenarios by name, unevaluated (a list page counts and slices it in the database)."""
+    return Scenario.objects.order_by("name")
 
 
 def scenario_get(*, name: str) -> Scenario | None:

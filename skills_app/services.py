@@ -96,7 +96,7 @@ def skill_create(
     nothing is saved then."""
     try:
         clean = clean_skill(skill_code=skill_code, name=name, description=description, content=content,
-                            tool_ids=tool_ids, registry=tool_registry())
+                            tool_ids=tool_ids, registry=tool_registry(tool_ids))
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     _check_code_free(clean.skill_code)
@@ -155,7 +155,8 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     merged = {f: changes.get(f, getattr(locked, f)) for f in EDITABLE_FIELDS}
     try:
         clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],
-                            content=merged["content"], tool_ids=merged["tool_ids"], registry=tool_registry())
+                            content=merged["content"], tool_ids=merged["tool_ids"],
+                            registry=tool_registry(merged["tool_ids"]))
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     new_values = {
@@ -226,7 +227,7 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     _check_code_free(locked.skill_code)  # the skill itself is deleted, so not among the live
     try:
         clean_skill(skill_code=locked.skill_code, name=locked.name, description=locked.description,
-                    content=locked.content, tool_ids=locked.tool_ids, registry=tool_registry())
+                    content=locked.content, tool_ids=locked.tool_ids, registry=tool_registry(locked.tool_ids))
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     locked.deleted_at = None

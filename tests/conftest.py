@@ -95,8 +95,10 @@ def api_client(runtime_key):
 
 @pytest.fixture(autouse=True)
 def _fresh_runtime_cache():
-    """The runtime lookups live in Django's cache and each process's release LRU
-    (skills_app/runtime_cache.py): every test starts with both empty, as a new process would."""
+    """The runtime lookups and the scenario results live in Django's cache and each process's
+    release LRU (skills_app/runtime_cache.py, scenario_results.py): every test starts with both
+    empty, as a new process would (a local-memory cache is cleared; a shared Redis never is — its
+    lookups are made obsolete, and scenario result keys carry the catalog digest)."""
     from django.core.cache import cache
     from django.core.cache.backends.locmem import LocMemCache
 

@@ -29,6 +29,11 @@ class Problem(str):
         obj.code, obj.template, obj.params = code, template, values
         return obj
 
+    def __reduce__(self) -> tuple:
+        """Pickle as ``Problem(code, template, params)`` (``str``'s own reduce would call
+        ``__new__`` with the sentence alone): a cached simulation keeps its problems' codes."""
+        return (type(self), (self.code, self.template, dict(self.params)))
+
 
 class DomainError(Exception):
     """Base class of every refusal raised by ``skills_app.domain``.

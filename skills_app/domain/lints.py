@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 from .catalog import Catalog, Skill, Tool
@@ -103,6 +104,34 @@ def manual_mentions(content: str, registered: frozenset[str]) -> tuple[tuple[str
         elif m.group("word") is None:
             strangers.setdefault(token, None)
     return tuple(named), tuple(strangers)
+
+
+#: How many distinct tool sets keep their compiled pattern (``_mention_pattern``).
+MENTION_PATTERNS_CACHED = 64
+
+
+@lru_cache(maxsize=MENTION_PATTERNS_CACHED)
+def _mention_pattern(tools: frozenset[str]) -> re.Pattern[str]:
+    """One alternation of every name in ``tools`` as a whole word (longest first, so ``order``
+    never wins over ``order_no``), compiled once per tool set and kept (LRU)."""
+    names = "|".join(re.escape(t) for t in sorted(tools, key=lambda t: (-len(t), t)))
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})(?![A-Za-z0-9_])")
+
+
+def tools_mentioned(content: str, tools: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The names of ``tools`` that ``content`` (a manual) mentions as a whole word (not inside a
+    longer identifier), each once, in first-mention order.
+
+    One pass of one compiled alternation regex over the manual (``_mention_pattern``, cached per
+    tool set), never a regex per tool: the editor calls it on every keystroke preview. Empty
+    ``tools`` or ``content`` mention nothing."""
+    names = frozenset(t for t in tools if t)
+    if not names or not content:
+        return ()
+    found: dict[str, None] = {}
+    for m in _mention_pattern(names).finditer(content):
+        found.setdefault(m.group(0), None)
+    return tuple(found)
 
 
 def _argument_names(catalog: Catalog) -> frozenset[str]:

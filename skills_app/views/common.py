@@ -7,6 +7,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.paginator import Page, Paginator
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render, resolve_url
@@ -29,6 +30,24 @@ def safe_next(request: HttpRequest, default: str, *args, **kwargs) -> str:
                                               require_https=request.is_secure()):
         return nxt
     return resolve_url(default, *args, **kwargs)
+
+
+#: Rows per page of the console's list pages (skills, deleted skills, scenarios, releases, syncs).
+PER_PAGE = 50
+
+
+def paginate(request: HttpRequest, queryset, per_page: int = PER_PAGE, *, param: str = "page") -> Page:
+    """One page of ``queryset`` (a QuerySet: counted and sliced in the database, or a list) for
+    ``?<param>=N``, with Django's ``Paginator.get_page``: a missing, non-numeric or out-of-range
+    number gives the first or the last page, never an error. The page carries ``param`` and
+    ``query`` (the request's other query parameters, url-encoded, so a pager link keeps a filter)
+    for ``templates/includes/pager.html``."""
+    page = Paginator(queryset, per_page).get_page(request.GET.get(param))
+    query = request.GET.copy()
+    query.pop(param, None)
+    page.param = param  # type: ignore[attr-defined]
+    page.query = query.urlencode()  # type: ignore[attr-defined]
+    return page
 
 
 def is_console_user(user) -> bool:

@@ -7,7 +7,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +19,7 @@ from .. import history, selectors, services
 from ..forms import AuditFilterForm, iter_errors, translate_error
 from ..models import Skill
 from ..roles import EDITOR
-from .common import role_required
+from .common import paginate, role_required
 from .releases import _line_kind
 
 
@@ -117,10 +116,11 @@ def skill_revert(request: HttpRequest, code: str, history_id: int) -> HttpRespon
     return redirect(url)
 
 
-def _record_url(kind: str, label: str, history_id: int) -> str | None:
-    """Where an audit entry's record can be looked at now (``None`` when nowhere)."""
+def _record_url(kind: str, label: str, history_id: int, live_codes: set[str]) -> str | None:
+    """Where an audit entry's record can be looked at now (``None`` when nowhere); ``live_codes``:
+    the codes of the page's skills that are live (``selectors.live_skill_codes``, one query a page)."""
     if kind == "skill":
-        if selectors.skill_get(code=label) is None:
+        if label not in live_codes:
             return None
         return reverse("skills:skill_history", kwargs={"code": label}) + f"?b={history_id}"
     return {"scenario": reverse("skills:scenario_list"), "accessprofile": reverse("skills:restriction_list"),
@@ -144,12 +144,13 @@ def audit(request: HttpRequest) -> HttpResponse:
         flt = history.AuditFilter(user=data.get("user"), kind=data.get("kind") or "",
                                   record=(data.get("record") or "").strip(), since=data.get("since"),
                                   until=data.get("until"))
-        paginator = Paginator(history.audit_queryset(flt), history.AUDIT_PAGE_SIZE)
-        page = paginator.get_page(request.GET.get("page"))
+        page = paginate(request, history.audit_queryset(flt), history.AUDIT_PAGE_SIZE)
+        rows = history.audit_entries(list(page.object_list))
+        live = selectors.live_skill_codes({e.label for e in rows if e.kind == "skill"})
         entries = [{"entry": e, "kind_label": history.AUDITED[e.kind][2],
-                    "url": _record_url(e.kind, e.label, e.history_id),
+                    "url": _record_url(e.kind, e.label, e.history_id, live),
                     "changes": change_rows(e.changes, history.AUDITED[e.kind][0])}
-                   for e in history.audit_entries(list(page.object_list))]
+                   for e in rows]
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "history/audit.html", {

@@ -16,7 +16,10 @@ from ..forms import IntentNodeForm, McpServerForm, translate_error
 from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
 from .. import roles
-from .common import role_required, staff_required
+from .common import paginate, role_required, staff_required
+
+#: Syncs per page of a server's sync history.
+SYNCS_PER_PAGE = 20
 
 
 @staff_required
@@ -68,10 +71,11 @@ def server_sync(request: HttpRequest, server: str) -> HttpResponse:
 @staff_required
 @require_safe
 def sync_history(request: HttpRequest, server: str) -> HttpResponse:
-    """The server's syncs, newest first, with added / removed / changed tools and schema diffs."""
+    """The server's syncs, newest first, ``SYNCS_PER_PAGE`` a page (``?page=N``), with added /
+    removed / changed tools and schema diffs."""
     obj = get_object_or_404(McpServer, name=server)
-    records = list(obj.syncs.order_by("-started_at", "-id")[:100])
-    return render(request, "mcp/history.html", {"server": obj, "records": records})
+    page = paginate(request, obj.syncs.order_by("-started_at", "-id"), SYNCS_PER_PAGE)
+    return render(request, "mcp/history.html", {"server": obj, "records": list(page.object_list), "page": page})
 
 
 def _pretty(value) -> str:

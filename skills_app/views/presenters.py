@@ -9,7 +9,6 @@ shown as-is only when they have no recognizable shape.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
+from ..domain.lints import tools_mentioned
 from ..forms import MESSAGES_BY_CODE, WARNING_CODES
 from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
 
@@ -91,12 +91,9 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
         for t in skill.tool_ids
     }
     shared = {t: codes for t, codes in shared.items() if codes}
-    mentioned = []
-    for tool in cat.mcp_tool_names:
-        if tool in skill.tool_ids or tool not in with_manual.masked:
-            continue
-        if re.search(rf"(?<![A-Za-z0-9_]){re.escape(tool)}(?![A-Za-z0-9_])", skill.content):
-            mentioned.append((tool, with_manual.masked[tool]))
+    # masked tools the body names (one pass of one regex, lints.tools_mentioned), in registration order
+    named = set(tools_mentioned(skill.content, frozenset(t for t in with_manual.masked if t not in skill.tool_ids)))
+    mentioned = [(tool, with_manual.masked[tool]) for tool in cat.mcp_tool_names if tool in named]
     return ManualEffect(
         skill=skill, without=without, with_manual=with_manual, releases=releases, shared=shared,
         mentioned_masked=tuple(mentioned), unregistered=unregistered,
@@ -203,6 +200,82 @@ class RoundRow:
     events_after: tuple[Note, ...]
     confirm_tools: frozenset[str]
     payload: PayloadSummary | None = None
+    same_view: bool = False  # visible, masked, withheld and loaded as in the round before
+
+    #: A shown round (``Fold`` says True): templates tell the two apart by this.
+    is_fold = False
+
+    @property
+    def unchanged(self) -> bool:
+        """True when the round shows nothing the round before it did not: the same tools and
+        loaded manuals, no expectation, no note after it, and only allowed calls that load no
+        manual. Only such rounds fold in a long run (``fold_rounds``)."""
+        return (self.index > 1 and self.same_view and not self.expect and not self.failures and not self.events_after
+                and all(c.verdict == ALLOWED and c.name != LOAD_SKILL for c in self.calls))
+
+
+#: A run with more rounds than this folds its runs of unchanged rounds (issue 10: the preview
+#: bounds what it renders; the full result stays downloadable as JSON).
+FOLD_ABOVE = 20
+#: The fewest consecutive unchanged rounds that fold into one summary row.
+FOLD_MIN = 2
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Consecutive unchanged rounds ``first``–``last`` shown as one summary row ("N rounds with no
+    change") that loads them when expanded; ``count`` tools in each of them."""
+
+    first: int
+    last: int
+    count: int
+
+    is_fold = True
+
+    @property
+    def rounds(self) -> int:
+        """How many rounds the fold holds."""
+        return self.last - self.first + 1
+
+    @property
+    def span(self) -> str:
+        """``"first-last"``: the ``rounds`` parameter that renders them (``parse_span``)."""
+        return f"{self.first}-{self.last}"
+
+
+def fold_rounds(rows: tuple[RoundRow, ...], *, above: int = FOLD_ABOVE,
+                minimum: int = FOLD_MIN) -> tuple[RoundRow | Fold, ...]:
+    """``rows`` with every run of at least ``minimum`` consecutive ``unchanged`` rounds replaced
+    by one ``Fold`` — only when there are more than ``above`` rounds; otherwise ``rows`` as given."""
+    if len(rows) <= above:
+        return tuple(rows)
+    out: list[RoundRow | Fold] = []
+    run: list[RoundRow] = []
+
+    def flush() -> None:
+        if len(run) >= minimum:
+            out.append(Fold(first=run[0].index, last=run[-1].index, count=run[0].count))
+        else:
+            out.extend(run)
+        run.clear()
+
+    for row in rows:
+        if row.unchanged:
+            run.append(row)
+        else:
+            flush()
+            out.append(row)
+    flush()
+    return tuple(out)
+
+
+def parse_span(text: str | None, total: int) -> tuple[int, int] | None:
+    """``"a-b"`` (1-based, inclusive, ``1 ≤ a ≤ b ≤ total``) as ``(a, b)``; ``None`` for anything else."""
+    first, sep, last = (text or "").partition("-")
+    if not sep or not first.isdigit() or not last.isdigit():
+        return None
+    a, b = int(first), int(last)
+    return (a, b) if 1 <= a <= b <= total else None
 
 
 @dataclass(frozen=True)
@@ -210,6 +283,7 @@ class MatrixCell:
     round: int
     state: str
     owner: str | None
+    fold: str = ""  # "first-last" when the cell stands for a fold of unchanged rounds
 
 
 @dataclass(frozen=True)
@@ -223,6 +297,22 @@ class SimulationPage:
     failures: tuple[str, ...]
     skill_names: dict[str, str]
     warnings: tuple[Note, ...] = ()
+    items: tuple[RoundRow | Fold, ...] = ()
+
+    @property
+    def matrix_columns(self) -> tuple[RoundRow | Fold, ...]:
+        """The matrix's columns: one per shown round and one per fold (``items``)."""
+        return self.items
+
+    @property
+    def rendered_rounds(self) -> int:
+        """Rounds rendered in full (folded ones are not)."""
+        return sum(1 for i in self.items if not i.is_fold)
+
+    @property
+    def folded_rounds(self) -> int:
+        """Rounds folded into summary rows."""
+        return sum(i.rounds for i in self.items if i.is_fold)
 
     @property
     def matrix_states(self) -> frozenset[str]:
@@ -449,6 +539,7 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
     confirm = frozenset(t.name for t in catalog.tools if t.require_confirm)
     rows = []
     prev_count: int | None = None
+    prev_view = None
     payloads = payload_summaries(catalog, [r.view.visible for r in sim.rounds])
     for r, payload in zip(sim.rounds, payloads):
         v = r.view
@@ -462,19 +553,26 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
             say=r.say, user=r.user, context_size=r.context_size, expect=dict(r.expect),
             failures=tuple(failure_sentence(f) for f in r.failures),
             events_after=tuple(after.get(r.index, ())), confirm_tools=confirm, payload=payload,
+            same_view=prev_view is not None and (prev_view.visible, prev_view.loaded, dict(prev_view.masked),
+                                                 dict(prev_view.withheld)) == (v.visible, v.loaded, dict(v.masked),
+                                                                                dict(v.withheld)),
         ))
         prev_count = v.count
+        prev_view = v
+    items = fold_rounds(tuple(rows))
+    # one column per item: a fold's rounds all have the state of its first round
+    columns = [(i.first if i.is_fold else i.index, i.span if i.is_fold else "") for i in items]
     matrix = tuple(
         (tool, tuple(
-            MatrixCell(round=r.index, state=state, owner=r.view.masked.get(tool))
-            for r, state in zip(sim.rounds, states)
+            MatrixCell(round=index, state=states[index - 1], owner=sim.rounds[index - 1].view.masked.get(tool), fold=span)
+            for index, span in columns
         ))
         for tool, states in sim.matrix.items()
     )
     return SimulationPage(
         sim=sim, rounds=tuple(rows), matrix=matrix, events_before=tuple(before), failures=sim.failures,
         skill_names={s.code: s.name for s in catalog.skills},
-        warnings=tuple(warning_note(w) for w in _all_warnings(sim)),
+        warnings=tuple(warning_note(w) for w in _all_warnings(sim)), items=items,
     )
 
 

@@ -10,12 +10,13 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django_htmx.http import push_url
 
-from django.views.decorators.http import require_safe
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors
 from ..domain import (
@@ -33,7 +34,7 @@ from ..roles import VIEWER
 from .common import role_required
 from ..domain.limits import LOAD_SKILL
 from ..domain.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
-from .presenters import simulation_page
+from .presenters import parse_span, simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")
 #: A pasted script up to this length gets a permalink carrying the script itself (``?script=``);
@@ -120,10 +121,49 @@ def preview(request: HttpRequest) -> HttpResponse:
             query.update({k: form.cleaned_data[k] for k in ("profile", "stage") if form.cleaned_data.get(k)})
             link = f"{reverse('skills:preview')}?{urlencode(query)}"
     context["link"] = link
+    if request.htmx and request.method == "POST" and "rounds" in params and context.get("page") is not None:
+        # a fold being expanded: only its rounds (parse_span; a bad span shows none)
+        page = context["page"]
+        span = parse_span(params.get("rounds"), len(page.rounds))
+        rows = page.rounds[span[0] - 1:span[1]] if span else ()
+        return render(request, "preview/_rounds.html", {**context, "rows": rows})
     if request.htmx and request.method == "POST":
         response = render(request, "preview/_results.html", context)
         return push_url(response, link or reverse("skills:preview"))
     return render(request, "preview/page.html", context)
+
+
+def _json_error(status: int, code: str, message: str, details: dict | None = None) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message, "details": details or {}}}, status=status,
+                        json_dumps_params={"ensure_ascii": False})
+
+
+@role_required(read=VIEWER, write=VIEWER)
+@require_POST
+def preview_result_json(request: HttpRequest) -> HttpResponse:
+    """``POST /preview/result.json`` with the preview form's fields (``scenario``, ``script``,
+    ``profile``, ``stage``): the whole simulation as a JSON download — every round, folded or
+    not, in the ``simulate --json`` shape (``Simulation.as_dict``). A form that does not validate
+    or a source that cannot run answers 400 with ``{"error": {"code", "message", "details"}}``
+    (codes ``invalid_form``, ``invalid_script``, ``invalid_messages``, ``unknown_restriction``)."""
+    catalog = selectors.catalog_draft()
+    scenarios = selectors.scenario_list()
+    data = request.POST.copy()
+    saved = next((s for s in scenarios if s.name == data.get("scenario")), None)
+    if saved is not None and not (data.get("script") or "").strip():
+        data["script"] = saved.script
+    form = PreviewForm(data, scenarios=scenarios, catalog=catalog)
+    if not form.is_valid():
+        errors = {f: [str(e) for e in errs] for f, errs in form.errors.items()}
+        return _json_error(400, "invalid_form", "; ".join(e for errs in errors.values() for e in errs), errors)
+    result = run(catalog, form.cleaned_data)
+    error = result.get("script_error") or result.get("message_error") or result.get("restriction_error")
+    if error is not None:
+        return _json_error(400, error.code, error.message, error.details)
+    sim = result["page"].sim
+    response = JsonResponse(sim.as_dict(), json_dumps_params={"ensure_ascii": False})
+    response["Content-Disposition"] = content_disposition_header(True, f"{sim.scenario or 'simulation'}.json")
+    return response
 
 
 @role_required

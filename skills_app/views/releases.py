@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST, require_safe
 from .. import releases
 from ..domain.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
 from ..roles import PUBLISHER, VIEWER
-from .common import forbidden, role_required
+from .common import forbidden, paginate, role_required
 from .presenters import failure_sentence, say
 
 SUGGESTED_LABELS = ("production", "staging")
@@ -132,10 +132,12 @@ def _require_publisher(request: HttpRequest) -> HttpResponse | None:
 @require_safe
 def release_list(request: HttpRequest) -> HttpResponse:
     """Every release (number, sha256, author, time, note, labels), the labels with a move form,
-    the latest label moves, and a form to open the diff between two releases."""
-    rows = releases.release_list()
+    the latest label moves, and a form to open the diff between two releases. ``PER_PAGE``
+    releases a page (``?page=N``); the pickers list every release by number."""
+    page = paginate(request, releases.release_page_queryset())
     return render(request, "releases/list.html", {
-        "releases": rows, "labels": releases.label_list(), "moves": releases.label_moves(),
+        "releases": list(page.object_list), "page": page, "release_choices": releases.release_choices(),
+        "labels": releases.label_list(), "moves": releases.label_moves(),
         "suggested_labels": SUGGESTED_LABELS, "can_publish": releases.can_publish(request.user),
     })
 

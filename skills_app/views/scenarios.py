@@ -1,55 +1,77 @@
-"""Saved scenarios (docs/design.md, docs/simulator.md): list with each one's last result against the draft, a link
+"""Saved scenarios (docs/design.md, docs/simulator.md): list with each one's cached result against the draft, a link
 that runs it in the preview, and create/edit through ``services.scenario_save``."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
-from .. import selectors
-from ..domain import DomainError, parse_script, simulate
+from .. import scenario_results, selectors
 from ..forms import ScenarioForm
 from ..roles import EDITOR
-from .common import role_required
+from ..scenario_results import ScenarioResult, cached_results, catalog_sha256
+from .common import paginate, role_required
+from .presenters import failure_sentence
 
 
-@dataclass(frozen=True)
-class ScenarioRow:
-    """A saved scenario and how it runs against the draft catalog right now."""
-
-    scenario: object
-    rounds: int = 0
-    counts: tuple[int, ...] = ()
-    failures: tuple[str, ...] = ()
-    error: str = ""
-    expectations: int = 0
-
-    @property
-    def passed(self) -> bool:
-        return not self.error and not self.failures
+def _row(scenario, result: ScenarioResult | None) -> dict:
+    """What ``scenarios/_row.html`` shows: the scenario, its result (``None``: not cached yet, the
+    row loads it), and a time-budget stop in the active language."""
+    stopped = result.stopped if result is not None else None
+    return {"scenario": scenario, "result": result,
+            "stopped_text": failure_sentence(stopped) if stopped is not None else ""}
 
 
 @role_required
 @require_safe
 def scenario_list(request: HttpRequest) -> HttpResponse:
-    """Every saved scenario, re-run against the draft (as a publish would)."""
-    catalog = selectors.catalog_draft()
-    rows = []
-    for s in selectors.scenario_list():
-        try:
-            sim = simulate(catalog, parse_script(s.script, source=f"scenario '{s.name}'"))
-        except DomainError as exc:
-            rows.append(ScenarioRow(scenario=s, error=exc.message))
-            continue
-        rows.append(ScenarioRow(scenario=s, rounds=len(sim.rounds), counts=tuple(r.view.count for r in sim.rounds),
-                                failures=sim.failures, expectations=sum(1 for r in sim.rounds if r.expect)))
-    return render(request, "scenarios/list.html", {"rows": rows})
+    """Saved scenarios, ``PER_PAGE`` a page, each with its result against the draft when the cache
+    holds it (``scenario_results``: one cache read for the page). A row not cached yet loads its
+    own result (``scenario_result``, htmx), so this page never runs a scenario."""
+    page = paginate(request, selectors.scenario_queryset())
+    scenarios = list(page.object_list)
+    found = cached_results(scenarios, catalog_sha256(selectors.catalog_draft())) if scenarios else {}
+    rows = [_row(s, found.get(s.name)) for s in scenarios]
+    return render(request, "scenarios/list.html", {"rows": rows, "page": page})
+
+
+def _scenario_or_404(name: str):
+    scenario = selectors.scenario_get(name=name)
+    if scenario is None:
+        raise Http404(f"no scenario '{name}'")
+    return scenario
+
+
+@role_required
+@require_safe
+def scenario_result(request: HttpRequest, name: str) -> HttpResponse:
+    """``GET /scenarios/<name>/result``: the scenario's row of the list with its result against
+    the draft — from the cache, or run once now and cached (``scenario_results.scenario_result``)."""
+    scenario = _scenario_or_404(name)
+    result = scenario_results.scenario_result(scenario, selectors.catalog_draft())
+    return render(request, "scenarios/_row.html", {"row": _row(scenario, result)})
+
+
+@role_required
+@require_safe
+def scenario_result_json(request: HttpRequest, name: str) -> HttpResponse:
+    """``GET /scenarios/<name>/result.json``: the full result against the draft as a download
+    (``ScenarioResult.as_dict``: every round in the ``simulate --json`` shape). An unknown name
+    is a JSON 404."""
+    scenario = selectors.scenario_get(name=name)
+    if scenario is None:
+        return JsonResponse({"error": {"code": "not_found", "message": f"no scenario '{name}'", "details": {}}},
+                            status=404)
+    result = scenario_results.scenario_result(scenario, selectors.catalog_draft())
+    response = JsonResponse(result.as_dict(), json_dumps_params={"ensure_ascii": False})
+    response["Content-Disposition"] = content_disposition_header(True, f"{scenario.name}.json")
+    return response
 
 
 def _edit(request: HttpRequest, scenario) -> HttpResponse:
@@ -72,10 +94,7 @@ def scenario_create(request: HttpRequest) -> HttpResponse:
 
 @role_required(read=EDITOR, write=EDITOR)
 def scenario_edit(request: HttpRequest, name: str) -> HttpResponse:
-    scenario = selectors.scenario_get(name=name)
-    if scenario is None:
-        raise Http404(f"no scenario '{name}'")
-    return _edit(request, scenario)
+    return _edit(request, _scenario_or_404(name))
 
 
 @role_required(read=EDITOR, write=EDITOR)

@@ -20,7 +20,7 @@ from ..forms import SkillForm, iter_errors, tool_options, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
-from .common import safe_next, role_required
+from .common import paginate, role_required, safe_next
 from ..domain.lints import lint_catalog, lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
@@ -37,6 +37,8 @@ def _gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
 #: Skill list filters: ``state`` (enabled / disabled), ``kind=manual`` (manual-only skills: no
 #: tool_ids), ``lints=1`` (skills with lints or problems such as an unregistered tool id).
 LIST_STATES = ("enabled", "disabled")
+#: Deleted skills per page of the list's "Deleted skills" section (``?deleted=N``).
+DELETED_PER_PAGE = 20
 
 
 def _matches(s: Skill, needle: str) -> bool:
@@ -51,8 +53,9 @@ def skill_list(request: HttpRequest) -> HttpResponse:
     """Live skills with their gated tools, lints and the tool counts; deleted skills with restore.
 
     ``?q=`` searches code, name, description and manual; ``state``, ``kind`` and ``lints`` filter
-    (see ``LIST_STATES``). A fixed number of queries whatever the number of skills
-    (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills)."""
+    (see ``LIST_STATES``). Live skills are shown ``PER_PAGE`` a page (``?page=N``), deleted
+    ones ``DELETED_PER_PAGE`` (``?deleted=N``). A fixed number of queries whatever the number of
+    skills (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills)."""
     catalog = selectors.catalog_draft()
     every = selectors.skill_list(include_deleted=True)
     live = [s for s in every if s.deleted_at is None]
@@ -80,11 +83,16 @@ def skill_list(request: HttpRequest) -> HttpResponse:
     gated = catalog.gated_tool_ids
     free = [t for t in catalog.mcp_tool_names if t not in gated]
     live_codes = {s.skill_code for s in every if s.deleted_at is None}
+    page = paginate(request, live)
+    deleted_page = paginate(request, deleted, DELETED_PER_PAGE, param="deleted")
+    shown = list(page.object_list)
     context = {
-        "skills": live,
-        "rows": [(s, lints_by_skill.get(s.skill_code, ())) for s in live],
+        "skills": shown,
+        "page": page,
+        "deleted_page": deleted_page,
+        "rows": [(s, lints_by_skill.get(s.skill_code, ())) for s in shown],
         "catalog_lints": [lint_sentence(lint) for lint in lints if lint.skill is None],
-        "deleted": deleted,
+        "deleted": list(deleted_page.object_list),
         "live_codes": live_codes,
         "mcp_names": mcp_names,
         "q": q,
@@ -104,7 +112,8 @@ def skill_list(request: HttpRequest) -> HttpResponse:
         },
         "gated_tools": gated,
         "free_tools": free,
-        "broken": selectors.broken_skills(live),
+        "matching": len(live),
+        "broken": selectors.broken_skills(shown),
     }
     return render(request, "skills/list.html", context)
 

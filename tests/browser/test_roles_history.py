@@ -95,14 +95,15 @@ def test_an_editor_creates_a_skill_sees_its_history_and_restores_the_previous_re
 
 
 def write_controls(page) -> list[str]:
-    """Forms that POST (but log out, the language switch and running a preview), links to write
+    """Forms that POST (but log out, the language switch, running a preview and downloading its
+    result), links to write
     pages, and restore buttons, as the viewer's browser renders them."""
     return page.evaluate("""() => {
         const out = [];
         for (const f of document.querySelectorAll('form')) {
             const action = f.getAttribute('action') || '';
             if ((f.getAttribute('method') || 'get').toLowerCase() === 'post'
-                && !['/accounts/logout/', '/i18n/setlang/', '/preview/'].includes(action)) out.push('form ' + action);
+                && !['/accounts/logout/', '/i18n/setlang/', '/preview/', '/preview/result.json'].includes(action)) out.push('form ' + action);
         }
         for (const a of document.querySelectorAll('a[href]')) {
             const h = a.getAttribute('href');

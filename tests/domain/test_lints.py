@@ -107,3 +107,32 @@ def test_lint_skill_keeps_the_lints_about_one_skill_and_as_dict_is_json() -> Non
         "message": "the manual names 'refund', which alpha gates: mentioning it unlocks nothing, load alpha or "
                    "gate it here",
         "params": {"tool": "refund", "owners": "alpha", "owner_list": ["alpha"]}}
+
+
+# ---- tools_mentioned: one alternation regex per tool set ------------------------------------
+from skills_app.domain import lints as _lints  # noqa: E402
+
+
+def test_tools_mentioned_finds_whole_words_in_first_mention_order():
+    tools = frozenset({"cancel_order", "order", "query_order", "pay_order"})
+    text = "先调用 query_order，再 cancel_order(order_no)；不要用 pay_order_v2 或 xpay_order。order 一词。cancel_order 再次。"
+    assert _lints.tools_mentioned(text, tools) == ("query_order", "cancel_order", "order")
+
+
+def test_tools_mentioned_compiles_one_pattern_per_tool_set():
+    _lints._mention_pattern.cache_clear()
+    tools = frozenset({"a_b", "c_d"})
+    for _ in range(5):
+        assert _lints.tools_mentioned("use a_b then c_d", tools) == ("a_b", "c_d")
+    info = _lints._mention_pattern.cache_info()
+    assert (info.misses, info.hits, info.currsize) == (1, 4, 1)
+    assert _lints.tools_mentioned("use a_b", {"a_b"}) == ("a_b",)
+    assert _lints._mention_pattern.cache_info().currsize == 2
+    pattern = _lints._mention_pattern(tools).pattern
+    assert pattern.count("(?<!") == 1 and "a_b|c_d" in pattern
+
+
+def test_tools_mentioned_with_nothing_to_find():
+    assert _lints.tools_mentioned("", {"a_b"}) == ()
+    assert _lints.tools_mentioned("a_b", set()) == ()
+    assert _lints.tools_mentioned("a.b a+b", {"a.b"}) == ("a.b",)  # names are escaped

@@ -61,7 +61,8 @@ def samples(bitmall):
         "pk": deleted.pk,
         "history_id": first_revision,
         "kind": "profile",
-        "name": {"scenario_edit": "cancel-iphone", "restriction_edit": profile.name},
+        "name": {"scenario_edit": "cancel-iphone", "scenario_result": "cancel-iphone",
+                 "scenario_result_json": "cancel-iphone", "restriction_edit": profile.name},
     }
 
 
@@ -150,11 +151,16 @@ TABLE = {
     "skill_revert": DRAFT_ACTION,
     "preview": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 200), "editor": (200, 200), "publisher": (200, 200)},
     "preview_payload": PAGE,
+    # the preview's JSON download: POST only, any role (WRITE's script has no round: a JSON 400)
+    "preview_result_json": {"anonymous": LOGIN_REDIRECT, "viewer": (405, 400), "editor": (405, 400),
+                            "publisher": (405, 400)},
     "scenario_list": PAGE,
     "scenario_create": DRAFT_FORM_REFUSED,
     "scenario_from_preview": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200),
                               "publisher": (405, 200)},
     "scenario_edit": DRAFT_FORM_REFUSED,
+    "scenario_result": PAGE,
+    "scenario_result_json": PAGE,
     "restriction_list": PAGE,
     "restriction_create": DRAFT_FORM,
     "restriction_edit": DRAFT_FORM,

@@ -171,9 +171,10 @@ def write_controls(doc) -> list[str]:
     found = []
     for form in doc.by_tag("form"):
         action = form.get("action") or ""
-        # running a preview is a read (a viewer may); logging out and the language switch too
+        # running a preview (or downloading its result) is a read (a viewer may); logging out and
+        # the language switch too
         if form.get("method", "get").lower() == "post" and action not in ("/accounts/logout/", "/i18n/setlang/",
-                                                                             "/preview/"):
+                                                                             "/preview/", "/preview/result.json"):
             found.append(f"form {action or '(this page)'}")
     for a in doc.by_tag("a"):
         href = a.get("href") or ""

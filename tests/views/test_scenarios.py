@@ -12,9 +12,13 @@ SCRIPT = "name: quick\nsteps:\n  - user: hi\n  - assistant:\n      calls: [{quer
 def test_list_links_each_scenario_to_the_preview_and_shows_its_result(staff_client, bitmall):
     doc = parse(staff_client.get("/scenarios/").content)
     row = doc.one("data-scenario", "cancel-iphone")
-    assert row["data-passed"] == "1"
+    assert row["data-passed"] == "" and row["hx-get"] == "/scenarios/cancel-iphone/result"  # not run yet
     assert row.one("data-run-link")["href"] == "/preview/?scenario=cancel-iphone"
-    assert "11 → 13 → 13" in row.text()
+    loaded = parse(staff_client.get("/scenarios/cancel-iphone/result").content).one("data-scenario", "cancel-iphone")
+    assert loaded["data-passed"] == "1" and "11 → 13 → 13" in loaded.text()
+    row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone")
+    assert row["data-passed"] == "1" and "data-pending" not in row.attrs  # read from the cache
+    assert "11 → 13 → 13" in row.one("data-counts").text()
 
 
 def test_create_scenario(staff_client, bitmall):
@@ -53,7 +57,7 @@ def test_edit_scenario_keeps_its_name(staff_client, bitmall):
 
 def test_a_scenario_that_no_longer_meets_its_expectations_is_flagged(staff_client, bitmall):
     staff_client.post("/scenarios/new", {"name": "quick", "script": SCRIPT.replace("count: 11", "count: 12")})
-    assert parse(staff_client.get("/scenarios/").content).one("data-scenario", "quick")["data-passed"] == "0"
+    assert parse(staff_client.get("/scenarios/quick/result").content).one("data-scenario", "quick")["data-passed"] == "0"
 
 
 def test_descriptions_follow_the_console_language(staff_client, bitmall):

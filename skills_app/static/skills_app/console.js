@@ -4,6 +4,7 @@
  *   /            focus the page's search / filter box (or its first field)
  *   g s / g p / g c / g r / g t   go to Skills, Preview, Scenarios, Profiles & stages, Tools
  *   n            "new" on pages that have one (the new form opens with its first field focused)
+ *   [ / ]        previous / next page of a long list (the pager's links)
  *   ?            show the shortcut list
  *   Ctrl+Enter   (⌘+Enter on macOS) submit the form you are typing in
  *   Esc          leave the current field / close the dialog
@@ -67,6 +68,11 @@
     if (e.key === "n") {
       var n = document.querySelector("[data-shortcut-new]");
       if (n) { e.preventDefault(); window.location.href = n.href; }
+      return;
+    }
+    if (e.key === "[" || e.key === "]") {
+      var step = document.querySelector(e.key === "[" ? "[data-page-prev]" : "[data-page-next]");
+      if (step) { e.preventDefault(); window.location.href = step.href; }
       return;
     }
     if (e.key === "?") {
