@@ -99,12 +99,12 @@ def _fresh_runtime_cache():
     release LRU (skills_app/runtime_cache.py, scenario_results.py): every test starts with both
     empty, as a new process would (a local-memory cache is cleared; a shared Redis never is — its
     lookups are made obsolete, and scenario result keys carry the catalog digest)."""
+    from django.conf import settings
     from django.core.cache import cache
-    from django.core.cache.backends.locmem import LocMemCache
 
     from skills_app import runtime_cache
 
-    if isinstance(cache, LocMemCache) or isinstance(getattr(cache, "_wrapped", None), LocMemCache):
+    if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
         cache.clear()
     else:  # a shared Redis (SKILL_CONSOLE_REDIS_URL set): never flush it, make the lookups obsolete
         runtime_cache.bump_generation()
