@@ -172,7 +172,7 @@ def warning_detail(warning: str) -> dict[str, Any]:
     """A round warning as ``{"code", "index", "message"}``: ``code`` the stable code (``None``
     for a plain string), ``index`` the 0-based message it names (``None`` when it names none),
     ``message`` the English sentence (docs/transcripts.md, "Warnings")."""
-    params = getattr(warning, "params", {}) or {}
+    params = getattr(warning, "params", None) or {}
     index = params.get("index")
     return {"code": getattr(warning, "code", None), "index": index if isinstance(index, int) else None,
             "message": str(warning)}
