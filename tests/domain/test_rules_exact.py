@@ -17,3 +17,14 @@ def test_a_warning_names_its_message_index_only_when_it_is_an_integer() -> None:
     assert warning_detail(odd) == {"code": "x_code", "index": None, "message": "message 3"}
     bare = Problem("y_code", "no index")
     assert warning_detail(bare) == {"code": "y_code", "index": None, "message": "no index"}
+
+
+def test_a_call_without_a_name_is_refused_as_the_unknown_tool_named_empty() -> None:
+    from skills_app.domain.rules import check_call
+    from tests.domain.factories import ALPHA, BETA, shop
+
+    verdict = check_call(shop(ALPHA, BETA), [], {"arguments": {}})
+    assert (verdict.name, verdict.verdict, verdict.reason) == ("", "refused", "unknown_tool")
+    assert verdict.message == "unknown tool ''; tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
+    numbered = check_call(shop(ALPHA, BETA), [], {"name": 5, "id": 7})
+    assert (numbered.name, numbered.reason) == ("5", "unknown_tool")
