@@ -425,8 +425,7 @@ def check_call(
     unknown profile or stage name; never raises for a bad call (docs/transcripts.md).
     """
     if not isinstance(call, ToolCall):
-        call_name = call.get("name", "")
-        call_name = call_name if isinstance(call_name, str) else str(call_name)
+        call_name = str(call.get("name", ""))
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
         call_id = call.get("id")
         call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
