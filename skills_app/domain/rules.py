@@ -427,9 +427,8 @@ def check_call(
     if not isinstance(call, ToolCall):
         call_name = str(call.get("name", ""))
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
-        call_id = call.get("id")
-        call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
-                        problem=problem)
+        # the call's id is not read: no verdict depends on it
+        call = ToolCall(name=call_name, arguments=arguments, problem=problem)
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(
