@@ -86,6 +86,13 @@ CASES = [
     Exact("a held name another server now holds is dropped", "s", ("x",), {"x": "x"}, held={"x": "t"},
           taken={"t": "o"}),
     Exact("a held name still kept after the conflict went away", "s", ("x",), {"x": "s__x"}, held={"x": "s__x"}),
+    Exact("a prefixed name held again keeps its warning while the conflict lasts", "mailer-b", ("send_email",),
+          {"send_email": "mailer-b__send_email"}, taken={"send_email": "mailer-a"},
+          held={"send_email": "mailer-b__send_email"},
+          warnings=("tool 'send_email' of server 'mailer-b' is offered as 'mailer-b__send_email': "
+                    "'send_email' is the name of server 'mailer-a'",)),
+    Exact("a held name other than the new one drops the warning about the new one", "kb", ("load_skill",),
+          {"load_skill": "kb_search"}, held={"load_skill": "kb_search"}),
     Exact("names listed several times are refused in name order, with their counts", "s",
           ("q", "p", "p", "q", "p", "r"), {"r": "r"}, refused=("p", "q"),
           warnings=("server 's' lists tool 'p' 3 times; none of them is offered",
