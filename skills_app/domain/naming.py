@@ -152,7 +152,7 @@ def assign_model_names(
         members = sorted(members)
         if len(members) == 1 and c not in used:
             final[members[0]] = c
-            used.add(c)
+            used.add(c)  # pragma: no mutate  # groups are keyed by c: no later group asks for it
             continue
         keeper = None  # pragma: no mutate  # "" differs only for a tool named "" in a hash collision
         if c not in used:
