@@ -208,3 +208,10 @@ def test_an_unmet_list_expectation_reports_the_difference(expect, failures) -> N
     from skills_app.domain.simulator import check_expectations
 
     assert list(check_expectations(compute_round(shop(), []), expect)) == failures
+
+
+def test_an_expectation_met_only_in_another_order_keeps_its_code_for_the_page() -> None:
+    from skills_app.domain.simulator import check_expectations
+
+    (failure,) = check_expectations(compute_round(shop(), []), {"mcp_visible": ["export", "lookup"]})
+    assert (failure.code, failure.params["missing_list"], failure.params["unexpected_list"]) == ("expect_list", [], [])
