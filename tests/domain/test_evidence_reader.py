@@ -59,3 +59,16 @@ def test_newest_is_the_kept_latest_when_there_is_one() -> None:
     kept = {"alpha": (True, None)}
     assert Evidence(manuals=(manual,), warnings=(), latest=kept).newest() is kept
     assert Evidence(manuals=(manual,), warnings=()).newest() == {"alpha": (False, manual)}
+
+
+def test_an_older_manual_beside_one_without_a_version_is_not_outdated() -> None:
+    from skills_app.domain.transcript import outdated_warnings
+
+    unversioned = loaded("alpha", call_id="c2")
+    unversioned[1]["metadata"] = {MARKER: "alpha"}  # names no version: taken as current
+    reader = reader_of([user("hi"), *loaded("alpha", call_id="c1", version=1), *unversioned])
+    assert [m.version for m in reader.manuals] == [1, None]
+    assert outdated_warnings(reader.evidence(), {"alpha": (2, ("refund", "cancel"))}) == ()
+    older_only = reader_of([user("hi"), *loaded("alpha", call_id="c1", version=1)])
+    (warning,) = outdated_warnings(older_only.evidence(), {"alpha": (2, ("refund", "cancel"))})
+    assert (warning.code, warning.params["version"], warning.params["current"]) == ("manual_outdated", 1, 2)
