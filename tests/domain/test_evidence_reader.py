@@ -72,3 +72,17 @@ def test_an_older_manual_beside_one_without_a_version_is_not_outdated() -> None:
     older_only = reader_of([user("hi"), *loaded("alpha", call_id="c1", version=1)])
     (warning,) = outdated_warnings(older_only.evidence(), {"alpha": (2, ("refund", "cancel"))})
     assert (warning.code, warning.params["version"], warning.params["current"]) == ("manual_outdated", 1, 2)
+
+
+def test_only_manuals_older_than_their_skill_are_outdated_whatever_comes_first() -> None:
+    from skills_app.domain.transcript import outdated_warnings
+
+    reader = reader_of([user("hi"), *loaded("beta", call_id="c0", version=5), *loaded("gamma", call_id="c9"),
+                        *loaded("alpha", call_id="c1", version=1)])
+    versions = {"beta": (5, ("cancel", "ship")), "alpha": (2, ()), "delta": (1, ())}  # gamma: not in the catalog
+    (warning,) = outdated_warnings(reader.evidence(), versions)
+    assert warning == ("messages[6]: the retained manual of 'alpha' is version 1, the skill is now version 2; "
+                       "it releases no tool, which that manual may not mention")
+    assert warning.params == {"index": 6, "number": 7, "skill": "alpha", "version": 1, "current": 2,
+                              "tools": "no tool", "tool_list": []}
+    assert outdated_warnings(reader.evidence(), {"alpha": (1, ())}) == ()  # same version: current
