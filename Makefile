@@ -47,12 +47,18 @@ serve: setup
 	@echo "Skill Console (gunicorn): http://$(HOST):$(PORT)/  (Ctrl-C stops)"
 	SKILL_CONSOLE_BIND=$${SKILL_CONSOLE_BIND:-$(HOST):$(PORT)} $(VENV)/bin/gunicorn -c gunicorn.conf.py
 
-test: install chromium
-	$(PY) -m pytest
+## TEST_JOBS: pytest-xdist workers (auto = one per core, at most 4); each test file runs whole in
+## one worker (--dist loadfile), so a file's fixtures and its browser stay together.
+TEST_JOBS ?= auto
+XDIST     := -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
 
-## The same suite (browser tests aside) on the scale-out database: PostgreSQL at 127.0.0.1:5432.
+test: install chromium
+	$(PY) -m pytest $(XDIST)
+
+## The same suite on the scale-out database (the browser tests and tests/domain, which never
+## touch a database, aside): PostgreSQL at 127.0.0.1:5432.
 test-postgres: install
-	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest --ignore=tests/browser -p no:cacheprovider
+	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider
 
 ## Mutation testing of the domain, the services and the releases (slow, so not part of `make test`):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then

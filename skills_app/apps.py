@@ -10,7 +10,11 @@ class SkillsAppConfig(AppConfig):
 
     def ready(self) -> None:
         """Keep the roles (viewer, editor, publisher) holding every permission they should, also
-        permissions added after their migration (docs/roles.md)."""
+        permissions added after their migration (docs/roles.md); and renew the draft catalog's
+        token after every committed write it is built from (``skills_app/draft_cache.py``)."""
+        from . import draft_cache
         from .roles import post_migrate_ensure_roles
+
+        draft_cache.connect()
 
         post_migrate.connect(post_migrate_ensure_roles, dispatch_uid="skills_app.ensure_roles")

@@ -164,7 +164,8 @@ def catalog_from_runtime(body: Mapping[str, Any], manuals: Mapping[str, str]) ->
 
     ``body`` is the catalog JSON (docs/runtime-api.md: ``release``, the settings ``marker_key``,
     ``eviction_prefix``, ``load_skill_header``, ``builtins`` ``[{name, description, parameters}]``,
-    ``mcp_tools`` ``[{name, title, description, inputSchema, annotations, require_confirm}]``,
+    ``mcp_tools`` ``[{name, title, description, inputSchema, annotations, require_confirm, server,
+    mcp_name}]`` (``server`` / ``mcp_name`` may be absent or null: no call target),
     ``skills`` ``[{code, name, description, tool_ids, sort_order, version, content_sha256}]``,
     ``access_profiles`` and ``stages`` ``[{name, description, tools}]``); ``manuals`` maps every
     skill code to its markdown (``GET runtime/skills/{code}``). Built through
@@ -515,11 +516,26 @@ class RuntimeClient:
         answers. ``call``: ``{"name", "arguments"}`` (an object or JSON text), OpenAI's ``{"id",
         "type": "function", "function": {...}}`` or an Anthropic ``tool_use`` block. ``Verdict``:
         ``verdict`` ``allowed`` / ``confirm`` / ``refused``, ``reason`` (``masked``,
-        ``unknown_tool``, ``invalid_arguments`` …), ``skill_code``, ``message``. Raises
+        ``unknown_tool``, ``invalid_arguments`` …), ``skill_code``, ``message``, and ``target``
+        (``{"server", "tool"}`` for an allowed or confirm call to a synced MCP tool). Raises
         ``ValueError`` for a call without a text ``name`` (the server's 400), ``MessageError``,
         ``UnknownRestrictionError``."""
         return check_call(self.catalog, _messages(messages), _call(call), access_profile=access_profile or None,
                           stage=stage or None, allowed_tools=allowed_tools)
+
+    def call_target(self, name: str) -> dict[str, str] | None:
+        """Where a call to the model-facing tool ``name`` goes: ``{"server": <MCP server record
+        name>, "tool": <the tool's real name there>}`` (send ``tools/call`` with ``tool`` to
+        ``server``), or ``None`` for a builtin or an MCP tool with no server (run it by ``name``).
+        Only the mapping — run ``check_call`` first (its ``Verdict.target`` is the same for a call
+        that may run). Raises ``LookupError`` naming the tools on offer when ``name`` is no
+        registered tool of the held release (fail closed: never guess a server).
+        docs/mcp.md, "How a runtime maps calls back"."""
+        tool = self.catalog.tool(name) if isinstance(name, str) else None
+        if tool is None:
+            offer = ", ".join(t.name for t in self.catalog.registered_tools) or "none"
+            raise LookupError(f"unknown tool {name!r}; tools on offer: {offer}")
+        return tool.call_target
 
 
 def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:

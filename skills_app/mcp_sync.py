@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from . import selectors
@@ -167,11 +168,38 @@ def mcp_tool_call(*, tool: McpTool, arguments: dict[str, Any]) -> CallOutcome:
     Raises ``SyncError`` when the tool has no server or the call fails (docs/mcp.md, "Test call")."""
     server = tool.mcp_server
     if server is None:
+        if tool.orphaned:
+            raise SyncError(f"tool '{tool.name}' is orphaned: the record of its MCP server '{tool.server}' "
+                            "was deleted; there is nothing to call")
         raise SyncError(f"tool '{tool.name}' was not synced from a server; there is nothing to call")
+    return _call(server, tool.real_name, arguments)
+
+
+def mcp_call_target(*, target: dict[str, str], arguments: dict[str, Any]) -> CallOutcome:
+    """Send ``tools/call`` where a ``check-call`` verdict's ``target`` (``{"server", "tool"}``,
+    ``domain.Tool.call_target``) points: the MCP server record named ``server``, the real tool
+    name ``tool``. What a runtime does after the guard allowed a call (docs/mcp.md, "How a runtime
+    maps calls back"). Raises ``SyncError`` for a target that is no ``{"server", "tool"}`` of
+    texts, a server record that does not exist (deleted: fail closed) or is disabled, or a failed
+    call."""
+    if (not isinstance(target, dict) or not isinstance(target.get("server"), str)
+            or not isinstance(target.get("tool"), str)):
+        raise SyncError(f"a call target is {{'server': …, 'tool': …}}, not {target!r}")
+    server = McpServer.objects.filter(name=target["server"]).first()
+    if server is None:
+        raise SyncError(f"MCP server '{target['server']}' is not registered (its record was deleted?); "
+                        f"tool '{target['tool']}' cannot be called")
+    if not server.enabled:
+        raise SyncError(f"MCP server '{server.name}' is disabled; tool '{target['tool']}' cannot be called")
+    return _call(server, target["tool"], arguments)
+
+
+def _call(server: McpServer, real_name: str, arguments: dict[str, Any]) -> CallOutcome:
+    """One ``tools/call`` of ``real_name`` on ``server`` under its time limit."""
 
     async def work(errlog):
         async with _Session(server, errlog) as session:
-            result = await session.call_tool(tool.real_name, arguments)
+            result = await session.call_tool(real_name, arguments)
         parts = [getattr(c, "text", "") for c in (getattr(result, "content", None) or [])]
         text = "\n".join(p for p in parts if p)
         if not text and getattr(result, "structured_content", None) is not None:
@@ -244,9 +272,12 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
     """Write a complete tool list (one transaction; see ``mcp_server_sync``)."""
     McpServer.objects.select_for_update().filter(pk=server.pk).first()
     now = timezone.now()
-    mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(mcp_server=server)}
+    # this server's tools, and the orphans a deleted record of the same name left (a server
+    # registered again takes them back under the names they held: docs/mcp.md)
+    own = Q(mcp_server=server) | Q(mcp_server__isnull=True, synced_at__isnull=False, server=server.name)
+    mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(own)}
     listed_names = {t.name for t in listed}
-    others = McpTool.objects.exclude(mcp_server=server).select_related("mcp_server")
+    others = McpTool.objects.exclude(own).select_related("mcp_server")
     taken: dict[str, str] = {}
     adoptable: dict[str, McpTool] = {}
     for t in others:
@@ -288,10 +319,12 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         kept.add(row.pk)
     removed = []
     for row in mine.values():
-        if row.pk not in kept and row.removed_at is None:
-            row.removed_at = now
-            row.save(update_fields=["removed_at"])
-            removed.append(row.name)
+        if row.pk not in kept and (row.removed_at is None or row.mcp_server_id is None):
+            if row.removed_at is None:
+                removed.append(row.name)
+            row.removed_at = row.removed_at or now
+            row.mcp_server = server  # an orphan taken back: removed now, no longer orphaned
+            row.save(update_fields=["removed_at", "mcp_server"])
     removed_set = set(removed)
     unavailable_nodes = [
         {"node": n.intent_code, "tool": n.mcp_tool_id}
@@ -339,3 +372,32 @@ def demo_server_ensure() -> tuple[McpServer, bool]:
         return server, False
     return mcp_server_save(name=DEMO_SERVER_NAME, transport=McpServer.Transport.STDIO, command=sys.executable,
                            args=demo_server_args()), True
+
+
+def only_call_targets_changed(diff: Any) -> bool:
+    """True when a ``domain.releases.CatalogDiff`` changes nothing but tools' call targets
+    (``server`` / ``mcp_name``) — and changes at least one."""
+    if not diff.tools_changed:
+        return False
+    rest = (diff.skills_added, diff.skills_removed, diff.skills_changed, diff.tools_added, diff.tools_removed,
+            diff.newly_gated, diff.newly_released, diff.confirm_changed, diff.restrictions_changed,
+            diff.settings_changed)
+    return not any(rest) and all(c.field in ("server", "mcp_name") for item in diff.tools_changed for c in item.changes)
+
+
+def demo_publish_call_targets() -> Any:
+    """After ``make run``'s first sync of the demo server: when the latest release is the one
+    ``load_demo`` published and the draft differs from it only by the call targets the sync
+    filled in, publish the draft (note ``call targets of the synced demo MCP server 'bitmall'``)
+    so the runtime maps calls back at once (docs/mcp.md). Returns the new ``Release`` or ``None``
+    (nothing to do). Raises ``releases.PublishRefused`` like any publish."""
+    from . import releases
+    from .domain.releases import catalog_diff
+
+    latest = releases.release_latest()
+    if latest is None or latest.author_name != "manage.py" or not latest.note.startswith("demo catalog "):
+        return None
+    if only_call_targets_changed(catalog_diff(releases.release_catalog(latest), selectors.catalog_draft())):
+        return releases.release_publish(user=releases.COMMAND_LINE,
+                                        note=f"call targets of the synced demo MCP server '{DEMO_SERVER_NAME}'")
+    return None

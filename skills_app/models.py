@@ -1,6 +1,8 @@
 """Records of docs/design.md. Field limits come from ``skills_app.domain.limits`` (named once)."""
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.core.validators import (
     MaxLengthValidator,
@@ -213,9 +215,17 @@ class McpTool(models.Model):
         return self.tool_name or self.name
 
     @property
+    def orphaned(self) -> bool:
+        """True when the tool was synced from a server whose record has since been deleted
+        (``mcp_server`` set to null, ``server`` still naming it): nothing can map a call to it,
+        so it is unavailable (docs/mcp.md, "How a runtime maps calls back")."""
+        return self.mcp_server_id is None and self.synced_at is not None
+
+    @property
     def available(self) -> bool:
-        """False once a sync no longer lists the tool (docs/mcp.md *unavailable*)."""
-        return self.removed_at is None
+        """False once a sync no longer lists the tool, or its server record was deleted
+        (``orphaned``; docs/mcp.md *unavailable*)."""
+        return self.removed_at is None and not self.orphaned
 
     @property
     def read_only(self) -> bool:
@@ -450,6 +460,10 @@ class ConsoleSettings(models.Model):
         validators=[MaxLengthValidator(LOAD_SKILL_HEADER_MAX_LENGTH), ProhibitNullCharactersValidator()],
         help_text=_("Opens the description of load_skill; one line per enabled skill follows it."),
     )
+    #: Changes (a fresh UUID) after every committed write to what the draft catalog is built from,
+    #: so each process reuses its built draft ``Catalog`` until then (``skills_app/draft_cache.py``).
+    #: Written with ``update()`` only: never a form field, never a save of this row.
+    draft_token = models.UUIDField(default=uuid.uuid4, editable=False)
 
     class Meta:
         verbose_name = _("console settings")

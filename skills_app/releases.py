@@ -142,6 +142,7 @@ def publish_review() -> PublishReview:
     draft = selectors.catalog_draft()
     latest = release_latest()
     latest_catalog = release_catalog(latest) if latest else None
+    rows = selectors.mcp_nodes()
     return PublishReview(
         draft=draft,
         sha256=body_sha256(catalog_to_snapshot(draft)),
@@ -150,7 +151,8 @@ def publish_review() -> PublishReview:
         latest=latest_catalog,
         diff=catalog_diff(latest_catalog, draft),
         scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts()),
-        unavailable=selectors.unavailable_tools(),
+        unavailable=selectors.unavailable_tools(rows),
+        orphaned=selectors.orphaned_tools(rows),
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from .domain import catalog as dom
 from .domain.limits import BUILTIN_TOOL_NAMES
 from .domain.validation import ToolRegistry
+from .draft_cache import draft_catalog
 from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
 
 
@@ -24,9 +25,10 @@ class McpNodeRow:
 
     @property
     def available(self) -> bool:
-        """False when the node's tool has no definition or its server no longer lists it (the
-        last sync removed it: docs/mcp.md *unavailable*); an unavailable tool is not registered."""
-        return self.definition is not None and self.definition.removed_at is None
+        """False when the node's tool has no definition, its server no longer lists it (the last
+        sync removed it) or its server record was deleted (``McpTool.orphaned``): docs/mcp.md
+        *unavailable*; an unavailable tool is not registered (fail closed)."""
+        return self.definition is not None and self.definition.available
 
     @property
     def require_confirm(self) -> bool:
@@ -68,17 +70,26 @@ def mcp_nodes(*, include_unavailable: bool = True) -> list[McpNodeRow]:
         if n.kind == IntentNode.Kind.MCP and n.is_leaf and tool_id and tool_id not in seen:
             seen.add(tool_id)
             row = McpNodeRow(tool_id=tool_id, node=n, definition=defs.get(tool_id))
-            if include_unavailable or row.definition is None or row.definition.removed_at is None:
+            if include_unavailable or row.definition is None or row.definition.available:
                 rows.append(row)
     return rows
 
 
 def unavailable_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
-    """Tool id → the MCP server that no longer lists it, for MCP nodes whose tool a sync removed
-    (docs/mcp.md). ``rows``: ``mcp_nodes()`` when the caller has them (else two queries)."""
+    """Tool id → the MCP server that no longer lists it (or whose record was deleted), for MCP
+    nodes whose tool a sync removed or is orphaned (docs/mcp.md). ``rows``: ``mcp_nodes()`` when
+    the caller has them (else two queries)."""
     rows = mcp_nodes() if rows is None else rows
     return {r.tool_id: (r.definition.mcp_server.name if r.definition.mcp_server_id else r.definition.server)
-            for r in rows if r.definition is not None and r.definition.removed_at is not None}
+            for r in rows if r.definition is not None and not r.definition.available}
+
+
+def orphaned_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
+    """Tool id → the name of its deleted MCP server record, for MCP nodes whose tool is orphaned
+    (``McpTool.orphaned``: no call can be mapped back to it, so it is unavailable). ``rows``:
+    ``mcp_nodes()`` when the caller has them (else two queries)."""
+    rows = mcp_nodes() if rows is None else rows
+    return {r.tool_id: r.definition.server for r in rows if r.definition is not None and r.definition.orphaned}
 
 
 def broken_skills(skills: list[Skill] | None = None) -> dict[str, list[tuple[str, str]]]:
@@ -132,8 +143,14 @@ def _domain_skill(s: Skill) -> dom.Skill:
 
 def catalog_draft() -> dom.Catalog:
     """The draft catalog as the rule sees it: builtins then MCP tools in intent-tree order, live
-    skills, profiles, stages and the marker/eviction/load_skill-header settings. A fixed number of queries."""
+    skills, profiles, stages and the marker/eviction/load_skill-header settings. One query (the
+    settings) when this process already built it since the last committed write, else a fixed
+    number (``skills_app/draft_cache.py``); always built afresh inside a transaction."""
     settings = ConsoleSettings.current()
+    return draft_catalog(settings, lambda: _catalog_draft_build(settings))
+
+
+def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
     tools: list[dom.Tool] = []
     for b in BuiltinTool.objects.order_by("sort_order", "name"):
         tools.append(dom.Tool(name=b.name, kind=dom.BUILTIN, description=b.description,
@@ -147,6 +164,9 @@ def catalog_draft() -> dom.Catalog:
             input_schema=(d.input_schema if d and d.input_schema else {"type": "object"}),
             annotations=(d.annotations if d else {}),
             require_confirm=row.require_confirm,
+            # the call target (docs/mcp.md, "How a runtime maps calls back"): synced tools only
+            server=d.mcp_server.name if d and d.mcp_server_id else None,
+            mcp_name=d.real_name if d and d.mcp_server_id else None,
         ))
     return dom.Catalog(
         tools=tuple(tools),

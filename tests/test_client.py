@@ -76,7 +76,7 @@ def make_client(tmp_path, key):
 
     def make(url: str, **options: Any) -> RuntimeClient:
         options.setdefault("cache_dir", tmp_path / "cache")
-        options.setdefault("timeout", 5)
+        options.setdefault("timeout", 30)  # a loaded CI machine; the server answers in milliseconds
         return RuntimeClient(url, options.pop("api_key", key), **options)
 
     return make
@@ -148,7 +148,7 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
                 status, served = server_post(url, key, "check-call",
                                              {"messages": seen, "call": c.as_dict(), **restrictions})
                 assert status == 200, served
-                same_as_server({"release": client.release, **verdict.as_dict()}, served)
+                same_as_server({"release": client.release, **verdict.as_dict(), "target": verdict.target}, served)
                 result: dict[str, Any] = {"role": "tool", "tool_call_id": c.id, "state": "success"}
                 if verdict.verdict == "refused":
                     result.update(content=verdict.message, state="error")
@@ -274,6 +274,34 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
 
 
 # --- refresh: 200, then 304, then a publish ------------------------------------------------------
+
+
+def test_call_targets_are_answered_as_the_server_does(bitmall_live, make_client, key):
+    """docs/mcp.md, "How a runtime maps calls back": the client maps a model-facing name to the
+    server and real tool name of the release it holds, as check-call's ``target`` does."""
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+
+    server = services.mcp_server_save(name="bitmall", transport="stdio", command="python", args=["-m", "x"])
+    for tool in McpTool.objects.all():  # as a sync leaves them (save: the draft cache sees the change)
+        tool.mcp_server, tool.server, tool.synced_at = server, "bitmall", timezone.now()
+        tool.tool_name = "orders.cancel" if tool.name == "cancel_order" else tool.name
+        tool.save()
+    publish("bitmall synced: call targets")
+    client = make_client(bitmall_live)
+    assert client.call_target("cancel_order") == {"server": "bitmall", "tool": "orders.cancel"}
+    assert client.call_target("query_order") == {"server": "bitmall", "tool": "query_order"}
+    assert client.call_target("load_skill") is None
+    with pytest.raises(LookupError, match="unknown tool 'orders.cancel'; tools on offer: search_knowledge, "):
+        client.call_target("orders.cancel")
+    messages = [USER, *loaded("order_change")]
+    call = {"name": "cancel_order", "arguments": {"order_no": "88239"}}
+    verdict = client.check_call(messages, call)
+    status, served = server_post(bitmall_live, key, "check-call", {"messages": messages, "call": call})
+    assert status == 200, served
+    assert (verdict.verdict, verdict.target) == (served["verdict"], served["target"]) == (
+        "confirm", {"server": "bitmall", "tool": "orders.cancel"})
 
 
 def test_a_publish_is_seen_on_the_next_refresh(bitmall_live, make_client):

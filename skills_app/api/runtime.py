@@ -122,6 +122,8 @@ def _tool_payload(tool: Tool, problems: tuple[str, ...]) -> dict[str, Any]:
         "inputSchema": json_copy(tool.input_schema),
         "annotations": json_copy(tool.annotations),
         "require_confirm": tool.require_confirm,
+        "server": tool.server,
+        "mcp_name": tool.mcp_name,
     }
     if problems:
         out["problems"] = [str(p) for p in problems]
@@ -135,6 +137,7 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     (opens the generated ``load_skill`` description, ``domain/payload.py``), ``builtins``
     (registered builtins in registration order — ``load_skill`` only while a skill is enabled),
     ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``,
+    ``server`` and ``mcp_name`` — the call target, both ``null`` for a tool with no server —
     and ``problems`` — English sentences — only for a tool whose stored definition is invalid,
     ``Catalog.tool_problems``),
     ``skills`` (enabled only, by ``sort_order`` then code; ``content_sha256`` instead of the

@@ -261,11 +261,41 @@ class McpToolSerializer(serializers.Serializer):
     inputSchema = serializers.JSONField(help_text="JSON Schema of the arguments (MCP `inputSchema`), as stored.")
     annotations = serializers.JSONField(help_text="MCP tool annotations.")
     require_confirm = serializers.BooleanField()
+    server = serializers.CharField(
+        allow_null=True,
+        help_text="Name of the MCP server record the tool was synced from: where a call to `name` goes. "
+                  "Null for a tool typed in without a server (the runtime runs it by `name`). "
+                  "docs/mcp.md, \"How a runtime maps calls back\".",
+    )
+    mcp_name = serializers.CharField(
+        allow_null=True,
+        help_text="The tool's real name on `server` (MCP allows `.` and up to 128 characters; `name` is the "
+                  "model-facing name derived from it). Send `tools/call` with this name. Null when `server` is.",
+    )
     problems = serializers.ListField(
         child=serializers.CharField(), required=False,
         help_text="Present only when the stored definition is invalid: why (calls to it are refused "
                   "`invalid_tool_definition`; docs/transcripts.md).",
     )
+
+
+@extend_schema_serializer(component_name="CallTarget")
+class CallTargetSerializer(serializers.Serializer):
+    """Where an allowed (or confirmed) call to an MCP tool goes (``domain.Tool.call_target``)."""
+
+    server = serializers.CharField(help_text="The MCP server record's name.")
+    tool = serializers.CharField(help_text="The tool's real name on that server (`tools/call` `name`).")
+
+
+@extend_schema_serializer(component_name="SkillTool")
+class SkillToolSerializer(serializers.Serializer):
+    """One tool a manual gates, with its call target (``runtime/skills/{code}``)."""
+
+    name = serializers.CharField(help_text="Model-facing name (one of `tool_ids`).")
+    server = serializers.CharField(
+        allow_null=True, help_text="MCP server record the tool was synced from; null for a tool with no server "
+                                   "or one this release does not register.")
+    mcp_name = serializers.CharField(allow_null=True, help_text="The tool's real name on `server`; null when `server` is.")
 
 
 @extend_schema_serializer(component_name="CatalogSkill")

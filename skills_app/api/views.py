@@ -33,6 +33,7 @@ from .runtime import Served, body_sha256, catalog_payload, content_sha256, runti
 from .serializers import (
     BuiltinToolSerializer,
     CallInputSerializer,
+    CallTargetSerializer,
     CatalogSkillSerializer,
     DraftField,
     ErrorSerializer,
@@ -44,6 +45,7 @@ from .serializers import (
     RestrictionSerializer,
     RoundInputSerializer,
     SKILL_CODE_SCHEMA,
+    SkillToolSerializer,
     SkillCodeField,
     StrictInputSerializer,
     WarningSerializer,
@@ -189,6 +191,9 @@ class SkillDetailApi(RuntimeApi):
         content = serializers.CharField(help_text="The manual (markdown).")
         content_sha256 = serializers.CharField()
         tool_ids = serializers.ListField(child=serializers.CharField())
+        tools = SkillToolSerializer(
+            many=True, help_text="`tool_ids` in order with each tool's call target (docs/mcp.md, \"How a runtime maps "
+                                 "calls back\").")
 
     @extend_schema(
         tags=[TAG], operation_id="runtime_skill",
@@ -208,8 +213,15 @@ class SkillDetailApi(RuntimeApi):
             "release": catalog.release, "code": skill.code, "name": skill.name, "version": skill.version,
             "content": skill.content, "content_sha256": content_sha256(skill.content),
             "tool_ids": list(skill.tool_ids),
+            "tools": [_skill_tool(catalog, name) for name in skill.tool_ids],
         }).data
         return Response(data, headers={"Cache-Control": CACHE_CONTROL})
+
+
+def _skill_tool(catalog: Any, name: str) -> dict[str, Any]:
+    """``{"name", "server", "mcp_name"}`` of a gated tool (both ``None`` without a call target)."""
+    target = (tool.call_target if (tool := catalog.tool(name)) is not None else None) or {}
+    return {"name": name, "server": target.get("server"), "mcp_name": target.get("tool")}
 
 
 class RoundsApi(RuntimeApi):
@@ -339,6 +351,12 @@ class CheckCallApi(RuntimeApi):
             allow_null=True, help_text="The manual to load (masked) or the code a load_skill call asks for."
         )
         message = serializers.CharField()
+        target = CallTargetSerializer(
+            allow_null=True,
+            help_text="`allowed` or `confirm` call to a synced MCP tool: the server and the real tool name to send "
+                      "`tools/call` to (the call's `name` is the model-facing name). Null when refused, for "
+                      "builtins, and for tools with no server. docs/mcp.md, \"How a runtime maps calls back\".",
+        )
 
     @extend_schema(
         tags=[TAG], operation_id="runtime_check_call", parameters=RELEASE_PARAMETERS, request=InputSerializer,
@@ -352,7 +370,8 @@ class CheckCallApi(RuntimeApi):
             catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
             **serializer.restrictions(),
         )
-        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict()}).data)
+        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict(),
+                                               "target": verdict.target}).data)
 
 
 @extend_schema(exclude=True)

@@ -15,7 +15,10 @@ Run it::
 - ``v1`` (default): the 14 tools;
 - ``v2``: ``change_address`` removed and ``query_order``'s schema changed (a ``channel`` argument);
 - ``hang``: the second page of ``tools/list`` never answers;
-- ``die``: the process exits while answering the second page of ``tools/list``.
+- ``die``: the process exits while answering the second page of ``tools/list``;
+- ``dotted``: the 14 tools under MCP names no model API accepts (``bitmall.cancel-order`` …,
+  ``dotted_name``), so the sync gives them other model-facing names (``bitmall-cancel-order``)
+  and a runtime must map calls back (docs/mcp.md, "How a runtime maps calls back").
 
 Only this file and the catalog YAML are read; no Django import, so the server starts fast.
 """
@@ -34,7 +37,7 @@ import jsonschema
 import yaml
 
 CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
-VARIANTS = ("v1", "v2", "hang", "die")
+VARIANTS = ("v1", "v2", "hang", "die", "dotted")
 #: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
 V2_REMOVED = "change_address"
 V2_CHANGED = "query_order"
@@ -65,10 +68,17 @@ CANNED: dict[str, Any] = {
 }
 
 
+def dotted_name(name: str) -> str:
+    """The ``dotted`` variant's MCP name of a bitmall tool: ``cancel_order`` → ``bitmall.cancel-order``."""
+    return "bitmall." + name.replace("_", "-")
+
+
 def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
     """The tool definitions this server offers, as dicts with MCP's wire keys (``name``, ``title``,
     ``description``, ``inputSchema``, ``annotations``), in catalog order. ``variant`` is one of
-    ``VARIANTS``; ``v2`` drops ``V2_REMOVED`` and adds a ``channel`` argument to ``V2_CHANGED``."""
+    ``VARIANTS``; ``v2`` drops ``V2_REMOVED`` and adds a ``channel`` argument to ``V2_CHANGED``;
+    ``dotted`` renames every tool with ``dotted_name`` (each spec keeps its catalog name in
+    ``x-bitmall-name``, not sent on the wire)."""
     with CATALOG.open(encoding="utf-8") as fh:
         tools = copy.deepcopy(yaml.safe_load(fh)["tools"])
     if variant == "v2":
@@ -77,6 +87,10 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
             if t["name"] == V2_CHANGED:
                 t["inputSchema"]["properties"]["channel"] = {
                     "type": "string", "description": "下单渠道", "enum": ["app", "web", "mini-program"]}
+    for t in tools:
+        t["x-bitmall-name"] = t["name"]
+        if variant == "dotted":
+            t["name"] = dotted_name(t["name"])
     return tools
 
 
@@ -127,7 +141,7 @@ def build_server(variant: str = "v1", page_size: int = 5):
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"invalid arguments at {where}: {exc.message}")],
                 is_error=True)
-        answer = {"tool": params.name, "arguments": arguments, "result": CANNED.get(params.name, {})}
+        answer = {"tool": params.name, "arguments": arguments, "result": CANNED.get(spec["x-bitmall-name"], {})}
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False))])
 

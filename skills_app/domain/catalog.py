@@ -31,6 +31,11 @@ class Tool:
     ``kind`` is ``"builtin"`` or ``"mcp"``; ``input_schema`` is the JSON Schema of the arguments
     (MCP ``inputSchema``); ``annotations`` the MCP tool annotations; ``require_confirm`` whether a
     call stops at a confirmation card (docs/rule.md guard).
+
+    ``name`` is the model-facing name (what the model calls). ``server`` is the name of the MCP
+    server record the tool was synced from and ``mcp_name`` the name that server knows it by
+    (``domain.naming``); both ``None`` for builtins and for MCP tools typed in without a server.
+    ``call_target`` maps a call back to the real tool (docs/mcp.md, "How a runtime maps calls back").
     """
 
     name: str
@@ -40,11 +45,24 @@ class Tool:
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
     annotations: Mapping[str, Any] = field(default_factory=dict)
     require_confirm: bool = False
+    server: str | None = None
+    mcp_name: str | None = None
+
+    @property
+    def call_target(self) -> dict[str, str] | None:
+        """``{"server": <server record name>, "tool": <real MCP tool name>}`` — where a call to
+        ``name`` goes — or ``None`` for a builtin or an MCP tool with no server (the runtime runs
+        those by ``name`` itself). docs/mcp.md, "How a runtime maps calls back"."""
+        if self.kind != MCP or not self.server or not self.mcp_name:
+            return None
+        return {"server": self.server, "tool": self.mcp_name}
 
     def as_dict(self) -> dict[str, Any]:
         """JSON shape used in releases and the runtime API (a stored ``inputSchema`` or
-        ``annotations`` that is no object is served as stored; see ``Catalog.tool_problems``)."""
-        return {
+        ``annotations`` that is no object is served as stored; see ``Catalog.tool_problems``).
+        ``server`` and ``mcp_name`` are present only when set, so a tool without them has the
+        format-1 shape (and a format-1 release keeps its sha256, docs/releases.md)."""
+        out: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
             "title": self.title,
@@ -53,6 +71,11 @@ class Tool:
             "annotations": json_copy(self.annotations),
             "require_confirm": self.require_confirm,
         }
+        if self.server is not None:
+            out["server"] = self.server
+        if self.mcp_name is not None:
+            out["mcp_name"] = self.mcp_name
+        return out
 
 
 def json_copy(value: Any) -> Any:
@@ -112,6 +135,15 @@ class Catalog:
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
+
+    def prepare(self) -> "Catalog":
+        """Compute every derived view (``cached_property``) now and return this catalog. A
+        simulation calls it before its time budget starts: checking 2,000 tool schemas is the
+        catalog's one-time cost (kept with the catalog), not the run's (docs/simulator.md, "Limits")."""
+        for name, attr in type(self).__dict__.items():
+            if isinstance(attr, cached_property):
+                getattr(self, name)
+        return self
 
     @cached_property
     def enabled_skills(self) -> tuple[Skill, ...]:

@@ -19,7 +19,7 @@ from .simulator import SimRound, Simulation, simulate
 from .snapshot import setting_names
 
 SKILL_FIELDS = ("name", "description", "tool_ids", "sort_order", "version", "content")
-TOOL_FIELDS = ("kind", "title", "description", "input_schema", "annotations")
+TOOL_FIELDS = ("kind", "title", "description", "input_schema", "annotations", "server", "mcp_name")
 
 
 # --- diff -------------------------------------------------------------------------------------
@@ -238,6 +238,8 @@ class PublishReview:
     scenarios: tuple[ScenarioRun, ...]
     #: tool id → the MCP server that no longer lists it (docs/mcp.md *unavailable*)
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    #: tool id → its deleted MCP server record (a subset of ``unavailable``: no call maps back to it)
+    orphaned: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_dangling_tools(review: PublishReview) -> list[GateReason]:
@@ -255,12 +257,17 @@ def check_dangling_tools(review: PublishReview) -> list[GateReason]:
 
 
 def check_unavailable_tools(review: PublishReview) -> list[GateReason]:
-    """A skill gating a tool its MCP server no longer lists (the skill is *broken*, docs/mcp.md):
-    blocking, one reason per skill and tool."""
+    """A skill gating a tool its MCP server no longer lists, or whose server record was deleted
+    (``gate_orphaned``; the skill is *broken*, docs/mcp.md): blocking, one reason per skill and tool."""
     out = []
     for code, tools in review.draft.dangling_tool_ids.items():
         for tool in tools:
-            if tool in review.unavailable:
+            if tool in review.orphaned:
+                out.append(GateReason(Problem(
+                    "gate_orphaned", "skill '%(code)s' is broken: it gates '%(tool)s', whose MCP server record "
+                    "'%(server)s' was deleted (register the server again and sync it, or remove the tool from the skill)",
+                    {"code": code, "tool": tool, "server": review.orphaned[tool]})))
+            elif tool in review.unavailable:
                 out.append(GateReason(Problem(
                     "gate_unavailable", "skill '%(code)s' is broken: it gates '%(tool)s', which MCP server "
                     "'%(server)s' no longer offers (sync the server again, or remove the tool from the skill)",

@@ -356,7 +356,10 @@ class Verdict:
     ``verdict`` is ``allowed`` / ``refused`` / ``confirm``; ``reason`` one of ``masked``,
     ``unknown_tool``, ``unknown_skill``, ``not_permitted``, ``stage``, ``invalid_arguments`` or
     ``None``; ``skill_code`` the manual to load for a masked tool (or the code asked of
-    ``load_skill``); ``message`` a sentence for the operator and the model.
+    ``load_skill``); ``message`` a sentence for the operator and the model. ``server`` / ``tool``:
+    where an ``allowed`` or ``confirm`` call to an MCP tool goes — the MCP server record's name and
+    the tool's real name there (``Tool.call_target``); ``None`` otherwise (docs/mcp.md, "How a
+    runtime maps calls back").
     """
 
     name: str
@@ -365,6 +368,16 @@ class Verdict:
     skill_code: str | None = None
     message: str = ""
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    server: str | None = None
+    tool: str | None = None
+
+    @property
+    def target(self) -> dict[str, str] | None:
+        """``{"server", "tool"}`` when the call may run (or run once confirmed) on an MCP server,
+        else ``None`` (refused, a builtin, or an MCP tool with no server)."""
+        if self.server is None or self.tool is None:
+            return None
+        return {"server": self.server, "tool": self.tool}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -490,10 +503,12 @@ def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view:
     if problem is not None:
         return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
                        f"invalid arguments for '{name}': {problem}", args)
+    target = tool.call_target or {}
+    server, real = target.get("server"), target.get("tool")
     if tool.require_confirm:
         return Verdict(name, CONFIRM, None, None,
-                       f"'{name}' needs the user's confirmation before it runs", args)
-    return Verdict(name, ALLOWED, None, None, f"'{name}' may run", args)
+                       f"'{name}' needs the user's confirmation before it runs", args, server, real)
+    return Verdict(name, ALLOWED, None, None, f"'{name}' may run", args, server, real)
 
 
 @dataclass(frozen=True)

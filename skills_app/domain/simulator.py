@@ -7,12 +7,14 @@ script's ``results`` or a neutral placeholder.
 """
 from __future__ import annotations
 
+import gc
 import json
 import time
 from bisect import bisect_right
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import filterfalse, repeat
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .catalog import Catalog
 from .errors import Problem, ScriptError
@@ -319,6 +321,26 @@ def _budget_problem(done: int, total: int, budget: float) -> Problem:
                    {"done": done, "total": total, "budget": f"{budget:g}", "round": done})
 
 
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for one run (docs/simulator.md, "Cost").
+
+    A run only builds acyclic frozen records (rounds, verdicts, messages), which reference counting
+    frees; yet every ~700 allocations the collector would walk them again, and a long run's growing
+    result makes the full collections that follow cost time in proportion to the whole heap — the
+    part of a 200-round run that grew faster than its rounds. The collector is switched back on
+    when the run ends (or raises) if it was on when the run began; nested and concurrent runs
+    leave it on once the first of them ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def simulate(
     catalog: Catalog,
     script: Script,
@@ -344,6 +366,15 @@ def simulate(
     message (``transcript.EvidenceReader``), each call is one guard check — plus O(tools) per
     round for the round's lists; a compact step rereads the retained messages (O(retained)).
     """
+    with _cycle_collector_paused():
+        return _simulate(catalog, script, access_profile=access_profile, stage=stage,
+                         allowed_tools=allowed_tools, budget=budget, clock=clock)
+
+
+def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, stage: str | None,
+              allowed_tools: Iterable[str] | None, budget: float | None,
+              clock: Callable[[], float]) -> Simulation:
+    """``simulate`` with the collector as the caller left it."""
     profile = access_profile if access_profile is not None else script.access_profile
     stage_name = stage if stage is not None else script.stage
     allowed = allowed_tools if allowed_tools is not None else script.allowed_tools
@@ -356,6 +387,7 @@ def simulate(
     last_user = ""
     called: dict[str, str] = {}  # call id → tool name of every call made so far (retained or not)
     total = sum(1 for step in script.steps if step.kind == "assistant")
+    catalog.prepare()  # the catalog's one-time derived views are not the run's time
     start = clock() if budget is not None else 0.0
     stopped: Problem | None = None
     for step in script.steps:
@@ -451,6 +483,15 @@ def replay(
     as in ``simulate``. Cost: O(messages + calls), plus O(tools) per round; a call's result is
     found through an index of the results by call id (binary search), never a scan.
     """
+    with _cycle_collector_paused():
+        return _replay(catalog, messages, name=name, access_profile=access_profile, stage=stage,
+                       allowed_tools=allowed_tools, budget=budget, clock=clock)
+
+
+def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *, name: str,
+            access_profile: str | None, stage: str | None, allowed_tools: Iterable[str] | None,
+            budget: float | None, clock: Callable[[], float]) -> Simulation:
+    """``replay`` with the collector as the caller left it."""
     msgs = as_messages(messages)
     restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
     results_by_id: dict[str, list[int]] = {}
@@ -462,6 +503,7 @@ def replay(
     prev: RoundView | None = None
     last_user = ""
     total = sum(1 for m in msgs if m.role == "assistant")
+    catalog.prepare()  # the catalog's one-time derived views are not the run's time
     start = clock() if budget is not None else 0.0
     stopped: Problem | None = None
     for i, m in enumerate(msgs):

@@ -3,9 +3,10 @@
 A snapshot is a plain JSON-able dict holding everything the rule reads (docs/rule.md):
 
 ```
-{"format": 1,
+{"format": 1 | 2,
  "settings": {"marker_key": …, "eviction_prefix": …, <any further Catalog setting>},
- "tools":  [{"name", "kind", "title", "description", "inputSchema", "annotations", "require_confirm"}, …],
+ "tools":  [{"name", "kind", "title", "description", "inputSchema", "annotations", "require_confirm",
+             "server"?, "mcp_name"?}, …],
  "skills": [{"code", "name", "description", "content", "tool_ids", "sort_order", "version"}, …],
  "access_profiles": [{"name", "description", "tools"}, …],
  "stages":          [{"name", "description", "tools"}, …]}
@@ -18,6 +19,13 @@ is not part of what a runtime is served); restrictions by name, their tools in r
 ``settings`` holds every scalar field of ``Catalog`` besides the collections and ``release``, so a
 setting added to ``Catalog`` later is carried without touching this module; unknown keys in an
 older or newer snapshot are ignored when reading.
+
+**Formats.** Format 2 adds each synced MCP tool's call target: ``server`` (the MCP server record's
+name) and ``mcp_name`` (the tool's real name on that server), docs/mcp.md "How a runtime maps
+calls back". Both keys are written only for a tool that has them, and ``format`` is 2 only when
+some tool does: a catalog without call targets gives exactly the format-1 snapshot it always gave,
+so its sha256 is unchanged and "nothing changed since release N" still holds. Format-1 snapshots
+load with both fields ``None``.
 """
 from __future__ import annotations
 
@@ -28,7 +36,8 @@ from typing import Any, Mapping
 
 from .catalog import Catalog, Restriction, Skill, Tool, json_copy
 
-SNAPSHOT_FORMAT = 1
+#: The newest snapshot format (written when a tool carries a call target); 1 otherwise.
+SNAPSHOT_FORMAT = 2
 #: Catalog fields that are not settings: the collections and the release number.
 _NOT_SETTINGS = frozenset({"tools", "skills", "profiles", "stages", "release"})
 
@@ -63,8 +72,9 @@ def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
     """The snapshot dict of ``catalog`` (shape in the module docstring). Deterministic: the same
     catalog gives the same dict, so the same ``body_sha256``."""
     order = {t.name: i for i, t in enumerate(catalog.tools)}
+    targets = any(t.server is not None or t.mcp_name is not None for t in catalog.tools)
     return {
-        "format": SNAPSHOT_FORMAT,
+        "format": SNAPSHOT_FORMAT if targets else 1,
         "settings": {name: getattr(catalog, name) for name in setting_names()},
         "tools": [t.as_dict() for t in catalog.tools],
         "skills": [
@@ -86,12 +96,20 @@ def _get(item: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
+def _optional_str(item: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = item.get(key)
+    if value is not None and not isinstance(value, str):
+        raise SnapshotError(f"{where}: '{key}' must be str, not {type(value).__name__}")
+    return value
+
+
 def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = None) -> Catalog:
     """The ``Catalog`` a snapshot describes, with ``Catalog.release = release``.
 
     Round trip: ``catalog_from_snapshot(catalog_to_snapshot(c))`` equals ``c`` minus its disabled
-    skills. Unknown keys (top level, items, settings) are ignored. Raises ``SnapshotError`` naming
-    the item for a missing key or a wrong type.
+    skills. Unknown keys (top level, items, settings) are ignored; format 1 (no call targets) and
+    format 2 both load, a tool without ``server`` / ``mcp_name`` getting ``None``. Raises
+    ``SnapshotError`` naming the item for a missing key or a wrong type.
     """
     if not isinstance(snapshot, Mapping):
         raise SnapshotError("snapshot: must be a JSON object")
@@ -109,6 +127,8 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
             input_schema=json_copy(t.get("inputSchema", {"type": "object"})),
             annotations=json_copy(t.get("annotations", {})),
             require_confirm=bool(t.get("require_confirm", False)),
+            server=_optional_str(t, "server", f"tools[{i}]"),
+            mcp_name=_optional_str(t, "mcp_name", f"tools[{i}]"),
         )
         for i, t in enumerate(_get(snapshot, "tools", list, "snapshot"))
     )

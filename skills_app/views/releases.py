@@ -73,6 +73,10 @@ def reason_sentence(reason: GateReason) -> SafeString:
         return say(_("skill %(code)s is broken: it gates %(tool)s, which MCP server %(server)s no longer offers "
                      "(sync the server again, or remove the tool from the skill)"),
                    code=p["code"], tool=p["tool"], server=p["server"])
+    if reason.code == "gate_orphaned":
+        return say(_("skill %(code)s is broken: it gates %(tool)s, whose MCP server record %(server)s was deleted "
+                     "(register the server again and sync it, or remove the tool from the skill)"),
+                   code=p["code"], tool=p["tool"], server=p["server"])
     if reason.code == "gate_unchanged":
         return say(_("nothing changed since release %(number)s"), number=p["number"])
     if reason.code == "gate_scenario_error":

@@ -65,7 +65,10 @@ def test_builtins_come_first_with_their_parameters(catalog):
 def test_mcp_tools_are_in_intent_tree_order(catalog):
     tools = catalog.json()["mcp_tools"]
     assert [t["name"] for t in tools] == MCP_TOOLS
-    assert set(tools[0]) == {"name", "title", "description", "inputSchema", "annotations", "require_confirm"}
+    assert set(tools[0]) == {"name", "title", "description", "inputSchema", "annotations", "require_confirm",
+                             "server", "mcp_name"}
+    # the demo YAML's definitions were typed in, not synced: no call target
+    assert (tools[0]["server"], tools[0]["mcp_name"]) == (None, None)
 
 
 def test_require_confirm_is_true_for_exactly_the_seven_write_tools(catalog):

@@ -26,6 +26,8 @@ def test_returns_the_manual_and_its_version(bitmall, api_client):
         "content": skill.content,
         "content_sha256": hashlib.sha256(skill.content.encode("utf-8")).hexdigest(),
         "tool_ids": ["cancel_order", "change_address"],
+        "tools": [{"name": "cancel_order", "server": None, "mcp_name": None},
+                  {"name": "change_address", "server": None, "mcp_name": None}],
     }
 
 

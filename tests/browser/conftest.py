@@ -18,8 +18,11 @@ SHOTS = Path("/tmp/shots")
 USERNAME, PASSWORD = "ops", "ops-pass-123"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test file: Playwright's sync API keeps an asyncio loop running in this
+    thread while it is open, and a later test in the same worker that calls ``anyio.run`` (the MCP
+    sync) would find it; closing it with the file keeps the loops apart."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is not installed: run `make chromium` (Debian's chromium package)")
     from playwright.sync_api import sync_playwright

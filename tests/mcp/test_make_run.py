@@ -43,8 +43,12 @@ def test_make_run_steps_leave_the_synced_demo_tools(tmp_path):
     joined = "\n".join(outputs)
     assert "registered the demo MCP server 'bitmall'" in joined
     assert "synced 'bitmall': 14 tools; 14 added; 0 removed; 0 changed" in joined
+    # the sync filled in the call targets: published at once, so the runtime maps calls back
+    assert ("published release 2 (call targets of the synced demo MCP server 'bitmall'); the runtime maps "
+            "calls back to the server") in joined
     again = "\n".join(manage(*step).stdout for step in steps)  # make run a second time
     assert "synced 'bitmall': 14 tools; 0 added; 0 removed; 0 changed" in again
+    assert "published release" not in again
     probe = manage("shell", "-c", (
         "import json\n"
         "from skills_app.models import McpTool, McpSyncRecord\n"
@@ -52,9 +56,13 @@ def test_make_run_steps_leave_the_synced_demo_tools(tmp_path):
         "tools = McpTool.objects.filter(mcp_server__name='bitmall', removed_at__isnull=True)\n"
         "print(json.dumps({'tools': sorted(t.name for t in tools), 'syncs': McpSyncRecord.objects.count(),"
         " 'triggers': sorted(set(McpSyncRecord.objects.values_list('trigger', flat=True))),"
-        " 'unchanged': draft_sha256() == release_latest().sha256}))"))
+        " 'unchanged': draft_sha256() == release_latest().sha256,"
+        " 'latest': [release_latest().number, release_latest().snapshot['format'],"
+        "  [t.get('server') for t in release_latest().snapshot['tools'] if t['name'] == 'cancel_order']]}))"))
     found = json.loads(probe.stdout.strip().splitlines()[-1])
     assert len(found["tools"]) == 14
     assert found["syncs"] == 2 and found["triggers"] == ["make run"]
-    # the synced definitions equal the demo YAML's: release 1 still describes the draft
+    # the synced definitions equal the demo YAML's but for the call targets: release 2 (format 2,
+    # release 1 plus the targets) describes the draft
     assert found["unchanged"] is True
+    assert found["latest"] == [2, 2, ["bitmall"]]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.mcp_sync import DEMO_SERVER_NAME, demo_server_ensure, mcp_server_sync
+from skills_app.mcp_sync import DEMO_SERVER_NAME, demo_publish_call_targets, demo_server_ensure, mcp_server_sync
+from skills_app.releases import PublishRefused
 from skills_app.models import ConsoleSettings, McpServer
 
 
@@ -51,5 +52,20 @@ class Command(BaseCommand):
             else:
                 failed += 1
                 self.stderr.write(f"sync of '{server.name}' failed: {record.message}")
+        if demo and not failed:
+            self._publish_call_targets()
         if failed:
             raise CommandError(f"{failed} of {len(targets)} syncs failed; the previous tools were kept")
+
+    def _publish_call_targets(self) -> None:
+        """``make run``: publish the call targets the first sync filled in (docs/mcp.md)."""
+        try:
+            release = demo_publish_call_targets()
+        except PublishRefused as exc:
+            self.stdout.write("the call targets were not published:")
+            for reason in exc.reasons:
+                self.stdout.write(f"  - {reason.message}")
+            return
+        if release is not None:
+            self.stdout.write(f"published release {release.number} ({release.note}); the runtime maps calls "
+                              "back to the server")

@@ -1,0 +1,103 @@
+"""The draft catalog, built once per change and process (docs/design.md, "The draft catalog cache").
+
+Building the draft ``Catalog`` reads every builtin, MCP node, tool definition, skill, profile and
+stage — about 13,000 model objects at 500 skills and 2,000 tools — and its derived views (the
+schema checks of ``Catalog.tool_problems``, the round shapes) cost more again. The editor, the
+preview, the publish page and the scenarios all need it on every request, yet it changes only when
+staff write. So:
+
+* ``ConsoleSettings.draft_token`` is a UUID that takes a fresh value after every *committed* write
+  to one of ``DRAFT_MODELS`` (a ``post_save`` / ``post_delete`` receiver registers one
+  ``transaction.on_commit`` per transaction; a rolled-back write changes nothing and bumps nothing).
+  It lives in the database, so every process — gunicorn workers on SQLite with a local-memory
+  cache included — sees it on its next request, in the query that reads the settings anyway.
+* ``draft_catalog(settings, build)`` keeps the last ``KEEP`` catalogs of this process by token. A
+  token is read *before* the catalog is built, so a build can only ever be newer than its token.
+* Inside an atomic block (a service's transaction, a test's) the catalog is always built afresh
+  and never kept: an uncommitted write must be seen by its own transaction and by nobody else.
+"""
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from typing import Any, Callable
+
+from django.db import connections, transaction
+
+from .domain import Catalog
+
+#: Built draft catalogs kept per process (one per recent token: a reader that raced a write).
+KEEP = 4
+
+_lock = threading.Lock()
+_kept: OrderedDict[uuid.UUID, Catalog] = OrderedDict()
+
+
+def draft_catalog(settings: Any, build: Callable[[], Catalog], *, using: str = "default") -> Catalog:
+    """The draft catalog for ``settings`` (a ``ConsoleSettings``, its ``draft_token`` read by the
+    caller before anything else): this process's kept one for that token, else ``build()``, kept
+    under the token unless the connection ``using`` is inside an atomic block or the settings row
+    is not saved yet (its token is a fresh default each read). Thread-safe; never raises itself."""
+    token = getattr(settings, "draft_token", None)
+    if token is None or settings._state.adding or connections[using].in_atomic_block:
+        return build()
+    with _lock:
+        hit = _kept.get(token)
+        if hit is not None:
+            _kept.move_to_end(token)
+            return hit
+    built = build()
+    with _lock:
+        _kept[token] = built
+        _kept.move_to_end(token)
+        while len(_kept) > KEEP:
+            _kept.popitem(last=False)
+    return built
+
+
+def draft_forget() -> None:
+    """Drop every kept catalog of this process (tests; never needed for correctness)."""
+    with _lock:
+        _kept.clear()
+
+
+def _bump_token(using: str) -> None:
+    from .models import ConsoleSettings
+
+    ConsoleSettings.objects.using(using).filter(pk=1).update(draft_token=uuid.uuid4())
+
+
+def draft_changed(sender: Any, *, using: str = "default", **kwargs: Any) -> None:
+    """``post_save`` / ``post_delete`` receiver for ``DRAFT_MODELS``: a fresh ``draft_token`` once
+    the transaction commits (at once outside one); one update per transaction however many rows
+    it wrote (the callback already queued is recognised in ``connection.run_on_commit``)."""
+    connection = connections[using]
+    if connection.in_atomic_block and any(
+            getattr(entry[1], "skill_console_draft_bump", False) for entry in connection.run_on_commit):
+        return
+
+    def bump() -> None:
+        _bump_token(using)
+
+    bump.skill_console_draft_bump = True  # type: ignore[attr-defined]
+    transaction.on_commit(bump, using=using)
+
+
+def connect() -> None:
+    """Connect ``draft_changed`` to every model the draft catalog is built from (``AppConfig.ready``)."""
+    from django.db.models.signals import post_delete, post_save
+
+    for model in draft_models():
+        for signal in (post_save, post_delete):
+            signal.connect(draft_changed, sender=model, dispatch_uid=f"skills_app.draft.{signal}.{model.__name__}",
+                           weak=False)
+
+
+def draft_models() -> tuple[type, ...]:
+    """The models whose rows the draft catalog (``selectors.catalog_draft``) reads."""
+    from .models import (
+        AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Skill, Stage,
+    )
+
+    return (AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Skill, Stage)

@@ -1,0 +1,64 @@
+"""The simulator pauses Python's cyclic collector for a run and always switches it back on
+(docs/simulator.md, "Cost")."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from skills_app.domain import simulator
+from skills_app.domain.scripts import parse_script
+
+from .factories import shop
+
+
+def test_collector_is_paused_during_a_run_and_on_after_it():
+    seen = []
+    script = parse_script("name: gc\nsteps:\n  - user: hi\n  - assistant: ok\n")
+    ticks = iter(range(100))
+
+    def clock() -> float:
+        seen.append(gc.isenabled())
+        return float(next(ticks))
+
+    assert gc.isenabled()
+    sim = simulator.simulate(shop(), script, budget=60, clock=clock)
+    assert len(sim.rounds) == 1
+    assert seen and not any(seen)  # every clock read happened inside the run: collector off
+    assert gc.isenabled()
+
+
+def test_collector_is_switched_back_on_when_a_run_raises():
+    def clock() -> float:
+        assert not gc.isenabled()
+        raise RuntimeError("clock broke")
+
+    script = parse_script("name: gc\nsteps:\n  - user: hi\n  - assistant: ok\n")
+    with pytest.raises(RuntimeError, match="clock broke"):
+        simulator.simulate(shop(), script, budget=60, clock=clock)
+    assert gc.isenabled()
+
+
+def test_a_run_started_with_the_collector_off_leaves_it_off():
+    script = parse_script("name: gc\nsteps:\n  - user: hi\n  - assistant: ok\n")
+    gc.disable()
+    try:
+        simulator.replay(shop(), [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}])
+        simulator.simulate(shop(), script)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_catalogs_derived_views_are_computed_before_the_budget_starts():
+    catalog = shop()
+    reads = []
+
+    def clock() -> float:
+        reads.append("tool_problems" in catalog.__dict__)
+        return 0.0
+
+    script = parse_script("name: gc\nsteps:\n  - user: hi\n  - assistant: ok\n")
+    simulator.simulate(catalog, script, budget=60, clock=clock)
+    assert reads and all(reads)  # the first clock read already found the schema checks done
+    assert catalog.prepare() is catalog
