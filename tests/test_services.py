@@ -209,3 +209,107 @@ def test_settings_refuse_a_marker_key_or_eviction_prefix_that_would_break_the_ru
     with pytest.raises(ValidationError) as exc:
         settings_row.full_clean()
     assert list(exc.value.message_dict) == [field]
+
+
+# --- the refusal to disable, unbind or delete an intent node that skills gate (docs/mcp.md, "Nodes") ---
+
+GATED_IN_ORDER = ["zz_first", "aa_tie", "bb_tie", "order_change", "late"]
+
+
+@pytest.fixture
+def cancel_gated_by_five(bitmall) -> IntentNode:
+    """``cancel_order`` gated by five live, enabled skills (sort_order 5, 20, 20, 20, 90; the ties
+    by code), plus a disabled and a deleted skill that gate it too and must not be named."""
+    for code, order, enabled in [("late", 90, True), ("bb_tie", 20, True), ("zz_first", 5, True),
+                                 ("aa_tie", 20, True), ("off_skill", 1, False), ("gone", 1, True)]:
+        services.skill_create(**{**NEW, "skill_code": code}, tool_ids=["cancel_order"], sort_order=order,
+                              enabled=enabled)
+    services.skill_delete(skill=skill("gone"))
+    return IntentNode.objects.get(intent_code="cancel_order_topic")
+
+
+def test_deleting_a_gated_node_names_the_enabled_live_skills_in_catalog_order(cancel_gated_by_five) -> None:
+    node = cancel_gated_by_five
+    assert services.intent_node_gating_skills(node=node, deleted=True) == GATED_IN_ORDER
+    with pytest.raises(ValidationError) as exc:
+        services.intent_node_delete(node=node)
+    refusal = exc.value.error_list[0]
+    assert refusal.code == "node_gated"
+    assert refusal.params == {"code": "cancel_order_topic", "tool": "cancel_order",
+                              "skills": "zz_first, aa_tie, bb_tie, order_change, late"}
+    assert str(exc.value.messages[0]) == (
+        "intent node 'cancel_order_topic' registers tool 'cancel_order', which skills "
+        "zz_first, aa_tie, bb_tie, order_change, late gate; disabling or deleting it would break them "
+        "(force it to flag them broken)")
+    assert IntentNode.objects.get(pk=node.pk).deleted_at is None
+
+
+def test_a_forced_delete_of_a_gated_node_deletes_it_and_returns_the_skills_it_broke(cancel_gated_by_five) -> None:
+    node = cancel_gated_by_five
+    assert services.intent_node_delete(node=node, force=True) == GATED_IN_ORDER
+    assert IntentNode.objects.get(pk=node.pk).deleted_at is not None
+
+
+def _save_like(node: IntentNode, **changes):
+    fields = dict(intent_code=node.intent_code, name=node.name, kind=node.kind, parent=node.parent,
+                  mcp_tool_id=node.mcp_tool_id, require_confirm=node.require_confirm,
+                  description=node.description, examples=node.examples, sort_order=node.sort_order)
+    return services.intent_node_save(**{**fields, **changes})
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param({"enabled": False}, id="disabling it"),
+    pytest.param({"mcp_tool_id": ""}, id="unbinding its tool"),
+    pytest.param({"mcp_tool_id": "cancel_order_v2"}, id="binding another tool"),
+    pytest.param({"kind": IntentNode.Kind.SYSTEM, "mcp_tool_id": ""}, id="making it a system node"),
+])
+def test_saving_a_gated_node_so_it_no_longer_registers_the_tool_is_refused(cancel_gated_by_five, change) -> None:
+    node = cancel_gated_by_five
+    future = {"enabled": change.get("enabled", True), "kind": change.get("kind"),
+              "mcp_tool_id": change.get("mcp_tool_id")}
+    assert services.intent_node_gating_skills(node=node, **future) == GATED_IN_ORDER
+    with pytest.raises(ValidationError) as exc:
+        _save_like(node, **change)
+    assert exc.value.error_list[0].code == "node_gated"
+    assert exc.value.error_list[0].params["skills"] == "zz_first, aa_tie, bb_tie, order_change, late"
+    fresh = IntentNode.objects.get(pk=node.pk)
+    assert (fresh.enabled, fresh.kind, fresh.mcp_tool_id) == (True, IntentNode.Kind.MCP, "cancel_order")
+
+
+def test_a_forced_disable_of_a_gated_node_saves_it(cancel_gated_by_five) -> None:
+    saved = _save_like(cancel_gated_by_five, enabled=False, force=True)
+    assert IntentNode.objects.get(pk=saved.pk).enabled is False
+
+
+def test_saving_a_gated_node_that_still_registers_its_tool_is_allowed(cancel_gated_by_five) -> None:
+    node = cancel_gated_by_five
+    assert services.intent_node_gating_skills(node=node, enabled=True, mcp_tool_id=" cancel_order ") == []
+    assert services.intent_node_gating_skills(node=node, enabled=True) == []
+    saved = _save_like(node, name="取消订单（改名）", mcp_tool_id="cancel_order")
+    assert (saved.name, saved.enabled, saved.mcp_tool_id) == ("取消订单（改名）", True, "cancel_order")
+
+
+def test_a_node_whose_tool_another_mcp_node_registers_gates_nothing(cancel_gated_by_five) -> None:
+    node = cancel_gated_by_five
+    services.intent_node_save(intent_code="cancel_again", name="再次取消", kind=IntentNode.Kind.MCP,
+                              parent=IntentNode.objects.get(intent_code="order_query"), mcp_tool_id="cancel_order")
+    assert services.intent_node_gating_skills(node=node, deleted=True) == []
+    assert services.intent_node_delete(node=node) == []
+
+
+@pytest.mark.parametrize("state", [
+    pytest.param({"enabled": False}, id="a disabled node"),
+    pytest.param({"deleted_at": "now"}, id="a deleted node"),
+])
+def test_a_node_that_registers_nothing_today_gates_nothing(cancel_gated_by_five, state) -> None:
+    from django.utils import timezone
+
+    node = cancel_gated_by_five
+    IntentNode.objects.filter(pk=node.pk).update(**{k: timezone.now() if v == "now" else v for k, v in state.items()})
+    node.refresh_from_db()
+    assert services.intent_node_gating_skills(node=node, deleted=True) == []
+
+
+def test_an_unsaved_node_gates_nothing(bitmall) -> None:
+    unsaved = IntentNode(intent_code="new_one", name="新", kind=IntentNode.Kind.MCP, mcp_tool_id="cancel_order")
+    assert services.intent_node_gating_skills(node=unsaved, deleted=True) == []

@@ -151,7 +151,7 @@ def _owners(catalog: Catalog) -> dict[str, tuple[str, ...]]:
     return {t: tuple(c) for t, c in out.items()}
 
 
-def _skill_lints(skill: Skill, catalog: Catalog, registered: frozenset[str], known: frozenset[str],
+def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],
                  owners: Mapping[str, tuple[str, ...]], tools: Mapping[str, Tool]) -> list[Lint]:
     out: list[Lint] = []
     if len(skill.description) > DESCRIPTION_LINT_LENGTH:
@@ -191,7 +191,7 @@ def lint_catalog(catalog: Catalog) -> tuple[Lint, ...]:
             by_description.setdefault(key, []).append(s.code)
     out: list[Lint] = []
     for s in catalog.skills:
-        out += _skill_lints(s, catalog, registered, known, owners, tools)
+        out += _skill_lints(s, registered, known, owners, tools)
         same = [c for c in by_description.get(" ".join(s.description.split()), ()) if c != s.code]
         if same:
             out.append(Lint(DESCRIPTION_DUPLICATE, s.code, None, {"others": ", ".join(same), "other_list": same}))

@@ -172,7 +172,7 @@ def warning_detail(warning: str) -> dict[str, Any]:
     """A round warning as ``{"code", "index", "message"}``: ``code`` the stable code (``None``
     for a plain string), ``index`` the 0-based message it names (``None`` when it names none),
     ``message`` the English sentence (docs/transcripts.md, "Warnings")."""
-    params = getattr(warning, "params", {}) or {}
+    params = getattr(warning, "params", None) or {}
     index = params.get("index")
     return {"code": getattr(warning, "code", None), "index": index if isinstance(index, int) else None,
             "message": str(warning)}
@@ -438,12 +438,10 @@ def check_call(
     unknown profile or stage name; never raises for a bad call (docs/transcripts.md).
     """
     if not isinstance(call, ToolCall):
-        call_name = call.get("name", "")
-        call_name = call_name if isinstance(call_name, str) else str(call_name)
+        call_name = str(call.get("name", ""))
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
-        call_id = call.get("id")
-        call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
-                        problem=problem)
+        # the call's id is not read: no verdict depends on it
+        call = ToolCall(name=call_name, arguments=arguments, problem=problem)
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(

@@ -341,13 +341,12 @@ def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tupl
             continue
         if newest.version < versions[code][0]:  # the newest is older: all are
             latest[code] = newest
-    for code, m in latest.items():
+    for code, m in latest.items():  # each is older than its skill (checked above)
         current, tools = versions[code]
-        if m.version is not None and m.version < current:
-            out.append(Problem(
-                "manual_outdated",
-                "messages[%(index)s]: the retained manual of '%(skill)s' is version %(version)s, the skill is now "
-                "version %(current)s; it releases %(tools)s, which that manual may not mention",
-                {"index": m.index, "number": m.index + 1, "skill": code, "version": m.version,
-                 "current": current, "tools": ", ".join(tools) or "no tool", "tool_list": list(tools)}))
+        out.append(Problem(
+            "manual_outdated",
+            "messages[%(index)s]: the retained manual of '%(skill)s' is version %(version)s, the skill is now "
+            "version %(current)s; it releases %(tools)s, which that manual may not mention",
+            {"index": m.index, "number": m.index + 1, "skill": code, "version": m.version,
+             "current": current, "tools": ", ".join(tools) or "no tool", "tool_list": list(tools)}))
     return tuple(out)

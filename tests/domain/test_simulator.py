@@ -12,7 +12,7 @@ from skills_app.domain import (
     ALLOWED, CONFIRM, REFUSED, ScriptError, UnknownRestrictionError, parse_script, replay, simulate,
 )
 
-from .factories import BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, loaded, openai_load, shop, tool_result, user
+from .factories import ALPHA, BETA, BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, loaded, openai_load, shop, tool_result, user
 
 M, R = "masked", "released"
 
@@ -208,3 +208,20 @@ def test_an_unmet_list_expectation_reports_the_difference(expect, failures) -> N
     from skills_app.domain.simulator import check_expectations
 
     assert list(check_expectations(compute_round(shop(), []), expect)) == failures
+
+
+def test_an_expectation_met_only_in_another_order_keeps_its_code_for_the_page() -> None:
+    from skills_app.domain.simulator import check_expectations
+
+    (failure,) = check_expectations(compute_round(shop(), []), {"mcp_visible": ["export", "lookup"]})
+    assert (failure.code, failure.params["missing_list"], failure.params["unexpected_list"]) == ("expect_list", [], [])
+
+
+def test_masked_by_the_wrong_skill_is_reported_with_the_code_expect_masked() -> None:
+    from skills_app.domain.simulator import check_expectations
+
+    view = compute_round(shop(ALPHA, BETA), [])
+    (failure,) = check_expectations(view, {"masked": {"refund": "beta", "cancel": "alpha", "ship": "beta"}})
+    assert failure.code == "expect_masked"
+    assert failure.params == {"want": {"refund": "beta", "cancel": "alpha", "ship": "beta"},
+                              "got": {"refund": "alpha", "cancel": "alpha", "ship": "beta"}}
