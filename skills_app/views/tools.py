@@ -9,14 +9,21 @@ from django.views.decorators.http import require_safe
 
 from .. import selectors
 from ..domain import catalog as dom
-from .common import role_required
+from .common import paginate, role_required
+
+
+#: Intent-tree rows per page: the tree is paged in tree order (a catalog of 2,000 MCP tools is
+#: no page to scroll), ``?q=`` searches the whole tree first.
+PER_PAGE = 100
 
 
 @role_required
 @require_safe
 def tool_tree(request: HttpRequest) -> HttpResponse:
-    """Intent nodes in tree order; for each MCP node its tool, ``require_confirm``, availability,
-    the enabled skills that gate it (and disabled ones, which gate nothing)."""
+    """Intent nodes in tree order, ``PER_PAGE`` a page (``?page=``); for each MCP node its tool,
+    ``require_confirm``, availability, the enabled skills that gate it (and disabled ones, which
+    gate nothing). ``?q=`` keeps the nodes whose code, name, tool or gating skills contain it
+    (case-insensitive). Schemas are pretty-printed for the rows of the page only."""
     catalog = selectors.catalog_draft()
     rows = selectors.mcp_nodes()
     registered_by = {r.tool_id: r.node.pk for r in rows}
@@ -27,9 +34,14 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
     for s in sorted(catalog.skills, key=lambda s: s.order_key):
         for t in s.tool_ids:
             (gating if s.enabled else dormant).setdefault(t, []).append(s.code)
+    q = (request.GET.get("q") or "").strip()
+    needle = q.lower()
     nodes = []
     for n in selectors.intent_tree_order():
         tool = n.mcp_tool_id.strip()
+        if needle and not any(needle in text.lower() for text in (
+                n.intent_code, n.name, tool, *gating.get(tool, ()), *dormant.get(tool, ()))):
+            continue
         is_mcp = n.kind == "MCP" and n.is_leaf and bool(tool)
         nodes.append({
             "node": n,
@@ -39,14 +51,19 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
             "available": available.get(tool, False),
             "definition": definitions.get(tool),
             "confirm": definitions[tool].confirm_from(n.require_confirm) if definitions.get(tool) else n.require_confirm,
-            "input_schema": _pretty(definitions[tool].input_schema) if definitions.get(tool) else "",
-            "annotations": _pretty(definitions[tool].annotations) if definitions.get(tool) else "",
             "gated_by": gating.get(tool, []),
             "dormant": dormant.get(tool, []),
         })
+    page = paginate(request, nodes, PER_PAGE)
+    for row in page.object_list:
+        definition = row["definition"]
+        row["input_schema"] = _pretty(definition.input_schema) if definition else ""
+        row["annotations"] = _pretty(definition.annotations) if definition else ""
     builtins = [t for t in catalog.registered_tools if t.kind == dom.BUILTIN]
     return render(request, "tools/tree.html", {
-        "nodes": nodes,
+        "nodes": page.object_list,
+        "page": page,
+        "q": q,
         "builtins": builtins,
         "load_skill_registered": any(t.name == "load_skill" for t in builtins),
         "mcp_count": len(catalog.mcp_tool_names),
