@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from . import roles, selectors
+from . import roles, scenario_results, selectors
 from .domain.catalog import Catalog
 from .domain.errors import Problem
 from .domain.releases import (
@@ -155,14 +155,18 @@ def publish_review() -> PublishReview:
     latest = release_latest()
     latest_catalog = release_catalog(latest) if latest else None
     rows = selectors.mcp_nodes()
+    sha256 = body_sha256(catalog_to_snapshot(draft))
+    digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
         draft=draft,
-        sha256=body_sha256(catalog_to_snapshot(draft)),
+        sha256=sha256,
         latest_number=latest.number if latest else None,
         latest_sha256=latest.sha256 if latest else None,
         latest=latest_catalog,
         diff=catalog_diff(latest_catalog, draft),
-        scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts()),
+        # each scenario against each catalog runs once, then comes from the cache of results
+        # (skills_app/scenario_results.py), which /scenarios/ shares
+        scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)),
         unavailable=selectors.unavailable_tools(rows),
         orphaned=selectors.orphaned_tools(rows),
     )
