@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from . import roles, scenario_results, selectors
+from . import roles, runtime_cache, scenario_results, selectors
 from .domain.catalog import Catalog
 from .domain.errors import Problem
 from .domain.releases import (
@@ -31,6 +31,7 @@ from .domain.releases import (
     rerun_scenarios,
 )
 from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from .draft_cache import draft_value
 from .runtime_catalog import catalog_body_json
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 
@@ -160,10 +161,13 @@ def publish_review() -> PublishReview:
     """The draft against the latest release: its snapshot hash, the diff, every saved scenario
     re-run (docs/releases.md). Reads only."""
     draft = selectors.catalog_draft()
-    latest = release_latest()
-    latest_catalog = release_catalog(latest) if latest else None
+    # the latest release's number and sha256 only; its Catalog from this process's held releases
+    # (runtime_cache: a release never changes, so it is parsed once per process, not per visit)
+    latest = Release.objects.order_by("-number").only("id", "number", "sha256").first()
+    latest_catalog = (runtime_cache.entry(runtime_cache.Pointer(latest.pk, latest.number, latest.sha256)).catalog
+                      if latest else None)
     rows = selectors.mcp_nodes()
-    sha256 = body_sha256(catalog_to_snapshot(draft))
+    sha256 = draft_value("sha256", lambda: body_sha256(catalog_to_snapshot(draft)))
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
         draft=draft,

@@ -94,6 +94,8 @@ def _tool_changes(a: Tool, b: Tool) -> tuple[FieldChange, ...]:
     out = []
     for name in TOOL_FIELDS:
         x, y = getattr(a, name), getattr(b, name)
+        if x is y or x == y:  # the common case, without copying (a mapping equals its copy)
+            continue
         x, y = json_copy(x), json_copy(y)  # stored JSON of the wrong shape is compared as it is
         if x != y:
             out.append(FieldChange("inputSchema" if name == "input_schema" else name, x, y))
