@@ -96,6 +96,7 @@ class Entry:
     snapshot: dict
     body: str | None = None
     _catalog: Catalog | None = field(default=None, repr=False)
+    _bytes: bytes | None = field(default=None, repr=False)
 
     @property
     def catalog(self) -> Catalog:
@@ -110,6 +111,13 @@ class Entry:
         if self.body is None:
             self.body = catalog_body_json(self.catalog)
         return self.body
+
+    @property
+    def body_bytes(self) -> bytes:
+        """``body_json`` UTF-8 encoded, once per process (a 2,000-tool catalog is ~1.3 MB)."""
+        if getattr(self, "_bytes", None) is None:  # an Entry pickled before this field has none
+            self._bytes = self.body_json.encode("utf-8")
+        return self._bytes
 
 
 _lock = threading.Lock()

@@ -74,6 +74,13 @@ class Served:
             return catalog_body_json(self.catalog)
         return self._release().body_json
 
+    @property
+    def body_bytes(self) -> bytes:
+        """``body_json`` as the UTF-8 bytes sent: a release's are encoded once per process."""
+        if self._entry is None and self._pointer is None:
+            return self.body_json.encode("utf-8")
+        return self._release().body_bytes
+
     def headers(self) -> dict[str, str]:
         """``X-Skill-Console-Release`` (the number, for a release) and, on a stale answer,
         ``X-Skill-Console-Stale: 1``."""

@@ -195,9 +195,9 @@ class CatalogApi(RuntimeApi):
         etag = f'"{served.sha256}"'
         if _if_none_match(request.headers.get("If-None-Match"), etag):
             return HttpResponseNotModified(headers={"ETag": etag, "Cache-Control": CACHE_CONTROL, **served.headers()})
-        body = served.body_json  # the stored bytes (Release.catalog_json); a stale answer may change the ETag
+        body = served.body_bytes  # the stored bytes (Release.catalog_json); a stale answer may change the ETag
         headers = {"ETag": f'"{served.sha256}"', "Cache-Control": CACHE_CONTROL, **served.headers()}
-        return HttpResponse(body.encode("utf-8"), content_type="application/json", headers=headers)
+        return HttpResponse(body, content_type="application/json", headers=headers)
 
 
 class SkillDetailApi(RuntimeApi):
