@@ -34,7 +34,7 @@ def test_the_editor_lists_only_the_ticked_tools_and_a_search_box(staff_client, b
     assert [(b["value"], "checked" in b.attrs) for b in boxes] == [("cancel_order", True), ("change_address", True)]
     search = doc.one("data-picker-search", "tool_ids")
     assert (search.tag, search["type"], search["form"], search["hx-get"]) == ("input", "search", "", "/tools/options")
-    assert search["placeholder"] == "Search tools to add…"
+    assert search["placeholder"] == "搜索要添加的工具…"  # Chinese by default
     assert doc.one("data-picker-results").children == []
 
 
@@ -98,6 +98,7 @@ def test_selected_ids_are_left_out_and_the_name_is_kept(staff_client, bitmall):
 
 def test_an_empty_query_answers_the_first_tools_and_how_many_more(staff_client, bitmall, monkeypatch):
     monkeypatch.setattr(limits, "PICKER_SEARCH_MAX", 4)
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     _, doc = options(staff_client, q="")
     assert doc.values("data-tool-option") == _registration_order()[:4]
     assert "10 more tools match" in doc.one("data-picker-more").text()
@@ -110,7 +111,7 @@ def test_at_most_30_options_come_back(staff_client, bitmall):
                                   parent=parent, mcp_tool_id=f"order_extra_{n:02}")
     _, doc = options(staff_client, q="ORDER_EXTRA")
     assert doc.values("data-tool-option") == [f"order_extra_{n:02}" for n in range(30)]
-    assert "10 more tools match" in doc.one("data-picker-more").text()
+    assert "另有 10 个工具匹配" in doc.one("data-picker-more").text()
     _, doc = options(staff_client)
     assert len(doc.values("data-tool-option")) == limits.PICKER_SEARCH_MAX == 30
 
@@ -126,13 +127,13 @@ def test_odd_queries_answer_200_and_match_nothing(staff_client, bitmall, query):
 def test_a_name_that_is_no_picker_field_is_a_400(staff_client, bitmall):
     response = staff_client.get("/tools/options", {"q": "order", "name": "x\x00\"><b>"})
     assert response.status_code == 400
-    assert "'name' must be one of tool_ids, tools" in parse(response.content).one("data-reason").text()
+    assert "'name' 必须是 tool_ids, tools 之一" in parse(response.content).one("data-reason").text()
 
 
 def test_every_tool_already_listed(staff_client, bitmall):
     _, doc = options(staff_client, q="", selected=_registration_order())
     assert doc.values("data-tool-option") == []
-    assert "already listed" in doc.one("data-picker-no-match").text()
+    assert doc.one("data-picker-no-match").text() == "所有已注册的 MCP 工具都已列出。"
 
 
 def test_a_viewer_may_search(client, django_user_model, bitmall):
@@ -152,3 +153,10 @@ def test_saving_with_a_fetched_option_ticked_saves_it(staff_client, bitmall, sma
     assert response.status_code == 302
     skill.refresh_from_db()
     assert (skill.tool_ids, skill.version) == (["cancel_order", "change_address", "query_order"], 2)
+
+
+def test_the_editor_in_english(staff_client, bitmall, small_limit):
+    staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    doc = parse(staff_client.get("/skills/order_change/edit").content)
+    assert doc.one("data-picker-search", "tool_ids")["placeholder"] == "Search tools to add…"
+    assert doc.one("data-picker-search-help").text().startswith("14 MCP tools are registered: only the ticked")
