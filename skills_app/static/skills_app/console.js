@@ -313,7 +313,8 @@
 /* Tool picker with a search box (past limits.PICKER_FULL_LIST_MAX registered tools, see
  * templates/includes/tool_picker.html): the search sends the ids the picker already lists as
  * ``selected`` (the answer leaves them out); before new results replace the old ones, the ticked
- * results move into the list of ticked tools, so they stay in the form. */
+ * results move into the list of ticked tools, so they stay in the form. A search repeating the
+ * last one (same text, same list) is not sent. */
 (function () {
   "use strict";
   function parts(input) {
@@ -348,6 +349,17 @@
         ids.push(label.getAttribute("data-tool-option"));
       });
     }
+    // Enter fetches at once; the typing trigger that fires 300 ms later with the same query and
+    // the same list would replace the results under the keyboard focus: skip it.
+    var key = elt.value + "\n" + ids.join("\n");
+    if (elt._pickerLast === key) { e.preventDefault(); return; }
+    elt._pickerLast = key;
     e.detail.parameters.selected = ids;
+  });
+  ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
+    document.addEventListener(name, function (e) {  // a failed search may be sent again
+      var elt = e.detail && e.detail.elt;
+      if (elt && elt.matches && elt.matches("[data-picker-search]")) elt._pickerLast = null;
+    });
   });
 })();
