@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
+from skills_app import selectors, services
 from skills_app.domain import limits
-from skills_app.models import IntentNode, Skill
+from skills_app.models import AccessProfile, IntentNode, Skill
 
+from ..conftest import user_with_role
 from .html import parse
 from .test_skills import edit_data
 
@@ -67,8 +68,6 @@ def test_at_the_limit_the_picker_is_the_full_list(staff_client, bitmall, monkeyp
 
 
 def _registration_order() -> list[str]:
-    from skills_app import selectors
-
     return [r.tool_id for r in selectors.mcp_nodes()]
 
 
@@ -137,8 +136,6 @@ def test_every_tool_already_listed(staff_client, bitmall):
 
 
 def test_a_viewer_may_search(client, django_user_model, bitmall):
-    from ..conftest import user_with_role
-
     client.force_login(user_with_role(django_user_model, "vic", "viewer"))
     _, doc = options(client, q="cart")
     assert doc.values("data-tool-option") == ["query_cart", "update_cart_item"]
@@ -160,3 +157,13 @@ def test_the_editor_in_english(staff_client, bitmall, small_limit):
     doc = parse(staff_client.get("/skills/order_change/edit").content)
     assert doc.one("data-picker-search", "tool_ids")["placeholder"] == "Search tools to add…"
     assert doc.one("data-picker-search-help").text().startswith("14 MCP tools are registered: only the ticked")
+
+
+def test_the_restriction_editor_saves_a_fetched_option(staff_client, bitmall, small_limit):
+    services.access_profile_save(name="member", tools=["pay_order", "query_cart"])
+    _, doc = options(staff_client, q="物流", name="tools", selected=["query_cart", "pay_order"])
+    assert doc.values("data-tool-option") == ["query_logistics"]
+    response = staff_client.post("/restrictions/profile/member/edit", {
+        "name": "member", "description": "", "tools": ["query_cart", "pay_order", "query_logistics"]})
+    assert response.status_code == 302
+    assert sorted(AccessProfile.objects.get(name="member").tools) == ["pay_order", "query_cart", "query_logistics"]
