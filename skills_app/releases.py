@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from . import roles, selectors
+from . import roles, runtime_cache, scenario_results, selectors
 from .domain.catalog import Catalog
 from .domain.errors import Problem
 from .domain.releases import (
@@ -31,6 +31,7 @@ from .domain.releases import (
     rerun_scenarios,
 )
 from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from .draft_cache import draft_value
 from .runtime_catalog import catalog_body_json
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 
@@ -102,10 +103,15 @@ def release_list() -> list[Release]:
     return list(Release.objects.prefetch_related("labels").order_by("-number"))
 
 
+#: The release fields a list never reads: the snapshot and the served catalog body (~1 MB each on
+#: a catalog of 2,000 tools), left in the database by every list read.
+_HEAVY = ("snapshot", "catalog_json")
+
+
 def release_page_queryset():
     """Releases newest first for a list page: labels prefetched, the snapshot left in the database
     (a list never reads it); the paginator counts and slices it there (three queries a page)."""
-    return Release.objects.defer("snapshot").prefetch_related("labels").order_by("-number")
+    return Release.objects.defer(*_HEAVY).prefetch_related("labels").order_by("-number")
 
 
 def release_choices() -> list[tuple[int, str]]:
@@ -129,13 +135,16 @@ def release_catalog(release: Release) -> Catalog:
 
 
 def label_list() -> list[ReleaseLabel]:
-    """Every label with its release (one query)."""
-    return list(ReleaseLabel.objects.select_related("release").order_by("name"))
+    """Every label with its release (one query; the release's snapshot and body not loaded)."""
+    return list(ReleaseLabel.objects.select_related("release").defer(*(f"release__{f}" for f in _HEAVY))
+                .order_by("name"))
 
 
 def label_moves(*, limit: int = 50) -> list[LabelMove]:
-    """The latest label moves, newest first."""
-    return list(LabelMove.objects.select_related("from_release", "to_release").order_by("-moved_at", "-id")[:limit])
+    """The latest label moves, newest first (the releases' snapshots and bodies not loaded)."""
+    return list(LabelMove.objects.select_related("from_release", "to_release")
+                .defer(*(f"{side}__{f}" for side in ("from_release", "to_release") for f in _HEAVY))
+                .order_by("-moved_at", "-id")[:limit])
 
 
 def draft_sha256() -> str:
@@ -152,17 +161,24 @@ def publish_review() -> PublishReview:
     """The draft against the latest release: its snapshot hash, the diff, every saved scenario
     re-run (docs/releases.md). Reads only."""
     draft = selectors.catalog_draft()
-    latest = release_latest()
-    latest_catalog = release_catalog(latest) if latest else None
+    # the latest release's number and sha256 only; its Catalog from this process's held releases
+    # (runtime_cache: a release never changes, so it is parsed once per process, not per visit)
+    latest = Release.objects.order_by("-number").only("id", "number", "sha256").first()
+    latest_catalog = (runtime_cache.entry(runtime_cache.Pointer(latest.pk, latest.number, latest.sha256)).catalog
+                      if latest else None)
     rows = selectors.mcp_nodes()
+    sha256 = draft_value("sha256", lambda: body_sha256(catalog_to_snapshot(draft)))
+    digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
         draft=draft,
-        sha256=body_sha256(catalog_to_snapshot(draft)),
+        sha256=sha256,
         latest_number=latest.number if latest else None,
         latest_sha256=latest.sha256 if latest else None,
         latest=latest_catalog,
         diff=catalog_diff(latest_catalog, draft),
-        scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts()),
+        # each scenario against each catalog runs once, then comes from the cache of results
+        # (skills_app/scenario_results.py), which /scenarios/ shares
+        scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)),
         unavailable=selectors.unavailable_tools(rows),
         orphaned=selectors.orphaned_tools(rows),
     )

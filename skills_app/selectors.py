@@ -193,9 +193,22 @@ def _tool_registry_for(ids: frozenset[str]) -> ToolRegistry:
     return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtins)
 
 
-def skill_list(*, include_deleted: bool = False) -> list[Skill]:
-    """Live skills by sort order (or every skill, deleted last, when ``include_deleted``)."""
+def catalog_lints(catalog: dom.Catalog) -> tuple:
+    """``domain.lints.lint_catalog`` of the draft ``catalog`` (what ``catalog_draft`` returned),
+    kept with it until the next committed write (``draft_cache.draft_value``; computed afresh
+    inside a transaction): the skill list shows them on every visit."""
+    from .domain.lints import lint_catalog
+
+    return tuple(draft_value("lint_catalog", lambda: lint_catalog(catalog)))
+
+
+def skill_list(*, include_deleted: bool = False, with_manual: bool = True) -> list[Skill]:
+    """Live skills by sort order (or every skill, deleted last, when ``include_deleted``).
+    ``with_manual=False`` leaves each manual (``content``) in the database: reading it later costs
+    one query per skill, so only a caller that never reads it passes it (the skill list page)."""
     qs = Skill.objects.all() if include_deleted else Skill.objects.live()
+    if not with_manual:
+        qs = qs.defer("content")
     return list(qs.order_by("deleted_at", "sort_order", "skill_code"))
 
 

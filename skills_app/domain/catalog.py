@@ -5,7 +5,7 @@ release snapshot; the rule in ``rules.py`` only ever sees these.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -135,6 +135,21 @@ class Catalog:
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
+
+    #: Derived views that depend on ``tools`` and on whether any skill is enabled, nothing else.
+    _TOOL_VIEWS = ("registered_tools", "tools_by_name", "tool_problems", "builtin_names", "mcp_tool_names")
+
+    def with_skills(self, skills: tuple["Skill", ...]) -> "Catalog":
+        """This catalog with ``skills`` instead of its own (the editor's unsaved draft in place of
+        the stored skill). The tool views already computed here (``_TOOL_VIEWS``: the schema
+        checks of every tool among them) are carried over when the new skills leave the same
+        answer to "is any skill enabled" — the only thing of the skills they depend on."""
+        other = replace(self, skills=skills)
+        if bool(self.enabled_skills) == bool(other.enabled_skills):
+            for name in self._TOOL_VIEWS:
+                if name in self.__dict__:
+                    other.__dict__[name] = self.__dict__[name]
+        return other
 
     def prepare(self) -> "Catalog":
         """Compute every derived view (``cached_property``) now and return this catalog. A

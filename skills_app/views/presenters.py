@@ -68,7 +68,7 @@ def catalog_with_skill(catalog: Catalog, skill: Skill, *, replaces: str | None =
     """``catalog`` with ``skill`` in place of the skill coded ``replaces`` (or ``skill.code``)."""
     drop = replaces or skill.code
     skills = tuple(s for s in catalog.skills if s.code != drop) + (skill,)
-    return replace(catalog, skills=skills)
+    return catalog.with_skills(skills)
 
 
 def loaded_messages(catalog: Catalog, skill: Skill) -> tuple[Message, ...]:

@@ -21,7 +21,7 @@ from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
 from .common import paginate, role_required, safe_next
-from ..domain.lints import lint_catalog, lint_skill
+from ..domain.lints import lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, gated_by, lint_sentence, manual_effect
 
 
@@ -48,16 +48,16 @@ def skill_list(request: HttpRequest) -> HttpResponse:
     ones ``DELETED_PER_PAGE`` (``?deleted=N``). A fixed number of queries whatever the number of
     skills (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills)."""
     catalog = selectors.catalog_draft()
-    every = selectors.skill_list(include_deleted=True)
+    q = (request.GET.get("q") or "").strip()
+    every = selectors.skill_list(include_deleted=True, with_manual=bool(q))  # the search reads manuals
     live = [s for s in every if s.deleted_at is None]
     deleted = [s for s in every if s.deleted_at is not None]
     mcp_names = set(catalog.mcp_tool_names)
-    lints = lint_catalog(catalog)
+    lints = selectors.catalog_lints(catalog)  # sentences are made below for the page's rows only
     lints_by_skill: dict[str, list] = {}
     for lint in lints:
         if lint.skill is not None:
-            lints_by_skill.setdefault(lint.skill, []).append(lint_sentence(lint))
-    q = (request.GET.get("q") or "").strip()
+            lints_by_skill.setdefault(lint.skill, []).append(lint)
     state = request.GET.get("state") if request.GET.get("state") in LIST_STATES else ""
     manual_only = request.GET.get("kind") == "manual"
     with_lints = request.GET.get("lints") == "1"
@@ -72,7 +72,7 @@ def skill_list(request: HttpRequest) -> HttpResponse:
         live = [s for s in live if lints_by_skill.get(s.skill_code) or any(t not in mcp_names for t in s.tool_ids)]
     registered = catalog.registered_tools
     gated = catalog.gated_tool_ids
-    free = [t for t in catalog.mcp_tool_names if t not in gated]
+    free = [t for t in catalog.mcp_tool_names if t not in catalog.gated_set]
     live_codes = {s.skill_code for s in every if s.deleted_at is None}
     page = paginate(request, live)
     deleted_page = paginate(request, deleted, DELETED_PER_PAGE, param="deleted")
@@ -81,7 +81,7 @@ def skill_list(request: HttpRequest) -> HttpResponse:
         "skills": shown,
         "page": page,
         "deleted_page": deleted_page,
-        "rows": [(s, lints_by_skill.get(s.skill_code, ())) for s in shown],
+        "rows": [(s, [lint_sentence(lint) for lint in lints_by_skill.get(s.skill_code, ())]) for s in shown],
         "catalog_lints": [lint_sentence(lint) for lint in lints if lint.skill is None],
         "deleted": list(deleted_page.object_list),
         "live_codes": live_codes,

@@ -40,32 +40,33 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
             (gating if s.enabled else dormant).setdefault(t, []).append(s.code)
     q = (request.GET.get("q") or "").strip()
     needle = q.lower()
+    tree = selectors.intent_tree_order()
+    if needle:
+        tree = [n for n in tree if any(needle in text.lower() for text in (
+            n.intent_code, n.name, n.mcp_tool_id.strip(), *gating.get(n.mcp_tool_id.strip(), ()),
+            *dormant.get(n.mcp_tool_id.strip(), ())))]
+    page = paginate(request, tree, PER_PAGE)
     nodes = []
-    for n in selectors.intent_tree_order():
+    for n in page.object_list:  # the rows of this page only
         tool = n.mcp_tool_id.strip()
-        if needle and not any(needle in text.lower() for text in (
-                n.intent_code, n.name, tool, *gating.get(tool, ()), *dormant.get(tool, ()))):
-            continue
         is_mcp = n.kind == "MCP" and n.is_leaf and bool(tool)
+        definition = definitions.get(tool)
         nodes.append({
             "node": n,
             "tool": tool,
             "is_mcp": is_mcp,
             "duplicate": is_mcp and registered_by.get(tool) != n.pk,
             "available": available.get(tool, False),
-            "definition": definitions.get(tool),
-            "confirm": definitions[tool].confirm_from(n.require_confirm) if definitions.get(tool) else n.require_confirm,
+            "definition": definition,
+            "confirm": definition.confirm_from(n.require_confirm) if definition else n.require_confirm,
+            "input_schema": _pretty(definition.input_schema) if definition else "",
+            "annotations": _pretty(definition.annotations) if definition else "",
             "gated_by": gating.get(tool, []),
             "dormant": dormant.get(tool, []),
         })
-    page = paginate(request, nodes, PER_PAGE)
-    for row in page.object_list:
-        definition = row["definition"]
-        row["input_schema"] = _pretty(definition.input_schema) if definition else ""
-        row["annotations"] = _pretty(definition.annotations) if definition else ""
     builtins = [t for t in catalog.registered_tools if t.kind == dom.BUILTIN]
     return render(request, "tools/tree.html", {
-        "nodes": page.object_list,
+        "nodes": nodes,
         "page": page,
         "q": q,
         "builtins": builtins,

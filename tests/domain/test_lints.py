@@ -136,3 +136,11 @@ def test_tools_mentioned_with_nothing_to_find():
     assert _lints.tools_mentioned("", {"a_b"}) == ()
     assert _lints.tools_mentioned("a_b", set()) == ()
     assert _lints.tools_mentioned("a.b a+b", {"a.b"}) == ("a.b",)  # names are escaped
+
+
+@pytest.mark.parametrize(("skills", "expected"), CASES)
+def test_lint_skill_is_lint_catalog_filtered_to_that_skill(skills, expected) -> None:
+    cat = catalog(*skills)
+    for s in cat.skills:
+        assert lint_skill(cat, s.code) == tuple(lint for lint in lint_catalog(cat) if lint.skill == s.code)
+    assert lint_skill(cat, "no_such_skill") == ()

@@ -48,17 +48,3 @@ def test_a_run_started_with_the_collector_off_leaves_it_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
-
-
-def test_the_catalogs_derived_views_are_computed_before_the_budget_starts():
-    catalog = shop()
-    reads = []
-
-    def clock() -> float:
-        reads.append("tool_problems" in catalog.__dict__)
-        return 0.0
-
-    script = parse_script("name: gc\nsteps:\n  - user: hi\n  - assistant: ok\n")
-    simulator.simulate(catalog, script, budget=60, clock=clock)
-    assert reads and all(reads)  # the first clock read already found the schema checks done
-    assert catalog.prepare() is catalog

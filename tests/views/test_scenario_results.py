@@ -138,3 +138,17 @@ def test_the_catalog_digest_is_the_snapshot_s_and_is_reused_for_the_same_catalog
     assert other.enabled is False
     changed = selectors.catalog_draft()
     assert changed is not catalog and scenario_results.catalog_sha256(changed) != digest
+
+
+def test_the_publish_review_runs_each_scenario_once_per_catalog_then_reads_the_cache(staff_client, bitmall, runs):
+    from skills_app.releases import publish_review
+
+    first = publish_review()
+    assert runs == ["cancel-iphone"] * len(runs) and len(runs) == len(first.scenarios)  # one per distinct catalog digest
+    again = publish_review()
+    assert len(runs) == len(first.scenarios)
+    assert [(r.name, r.changed_rounds) for r in again.scenarios] == [(r.name, r.changed_rounds) for r in first.scenarios]
+    staff_client.get("/publish/")
+    assert len(runs) == len(first.scenarios)  # the page shares the cache
+    row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone")
+    assert "data-pending" not in row.attrs  # and /scenarios/ finds the draft's result there

@@ -1,0 +1,35 @@
+"""A catalog's derived views: computed before a run's time budget starts (``Catalog.prepare``)
+and carried to the editor's catalog with an unsaved skill (``Catalog.with_skills``)."""
+from __future__ import annotations
+
+from skills_app.domain import simulator
+from skills_app.domain.scripts import parse_script
+
+from .factories import shop
+
+
+def test_the_catalogs_derived_views_are_computed_before_the_budget_starts():
+    catalog = shop()
+    reads = []
+
+    def clock() -> float:
+        reads.append("tool_problems" in catalog.__dict__)
+        return 0.0
+
+    script = parse_script("name: gc\nsteps:\n  - user: hi\n  - assistant: ok\n")
+    simulator.simulate(catalog, script, budget=60, clock=clock)
+    assert reads and all(reads)  # the first clock read already found the schema checks done
+    assert catalog.prepare() is catalog
+
+
+def test_with_skills_carries_the_tool_views_only_while_some_skill_stays_enabled():
+    from dataclasses import replace as dc_replace
+
+    catalog = shop().prepare()
+    same = catalog.with_skills(catalog.skills[:1])
+    assert same.tool_problems is catalog.tool_problems
+    assert same.registered_tools is catalog.registered_tools
+    assert [s.code for s in same.skills] == [catalog.skills[0].code]
+    none_enabled = catalog.with_skills(tuple(dc_replace(s, enabled=False) for s in catalog.skills))
+    assert "registered_tools" not in none_enabled.__dict__
+    assert "load_skill" not in [t.name for t in none_enabled.registered_tools]  # recomputed: no skill, no load_skill
