@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import selectors, services
 from .domain import catalog as dom
+from .domain import limits
 from .domain.errors import Problem, SkillValidationError
 from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
 from .domain.validation import clean_skill, normalize_newlines, normalize_tool_ids
@@ -178,6 +179,51 @@ def tool_options(
     ]
     opts += [ToolOption(tool_id=t, title="", checked=True, registered=False) for t in chosen if t not in registered]
     return opts
+
+
+@dataclass(frozen=True)
+class ToolPicker:
+    """What a tool picker shows: ``options`` (every registered tool, or only the ticked and
+    unregistered ones when ``searchable``), ``searchable`` (a search box fetches the others from
+    ``GET /tools/options``) and ``registered`` (how many MCP tools are registered)."""
+
+    options: list[ToolOption]
+    searchable: bool
+    registered: int
+
+
+def tool_picker(
+    rows: list[selectors.McpNodeRow], selected: Iterable[str], gated_by: dict[str, tuple[str, ...]] | None = None
+) -> ToolPicker:
+    """The picker of an editor: the full list (``tool_options``) while the registered MCP tools
+    number at most ``limits.PICKER_FULL_LIST_MAX``; past it only the ticked options (and selected
+    ids that are not registered) with ``searchable`` True, so a page of 2,000 tools renders a
+    handful of labels (docs/benchmarks.md). Read at call time: tests lower the limit."""
+    options = tool_options(rows, selected, gated_by)
+    if len(rows) <= limits.PICKER_FULL_LIST_MAX:
+        return ToolPicker(options=options, searchable=False, registered=len(rows))
+    return ToolPicker(options=[o for o in options if o.checked], searchable=True, registered=len(rows))
+
+
+def tool_search(
+    rows: list[selectors.McpNodeRow], query: str, selected: Iterable[str],
+    gated_by: dict[str, tuple[str, ...]] | None = None, *, limit: int | None = None,
+) -> tuple[list[ToolOption], int]:
+    """Registered MCP tools, unticked, matching ``query`` — a case-insensitive substring of the
+    tool id, its title or the code of a skill gating it (blank: every tool) — in registration
+    order, leaving out the ids in ``selected`` (the picker already shows them). Returns the first
+    ``limit`` (default ``limits.PICKER_SEARCH_MAX``) and how many match in all. Never raises: any
+    text is a query (one that matches nothing gives ``([], 0)``)."""
+    limit = limits.PICKER_SEARCH_MAX if limit is None else limit
+    needle = (query or "").strip().lower()
+    shown = set(normalize_tool_ids(list(selected)))
+    found = [
+        o for o in tool_options(rows, (), gated_by)
+        if o.tool_id not in shown and (
+            not needle or needle in o.tool_id.lower() or needle in o.title.lower()
+            or any(needle in code.lower() for code in o.gated_by))
+    ]
+    return found[:limit], len(found)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ urlpatterns = [
     path("restrictions/<str:kind>/new", restrictions.restriction_edit, name="restriction_create"),
     path("restrictions/<str:kind>/<str:name>/edit", restrictions.restriction_edit, name="restriction_edit"),
     path("tools/", tools.tool_tree, name="tool_tree"),
+    path("tools/options", tools.tool_options, name="tool_options"),
     path("releases/", releases.release_list, name="release_list"),
     path("releases/diff", releases.release_diff, name="release_diff"),
     path("releases/labels", releases.label_move, name="label_move"),

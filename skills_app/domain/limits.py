@@ -43,6 +43,12 @@ MAX_CALLS_PER_SCRIPT = 8_000
 #: so far with a "stopped after N of M rounds" problem (``Simulation.stopped``), never an error.
 SIMULATION_TIME_BUDGET = 10.0
 
+#: Tool pickers (skill and restriction editors): past this many registered MCP tools a picker lists
+#: only the ticked tools and a search box that fetches the others, ``PICKER_SEARCH_MAX`` a query
+#: (a catalog of 2,000 tools is no list of checkboxes to scroll; docs/benchmarks.md, issue 10).
+PICKER_FULL_LIST_MAX = 200
+PICKER_SEARCH_MAX = 30
+
 LOAD_SKILL = "load_skill"
 SEARCH_KNOWLEDGE = "search_knowledge"
 FLUSH_MEMORY = "flush_memory"

@@ -26,6 +26,16 @@ from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payl
 DRAFT_CODE = "__draft__"
 
 
+def gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Tool id → codes of the enabled skills that gate it (sort order, then code), as the tool
+    pickers and the skill page show it."""
+    out: dict[str, list[str]] = {}
+    for s in catalog.enabled_skills:
+        for t in s.tool_ids:
+            out.setdefault(t, []).append(s.code)
+    return {t: tuple(codes) for t, codes in out.items()}
+
+
 # --------------------------------------------------------------------------------------------
 # "What the model gets" for a skill being edited
 # --------------------------------------------------------------------------------------------

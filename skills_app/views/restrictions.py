@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 
 from .. import selectors
 from ..domain import Catalog
-from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_options
+from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_picker
 from ..roles import EDITOR
 from .common import role_required
 
@@ -73,5 +73,5 @@ def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -
         "kind": kind,
         "kind_label": RESTRICTION_KINDS[kind],
         "obj": obj,
-        "tool_options": tool_options(selectors.mcp_nodes(), form.selected_tools()),
+        "tool_picker": tool_picker(selectors.mcp_nodes(), form.selected_tools()),
     })

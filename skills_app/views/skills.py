@@ -16,22 +16,13 @@ from .. import selectors, services
 from ..domain import Catalog
 from ..domain import catalog as dom
 from ..domain.validation import normalize_tool_ids
-from ..forms import SkillForm, iter_errors, tool_options, translate_error
+from ..forms import SkillForm, iter_errors, tool_picker, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
 from .common import paginate, role_required, safe_next
 from ..domain.lints import lint_skill
-from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
-
-
-def _gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
-    """Tool → codes of the enabled skills that gate it (sort order, then code)."""
-    out: dict[str, list[str]] = {}
-    for s in catalog.enabled_skills:
-        for t in s.tool_ids:
-            out.setdefault(t, []).append(s.code)
-    return {t: tuple(codes) for t, codes in out.items()}
+from .presenters import DRAFT_CODE, catalog_with_skill, gated_by, lint_sentence, manual_effect
 
 
 #: Skill list filters: ``state`` (enabled / disabled), ``kind=manual`` (manual-only skills: no
@@ -136,7 +127,7 @@ def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
         "skill": skill,
         "effect": manual_effect(catalog, stored),
         "mcp_names": set(catalog.mcp_tool_names),
-        "gated_by": _gated_by(catalog),
+        "gated_by": gated_by(catalog),
     })
 
 
@@ -147,7 +138,7 @@ def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> d
     return {
         "form": form,
         "skill": skill,
-        "tool_options": tool_options(selectors.mcp_nodes(), form.selected_tool_ids(), _gated_by(catalog)),
+        "tool_picker": tool_picker(selectors.mcp_nodes(), form.selected_tool_ids(), gated_by(catalog)),
         **_preview_context(preview_form, catalog, skill),
         # After a refused save each error stands next to its field; the panel does not repeat them.
         **({"problems": []} if form.is_bound else {}),

@@ -7,9 +7,13 @@ from django.shortcuts import render
 
 from django.views.decorators.http import require_safe
 
+from django.utils.translation import gettext as _
+
 from .. import selectors
 from ..domain import catalog as dom
+from ..forms import tool_search
 from .common import paginate, role_required
+from .presenters import gated_by
 
 
 #: Intent-tree rows per page: the tree is paged in tree order (a catalog of 2,000 MCP tools is
@@ -77,3 +81,32 @@ def _pretty(value) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+#: The field names a tool picker posts: the skill editor's ``tool_ids``, the restriction editor's ``tools``.
+PICKER_FIELDS = ("tool_ids", "tools")
+#: A query longer than this is cut (no tool id, title or skill code is this long).
+PICKER_QUERY_MAX = 200
+
+
+@role_required(expired_htmx_template="includes/tool_picker_expired.html")
+@require_safe
+def tool_options(request: HttpRequest) -> HttpResponse:
+    """The search of a tool picker past ``limits.PICKER_FULL_LIST_MAX`` registered tools (htmx,
+    ``templates/includes/tool_picker.html``): ``GET /tools/options?q=…&name=tool_ids&selected=…``
+    answers an HTML fragment of at most ``limits.PICKER_SEARCH_MAX`` unticked checkbox labels
+    (``forms.tool_search``: ``q`` in the tool id, title or a gating skill's code, any case, in
+    registration order; the ``selected`` ids left out), named ``name``, plus a line saying how
+    many more match. Read-only, any console role. ``name`` other than ``PICKER_FIELDS`` is a 400
+    naming it; any ``q`` is a query (one that matches nothing: an empty list). A session that
+    ended answers a note in the results, so the editor keeps its text."""
+    name = request.GET.get("name") or PICKER_FIELDS[0]
+    if name not in PICKER_FIELDS:
+        reason = _("'name' must be one of %(names)s; got %(value)r.") % {
+            "names": ", ".join(PICKER_FIELDS), "value": name[:80]}
+        return render(request, "400.html", {"reason": reason}, status=400)
+    q = (request.GET.get("q") or "").strip()[:PICKER_QUERY_MAX]
+    found, total = tool_search(selectors.mcp_nodes(), q, request.GET.getlist("selected"),
+                               gated_by(selectors.catalog_draft()))
+    return render(request, "includes/tool_picker_results.html", {
+        "options": found, "name": name, "q": q, "more": total - len(found)})

@@ -114,7 +114,7 @@ def test_anonymous_is_sent_to_the_login_page(client, samples, pattern):
     location = urlsplit(response["Location"])
     assert location.path == LOGIN and parse_qs(location.query)["next"] == [url]
     htmx = client.post(url, WRITE, headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/"})
-    if pattern.name in ("skill_preview", "skill_preview_new"):  # the editor keeps the typed text
+    if pattern.name in ("skill_preview", "skill_preview_new", "tool_options"):  # the editor keeps the typed text
         assert htmx.status_code == 200 and "HX-Redirect" not in htmx
         parse(htmx.content).one("data-session-expired")
     else:
@@ -165,6 +165,8 @@ TABLE = {
     "restriction_create": DRAFT_FORM,
     "restriction_edit": DRAFT_FORM,
     "tool_tree": PAGE,
+    # the tool pickers' search (htmx, read-only): an HTML fragment for every role
+    "tool_options": PAGE,
     "release_list": PAGE,
     "release_diff": PAGE,
     "label_move": RELEASE_ACTION,

@@ -309,3 +309,57 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { apply(stored()); });
   else apply(stored());
 })();
+
+/* Tool picker with a search box (past limits.PICKER_FULL_LIST_MAX registered tools, see
+ * templates/includes/tool_picker.html): the search sends the ids the picker already lists as
+ * ``selected`` (the answer leaves them out); before new results replace the old ones, the ticked
+ * results move into the list of ticked tools, so they stay in the form. A search repeating the
+ * last one (same text, same list) is not sent. */
+(function () {
+  "use strict";
+  function parts(input) {
+    var box = input.closest("[data-picker-search-box]");
+    var chosen = box && box.previousElementSibling;
+    if (!chosen || !chosen.hasAttribute("data-picker-chosen")) chosen = null;
+    return { box: box, chosen: chosen, results: box && box.querySelector("[data-picker-results]") };
+  }
+
+  function keepTicked(p) {
+    if (!p.chosen || !p.results) return;
+    var ticked = p.results.querySelectorAll("label[data-tool-option]");
+    var moved = false;
+    for (var i = 0; i < ticked.length; i++) {
+      var cb = ticked[i].querySelector("input[type=checkbox]");
+      if (cb && cb.checked) { p.chosen.appendChild(ticked[i]); moved = true; }
+    }
+    if (moved) {
+      var none = p.chosen.querySelector("[data-picker-none]");
+      if (none) none.remove();
+    }
+  }
+
+  document.addEventListener("htmx:configRequest", function (e) {
+    var elt = e.detail && e.detail.elt;
+    if (!elt || !elt.matches || !elt.matches("[data-picker-search]")) return;
+    var p = parts(elt);
+    keepTicked(p);
+    var ids = [];
+    if (p.chosen) {
+      p.chosen.querySelectorAll("label[data-tool-option]").forEach(function (label) {
+        ids.push(label.getAttribute("data-tool-option"));
+      });
+    }
+    // Enter fetches at once; the typing trigger that fires 300 ms later with the same query and
+    // the same list would replace the results under the keyboard focus: skip it.
+    var key = elt.value + "\n" + ids.join("\n");
+    if (elt._pickerLast === key) { e.preventDefault(); return; }
+    elt._pickerLast = key;
+    e.detail.parameters.selected = ids;
+  });
+  ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
+    document.addEventListener(name, function (e) {  // a failed search may be sent again
+      var elt = e.detail && e.detail.elt;
+      if (elt && elt.matches && elt.matches("[data-picker-search]")) elt._pickerLast = null;
+    });
+  });
+})();
