@@ -6,7 +6,10 @@
 - **publisher** — editor + ``skills_app.publish_release`` and the release, label and API-key
   records: publishes, rolls back, moves labels, manages runtime API keys.
 
-Superusers hold every permission (Django's ``has_perm``), so they can do everything. Views ask
+Superusers hold every permission (Django's ``has_perm``), so they can do everything. One thing
+only they can do: create or change an MCP server record (``ADMINISTRATOR``, ``can_administer``):
+a stdio server's command runs on the console's host and a streamable-HTTP URL is fetched from it,
+so registering one is running a program there — no group role grants it. Views ask
 ``can_view`` / ``can_edit`` / ``can_publish`` (the permission each role is marked by), never a
 group name, so a permission granted to a user directly counts too.
 
@@ -22,6 +25,8 @@ from typing import Any
 VIEWER, EDITOR, PUBLISHER = "viewer", "editor", "publisher"
 #: Roles from least to most; each holds every permission of the ones before it.
 ROLES: tuple[str, ...] = (VIEWER, EDITOR, PUBLISHER)
+#: Not a group: what only a superuser may do (``can_administer``).
+ADMINISTRATOR = "administrator"
 
 #: The permission that marks each role (what ``can_*`` asks).
 VIEW_PERMISSION = "skills_app.view_skill"
@@ -107,11 +112,19 @@ def can_publish(user: Any) -> bool:
     return _active(user) and bool(user.has_perm(PUBLISH_PERMISSION))
 
 
-CHECKS = {VIEWER: can_view, EDITOR: can_edit, PUBLISHER: can_publish}
+def can_administer(user: Any) -> bool:
+    """May create and change MCP server records (their command, arguments, environment, URL and
+    headers): a superuser only — whatever a stdio command says runs on the console's host
+    (docs/roles.md, docs/mcp.md)."""
+    return _active(user) and bool(getattr(user, "is_superuser", False))
+
+
+CHECKS = {VIEWER: can_view, EDITOR: can_edit, PUBLISHER: can_publish, ADMINISTRATOR: can_administer}
 
 
 def allows(user: Any, role: str) -> bool:
-    """True when ``user`` may do what ``role`` (``VIEWER`` / ``EDITOR`` / ``PUBLISHER``) may."""
+    """True when ``user`` may do what ``role`` (``VIEWER`` / ``EDITOR`` / ``PUBLISHER`` /
+    ``ADMINISTRATOR``) may."""
     return CHECKS[role](user)
 
 
@@ -138,10 +151,11 @@ def assign(user: Any, role: str) -> None:
 
 
 def context_processor(request: Any) -> dict[str, Any]:
-    """``console_can.view / .edit / .publish`` and ``console_role`` for every template, so pages
-    hide the controls a user may not use."""
+    """``console_can.view / .edit / .publish / .administer`` and ``console_role`` for every
+    template, so pages hide the controls a user may not use."""
     user = getattr(request, "user", None)
     return {
-        "console_can": {"view": can_view(user), "edit": can_edit(user), "publish": can_publish(user)},
+        "console_can": {"view": can_view(user), "edit": can_edit(user), "publish": can_publish(user),
+                        "administer": can_administer(user)},
         "console_role": role_of(user),
     }

@@ -128,7 +128,7 @@ def not_staff(request: HttpRequest) -> HttpResponse:
 
 
 ROLE_NAMES = {roles.VIEWER: gettext_lazy("viewer"), roles.EDITOR: gettext_lazy("editor"),
-              roles.PUBLISHER: gettext_lazy("publisher")}
+              roles.PUBLISHER: gettext_lazy("publisher"), roles.ADMINISTRATOR: gettext_lazy("administrator")}
 
 
 def forbidden(request: HttpRequest, needed: str) -> HttpResponse:

@@ -36,9 +36,11 @@ def server_list(request: HttpRequest) -> HttpResponse:
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
 
 
-@role_required(read=roles.EDITOR, write=roles.EDITOR)
+@role_required(read=roles.ADMINISTRATOR, write=roles.ADMINISTRATOR)
 def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse:
-    """Create (``server`` None) or edit a server record; header and env values stay masked."""
+    """Create (``server`` None) or edit a server record; header and env values stay masked.
+    Superusers only (``roles.ADMINISTRATOR``): a stdio command runs on this host, a URL is
+    fetched from it — registering a server is running a program here (docs/roles.md)."""
     instance = get_object_or_404(McpServer, name=server) if server else None
     if request.method == "POST":
         form = McpServerForm(request.POST, instance=instance)

@@ -23,6 +23,15 @@ def staff_client(staff_client):
     return staff_client
 
 
+@pytest.fixture
+def admin_client(client, django_user_model):
+    """A superuser (the only one who may create or change an MCP server record), in English."""
+    client.force_login(django_user_model.objects.create_user(username="root", password="x-pass-123",
+                                                             is_superuser=True))
+    client.cookies["django_language"] = "en"
+    return client
+
+
 def text(response) -> str:
     return html.unescape(response.content.decode())
 
@@ -34,15 +43,15 @@ def synced(bitmall):
     return server
 
 
-def test_server_secrets_are_shown_masked_and_kept_when_the_mask_is_posted_back(staff_client, db):
+def test_server_secrets_are_shown_masked_and_kept_when_the_mask_is_posted_back(staff_client, admin_client, db):
     mcp_server_save(name="crm", transport="streamable-http", url="http://127.0.0.1:9/mcp",
                     headers={"Authorization": "Bearer top-secret-token"})
     page = staff_client.get("/mcp/").content.decode()
     assert "top-secret-token" not in page
     assert parse(page).one("data-masked-headers").text().strip() == f"Authorization: {SECRET_MASK}"
-    edit = staff_client.get("/mcp/crm/edit").content.decode()
+    edit = admin_client.get("/mcp/crm/edit").content.decode()
     assert "top-secret-token" not in edit and f"Authorization: {SECRET_MASK}" in edit
-    response = staff_client.post("/mcp/crm/edit", {
+    response = admin_client.post("/mcp/crm/edit", {
         "transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "timeout_seconds": "7",
         "headers": f"Authorization: {SECRET_MASK}\nX-Tenant: shop-1", "enabled": "on"})
     assert response.status_code == 302
@@ -51,11 +60,29 @@ def test_server_secrets_are_shown_masked_and_kept_when_the_mask_is_posted_back(s
     assert server.timeout_seconds == 7
 
 
-def test_a_stdio_server_needs_a_command(staff_client, db):
-    response = staff_client.post("/mcp/new", {"name": "fs", "transport": "stdio", "timeout_seconds": "20"})
+def test_a_stdio_server_needs_a_command(admin_client, db):
+    response = admin_client.post("/mcp/new", {"name": "fs", "transport": "stdio", "timeout_seconds": "20"})
     assert response.status_code == 200
     assert "a stdio server needs a command." in text(response)
     assert not McpServer.objects.filter(name="fs").exists()
+
+
+def test_only_a_superuser_registers_or_changes_a_server_since_its_command_runs_on_this_host(staff_client, db):
+    """A publisher (the highest group role) may sync a registered server, never register one: a
+    stdio command is run as the console's own user (docs/roles.md)."""
+    mcp_server_save(name="crm", transport="stdio", command="/nonexistent/mcp-server")
+    proof = {"name": "rce", "transport": "stdio", "command": "/bin/sh", "args": "-c\ntouch /tmp/never",
+             "timeout_seconds": "5", "enabled": "on"}
+    response = staff_client.post("/mcp/new", proof)
+    assert response.status_code == 403
+    assert parse(response.content).one("data-needed-role")["data-needed-role"] == "administrator"
+    assert "This needs the administrator role; your role is publisher. Nothing was changed." in text(response)
+    assert staff_client.post("/mcp/crm/edit", {**proof, "name": "crm"}).status_code == 403
+    assert staff_client.get("/mcp/new").status_code == 403
+    assert list(McpServer.objects.values_list("name", "command")) == [("crm", "/nonexistent/mcp-server")]
+    page = parse(staff_client.get("/mcp/").content)
+    assert not page.select("data-shortcut-new")  # no "New server" button, no edit link
+    assert page.one("data-sync-now", "crm")  # syncing a registered server stays theirs
 
 
 def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(staff_client, bitmall):
