@@ -42,6 +42,10 @@ MAX_CALLS_PER_SCRIPT = 8_000
 #: Seconds a simulation or replay may run: past it the run stops and returns the rounds computed
 #: so far with a "stopped after N of M rounds" problem (``Simulation.stopped``), never an error.
 SIMULATION_TIME_BUDGET = 10.0
+#: Characters of the JSON-Schema detail in an ``invalid_arguments`` refusal (the tool result the
+#: model receives): jsonschema quotes the offending value, which may be megabytes; the rest is cut
+#: and counted ("… (N more characters)").
+ARGUMENT_ERROR_MAX_CHARS = 300
 
 #: Tool pickers (skill and restriction editors): past this many registered MCP tools a picker lists
 #: only the ticked tools and a search box that fetches the others, ``PICKER_SEARCH_MAX`` a query

@@ -13,7 +13,7 @@ import jsonschema
 
 from .catalog import BUILTIN, Catalog, Restriction, Skill
 from .errors import MessageError, Problem, UnknownRestrictionError
-from .limits import LOAD_SKILL, is_valid_skill_code
+from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from . import transcript
 from .messages import Message, ToolCall, as_messages, parse_arguments
 
@@ -397,7 +397,8 @@ def _validators(catalog: Catalog) -> dict[int, Any]:
 
 def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
                         validators: dict[int, Any] | None = None) -> str | None:
-    """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid.
+    """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid; past
+    ``ARGUMENT_ERROR_MAX_CHARS`` characters the rest is cut and counted.
     ``validators`` caches the validator of each schema (a validator that fails to build is not
     kept: the error is raised again on the next call)."""
     validator = validators.get(id(schema)) if validators is not None else None
@@ -411,7 +412,10 @@ def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
         return None
     err = errors[0]
     where = "/".join(str(p) for p in err.path) or "(arguments)"
-    return f"{where}: {err.message}"
+    detail = f"{where}: {err.message}"
+    if len(detail) > ARGUMENT_ERROR_MAX_CHARS:  # a quoted value of megabytes must not flood the model
+        detail = f"{detail[:ARGUMENT_ERROR_MAX_CHARS]}… ({len(detail) - ARGUMENT_ERROR_MAX_CHARS} more characters)"
+    return detail
 
 
 def check_call(

@@ -133,3 +133,18 @@ def test_the_guard_checks_the_messages_it_is_given_not_what_the_model_was_shown(
 def test_malformed_arguments_of_the_current_call_are_refused_not_raised(arguments, message) -> None:
     verdict = check_call(CATALOG, [], {"name": "lookup", "arguments": arguments})
     assert (verdict.verdict, verdict.reason, verdict.message) == (REFUSED, "invalid_arguments", message)
+
+
+def test_an_invalid_argument_of_megabytes_gives_a_bounded_refusal_that_counts_the_cut():
+    import jsonschema
+
+    from skills_app.domain.limits import ARGUMENT_ERROR_MAX_CHARS
+
+    huge = "8" * 2_500_000 + "x"  # breaks the order_no pattern; jsonschema quotes the whole value
+    verdict = check_call(CATALOG, ALPHA, {"name": "cancel", "arguments": {"order_no": huge}})
+    assert (verdict.verdict, verdict.reason) == (REFUSED, "invalid_arguments")
+    schema = CATALOG.tool("cancel").input_schema
+    detail = "order_no: " + next(jsonschema.Draft202012Validator(dict(schema)).iter_errors({"order_no": huge})).message
+    cut = f"{detail[:ARGUMENT_ERROR_MAX_CHARS]}… ({len(detail) - ARGUMENT_ERROR_MAX_CHARS} more characters)"
+    assert cut in verdict.message
+    assert len(verdict.message) < 1_000
