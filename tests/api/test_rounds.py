@@ -193,3 +193,16 @@ def test_release_null_is_the_latest(bitmall, post):
 def test_two_different_releases_are_400(bitmall, post):
     error = error_of(post(f"{ROUNDS}?release=2", {"messages": [], "release": 3}), 400)
     assert error["details"] == {"release": ["release 3 in the body and 2 in the query differ."]}
+
+
+@pytest.mark.parametrize("tools_format", [None, "openai", "anthropic"])
+def test_the_answer_sent_as_it_is_agrees_with_the_documented_output_serializer(bitmall, post, tools_format):
+    """``RoundsApi`` sends ``RoundView.as_dict()`` without copying it through its OutputSerializer:
+    the serializer (which the OpenAPI schema is made from) must give back exactly the same JSON."""
+    from skills_app.api.views import RoundsApi
+
+    extra = {"tools_format": tools_format} if tools_format else {}
+    body = round_of(post, [USER, *loaded("order_change"), {"role": "tool", "tool_call_id": "nope", "content": "x"}],
+                    **extra)
+    assert RoundsApi.OutputSerializer(body).data == body
+    assert list(body)[:len(KEYS)] == KEYS
