@@ -35,7 +35,7 @@ demo: migrate
 	$(PY) manage.py sync_mcp --demo --trigger "make run"
 
 setup: demo
-	$(PY) manage.py ensure_admin
+	$(PY) manage.py ensure_admin --url http://$(HOST):$(PORT)
 
 run: setup
 	@echo "Skill Console: http://$(HOST):$(PORT)/  (log in with the admin login above; Ctrl-C stops)"

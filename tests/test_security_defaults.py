@@ -141,3 +141,14 @@ def test_the_production_settings_take_effect(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.stdout.strip().splitlines()[-1] == ("True 31536000 True True ['https://console.example.com'] "
                                    "('HTTP_X_FORWARDED_PROTO', 'https')"), done.stderr
+
+
+def test_the_printed_curl_example_names_the_url_make_run_serves(db):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("ensure_admin", "--url", "http://127.0.0.1:8765/", stdout=out)
+    lines = [line for line in out.getvalue().splitlines() if "try: curl" in line]
+    assert len(lines) == 1 and lines[0].endswith(" http://127.0.0.1:8765/api/v1/runtime/catalog")

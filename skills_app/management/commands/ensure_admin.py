@@ -55,6 +55,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default=os.environ.get("SKILL_CONSOLE_ADMIN_USER", "admin"))
+        parser.add_argument("--url", default="http://127.0.0.1:8000",
+                            help="where the console is served, for the printed curl example (make run passes it)")
 
     def handle(self, *args, username: str, **options):
         User = get_user_model()
@@ -78,4 +80,4 @@ class Command(BaseCommand):
         else:
             made = api_key_create(user=COMMAND_LINE, name=LOCAL_KEY_NAME)
             self.stdout.write(f"runtime API key '{LOCAL_KEY_NAME}' (shown once, keep it): {made.key}")
-            self.stdout.write(f"  try: curl -H 'Authorization: Bearer {made.key}' http://127.0.0.1:8000/api/v1/runtime/catalog")
+            self.stdout.write(f"  try: curl -H 'Authorization: Bearer {made.key}' {options['url'].rstrip('/')}/api/v1/runtime/catalog")
