@@ -145,6 +145,21 @@ class SkillCodeField(serializers.CharField):
 # --- calls and restrictions -------------------------------------------------------------------
 
 
+class StrictCharField(serializers.CharField):
+    """A string exactly as sent: a number, boolean or anything else is refused ("Not a valid
+    string."), never turned into its text — a call named ``123`` is a client bug to report, not a
+    tool to look up."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 @extend_schema_serializer(component_name="CallInput")
 class CallInputSerializer(serializers.Serializer):
     """A tool call to check → ``skills_app.domain.ToolCall``.
@@ -154,7 +169,7 @@ class CallInputSerializer(serializers.Serializer):
     """
 
     id = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    name = serializers.CharField(max_length=TOOL_NAME_MAX_LENGTH, trim_whitespace=False)
+    name = StrictCharField(max_length=TOOL_NAME_MAX_LENGTH)
     arguments = serializers.JSONField(required=False, default=dict, allow_null=True)
 
     def to_internal_value(self, data: Any) -> Any:
@@ -206,11 +221,21 @@ class DraftField(serializers.BooleanField):
 
 @extend_schema_serializer(component_name="ReleaseQuery")
 class ReleaseQuerySerializer(serializers.Serializer):
-    """``?release=N`` / ``?label=NAME`` / ``?draft=1`` on any runtime endpoint."""
+    """``?release=N`` / ``?label=NAME`` / ``?draft=1`` on any runtime endpoint. Any other query
+    parameter is a 400 naming it: a misspelt ``?relase=2`` must not silently serve the default
+    release (the bodies refuse unknown keys the same way, ``StrictInputSerializer``)."""
 
     release = ReleaseField()
     label = LabelField()
     draft = DraftField()
+
+    def validate(self, attrs: Any) -> Any:
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            on_offer = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {key: [f"unknown query parameter '{key}'; parameters: {on_offer}."] for key in unknown})
+        return super().validate(attrs)
 
 
 class RoundInputSerializer(StrictInputSerializer):

@@ -249,3 +249,12 @@ def test_head_answers_the_etag_without_a_body(catalog, api_client):
     assert response.content == b""
     assert response["ETag"] == catalog["ETag"]
     assert api_client.head(CATALOG, HTTP_IF_NONE_MATCH=catalog["ETag"]).status_code == 304
+
+
+def test_a_misspelt_query_parameter_is_a_400_naming_it_never_the_default_release(bitmall, api_client):
+    response = api_client.get(CATALOG + "?relase=1")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert "unknown query parameter 'relase'; parameters: release, label, draft." in error["message"]
+    assert api_client.get(CATALOG + "?release=1").status_code == 200

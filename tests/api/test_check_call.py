@@ -146,3 +146,13 @@ def test_inside_profile_and_stage_runs(returns, post):
 def test_unknown_stage_is_400(returns, post):
     error = error_of(post(CHECK_CALL, {"messages": [], "call": {"name": "submit"}, "stage": "ship"}), 400)
     assert (error["code"], error["details"]["known"]) == ("unknown_restriction", ["prepare", "query"])
+
+
+def test_a_call_name_that_is_no_string_is_a_400_not_a_tool_named_by_its_text(bitmall, post):
+    from .support import CHECK_CALL
+
+    for name in (123, True, 1.5):
+        response = post(CHECK_CALL, {"messages": [], "call": {"name": name}})
+        assert response.status_code == 400, name
+        assert response.json()["error"]["code"] == "invalid"
+        assert "call.name" in response.json()["error"]["message"]
