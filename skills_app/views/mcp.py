@@ -95,8 +95,13 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
     arguments_text = request.POST.get("arguments", "{}")
     needs_confirm = not obj.read_only
     if request.method == "POST" and request.POST.get("action") == "confirm":
-        value = {"on": True, "off": False}.get(request.POST.get("require_confirm", ""), None)
-        services.mcp_tool_set_confirm(tool=obj, require_confirm=value, user=request.user)
+        choices = {"": None, "on": True, "off": False}  # "" = follow the annotations
+        chosen = request.POST.get("require_confirm", "")
+        if chosen not in choices:  # never read an unknown value as "follow the annotations"
+            messages.error(request, _("Unknown confirmation setting %(value)s: choose follow the annotations, always "
+                                      "confirm or never confirm. Nothing was changed.") % {"value": repr(chosen)})
+            return redirect("skills:mcp_tool_detail", tool=obj.name)
+        services.mcp_tool_set_confirm(tool=obj, require_confirm=choices[chosen], user=request.user)
         messages.success(request, _("Saved the confirmation setting of %(name)s.") % {"name": obj.name})
         return redirect("skills:mcp_tool_detail", tool=obj.name)
     if request.method == "POST" and request.POST.get("action") == "call":

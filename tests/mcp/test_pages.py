@@ -141,6 +141,10 @@ def test_the_operators_confirmation_setting_wins_and_is_recorded(staff_client, s
     assert selectors.catalog_draft().tool("query_order").require_confirm is True
     mcp_server_sync(server=synced, trigger="test")  # a sync keeps the operator's setting
     assert selectors.catalog_draft().tool("query_order").require_confirm is True
+    refused = staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": "maybe"},
+                                follow=True)
+    assert "Unknown confirmation setting 'maybe'" in text(refused) and "Nothing was changed." in text(refused)
+    assert McpTool.objects.get(name="query_order").require_confirm_override is True  # not reset
     staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": ""})
     assert selectors.catalog_draft().tool("query_order").require_confirm is False
 
