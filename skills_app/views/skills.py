@@ -202,8 +202,7 @@ def _differs(draft: dom.Skill, skill: Skill) -> bool:
 @role_required(read=EDITOR, write=EDITOR)
 def skill_create(request: HttpRequest) -> HttpResponse:
     """New skill: ``SkillForm.clean()`` calls ``services.skill_create``; errors name the value."""
-    catalog = selectors.catalog_draft()
-    if request.method == "POST":
+    if request.method == "POST":  # the draft catalog is read only to show the form (again)
         form = SkillForm(request.POST, user=request.user)
         if form.is_valid() and form.instance is not None:
             messages.success(request, _("Skill %(code)s created (version %(v)s).")
@@ -211,15 +210,14 @@ def skill_create(request: HttpRequest) -> HttpResponse:
             return redirect("skills:skill_detail", code=form.instance.skill_code)
     else:
         form = SkillForm(initial={"enabled": True, "sort_order": 0, "content": "", "tool_ids": []})
-    return render(request, "skills/edit.html", _editor_context(form, catalog, None))
+    return render(request, "skills/edit.html", _editor_context(form, selectors.catalog_draft(), None))
 
 
 @role_required(read=EDITOR, write=EDITOR)
 def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
     """Edit a skill (code read-only); a saved change bumps ``version`` (service rule)."""
     skill = _live_or_404(code)
-    catalog = selectors.catalog_draft()
-    if request.method == "POST":
+    if request.method == "POST":  # the draft catalog is read only to show the form again, after the save
         form = SkillForm(request.POST, skill=skill, user=request.user)
         if form.is_valid() and form.instance is not None:
             if form.instance.version == skill.version:
@@ -233,7 +231,7 @@ def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
             skill = _live_or_404(code)
     else:
         form = SkillForm(skill=skill)
-    return render(request, "skills/edit.html", _editor_context(form, catalog, skill))
+    return render(request, "skills/edit.html", _editor_context(form, selectors.catalog_draft(), skill))
 
 
 @role_required(read=EDITOR, write=EDITOR, expired_htmx_template="skills/_session_expired.html")
