@@ -100,6 +100,11 @@ def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(st
     assert newest.values("data-unavailable-node") == ["change_address_topic"]
     assert newest.values("data-broken-skill") == ["order_change"]
     assert newest.values("data-changed") == ["query_order"]
+    assert "started by ops (console)" in newest.text()
+    mcp_server_sync(server=server, trigger="cron")  # no user: the trigger is said once
+    doc = parse(staff_client.get("/mcp/bitmall/syncs").content)
+    said = " ".join(doc.select("data-sync")[0].text().split())
+    assert "started by cron" in said and "cron (cron)" not in said
     # broken everywhere: skill list, editor, preview, publish page (refused), tools page
     listing = parse(staff_client.get("/skills/").content)
     assert listing.values("data-broken") == ["order_change"]
