@@ -105,6 +105,12 @@ def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(st
     doc = parse(staff_client.get("/mcp/bitmall/syncs").content)
     said = " ".join(doc.select("data-sync")[0].text().split())
     assert "started by cron" in said and "cron (cron)" not in said
+    assert doc.select("data-sync-message")[1].text().strip() == \
+        "13 tools; 0 added; 1 removed; 1 changed; broken skills: order_change"
+    staff_client.cookies["django_language"] = "zh-hans"
+    zh = parse(staff_client.get("/mcp/bitmall/syncs").content).select("data-sync-message")[1].text().strip()
+    assert zh == "13 个工具；新增 0 个，移除 1 个，变更 1 个; 失效的技能: order_change"
+    staff_client.cookies["django_language"] = "en"
     # broken everywhere: skill list, editor, preview, publish page (refused), tools page
     listing = parse(staff_client.get("/skills/").content)
     assert listing.values("data-broken") == ["order_change"]
