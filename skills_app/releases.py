@@ -31,7 +31,6 @@ from .domain.releases import (
     rerun_scenarios,
 )
 from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
-from .draft_cache import draft_value
 from .runtime_catalog import catalog_body_json
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 
@@ -147,9 +146,11 @@ def label_moves(*, limit: int = 50) -> list[LabelMove]:
                 .order_by("-moved_at", "-id")[:limit])
 
 
-def draft_sha256() -> str:
-    """The sha256 the draft would be published with (its snapshot's canonical hash)."""
-    return body_sha256(catalog_to_snapshot(selectors.catalog_draft()))
+def draft_sha256(draft: Catalog | None = None) -> str:
+    """The sha256 the draft would be published with (its snapshot's canonical hash); ``draft``:
+    the draft catalog when the caller holds it. Kept with the catalog object
+    (``scenario_results.catalog_sha256``)."""
+    return scenario_results.catalog_sha256(draft if draft is not None else selectors.catalog_draft())
 
 
 def scenario_scripts() -> dict[str, str]:
@@ -167,7 +168,7 @@ def publish_review() -> PublishReview:
     latest_catalog = (runtime_cache.entry(runtime_cache.Pointer(latest.pk, latest.number, latest.sha256)).catalog
                       if latest else None)
     rows = selectors.mcp_nodes()
-    sha256 = draft_value("sha256", lambda: body_sha256(catalog_to_snapshot(draft)))
+    sha256 = draft_sha256(draft)
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
         draft=draft,

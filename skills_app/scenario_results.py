@@ -89,20 +89,12 @@ class ScenarioResult:
         }
 
 
-_last_digest: tuple[Catalog, str] | None = None
-
-
 def catalog_sha256(catalog: Catalog) -> str:
     """Hex sha256 of ``catalog``'s canonical snapshot (``domain.snapshot``), the catalog half of a
-    key. The draft catalog is kept per process until a write (``draft_cache``), so the digest of
-    the last catalog asked about is kept too and reused while the very same object comes back."""
-    global _last_digest
-    last = _last_digest
-    if last is not None and last[0] is catalog:
-        return last[1]
-    digest = body_sha256(catalog_to_snapshot(catalog))
-    _last_digest = (catalog, digest)
-    return digest
+    key — the sha256 the draft would be published with. Computed once per catalog object and kept
+    on it (``Catalog.derived``): the draft catalog is kept per process until a write
+    (``draft_cache``), so its digest is too."""
+    return catalog.derived("console_snapshot_sha256", lambda: body_sha256(catalog_to_snapshot(catalog)))
 
 
 def script_sha256(name: str, script: str) -> str:

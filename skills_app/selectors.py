@@ -194,12 +194,12 @@ def _tool_registry_for(ids: frozenset[str]) -> ToolRegistry:
 
 
 def catalog_lints(catalog: dom.Catalog) -> tuple:
-    """``domain.lints.lint_catalog`` of the draft ``catalog`` (what ``catalog_draft`` returned),
-    kept with it until the next committed write (``draft_cache.draft_value``; computed afresh
-    inside a transaction): the skill list shows them on every visit."""
+    """``domain.lints.lint_catalog`` of ``catalog``, kept on the catalog object
+    (``Catalog.derived``): the draft catalog is kept per process until a write (``draft_cache``),
+    so the skill list, which shows them on every visit, lints each draft once."""
     from .domain.lints import lint_catalog
 
-    return tuple(draft_value("lint_catalog", lambda: lint_catalog(catalog)))
+    return catalog.derived("console_lints", lambda: lint_catalog(catalog))
 
 
 def skill_list(*, include_deleted: bool = False, with_manual: bool = True) -> list[Skill]:

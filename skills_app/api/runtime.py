@@ -10,8 +10,9 @@ the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256``
 from __future__ import annotations
 
 from skills_app import runtime_cache, selectors
+from skills_app.releases import draft_sha256
 from skills_app.domain import Catalog
-from skills_app.domain.snapshot import body_sha256, canonical_json, catalog_to_snapshot
+from skills_app.domain.snapshot import body_sha256, canonical_json
 from skills_app.models import Release, ReleaseLabel
 from skills_app.runtime_catalog import catalog_body, catalog_body_json, catalog_payload, content_sha256
 
@@ -120,7 +121,7 @@ def runtime_served(*, release: int | None = None, label: str | None = None, draf
         if not drafts_allowed:
             raise DraftsNotAllowedError()
         catalog = selectors.catalog_draft()
-        return Served(catalog=catalog, sha256=body_sha256(catalog_to_snapshot(catalog)), number=None)
+        return Served(catalog=catalog, sha256=draft_sha256(catalog), number=None)
     selector = runtime_cache.selector_key(release=release, label=label)
     try:
         pointer = runtime_cache.lookup(release=release, label=label or None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace, dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import Problem
 from .limits import (
@@ -135,6 +135,16 @@ class Catalog:
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
+
+    def derived(self, key: str, build: Callable[[], Any]) -> Any:
+        """A value derived from this catalog alone (``build()``), built once and kept on the frozen
+        catalog object like its ``cached_property`` views, under ``key``: the rule's round shapes
+        and validators, the console's lints and snapshot digest. Whoever holds the catalog holds
+        its derived values; a different catalog (a new draft) starts with none."""
+        store = self.__dict__
+        if key not in store:
+            store[key] = build()
+        return store[key]
 
     #: Derived views that depend on ``tools`` and on whether any skill is enabled, nothing else.
     _TOOL_VIEWS = ("registered_tools", "tools_by_name", "tool_problems", "builtin_names", "mcp_tool_names")

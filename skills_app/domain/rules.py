@@ -232,12 +232,9 @@ ROUND_SHAPE_CACHE_SIZE = 64
 
 
 def _per_catalog(catalog: Catalog, key: str, build: Any) -> Any:
-    """A value derived from ``catalog`` alone, built once and kept on the (frozen) catalog object,
-    like its ``cached_property`` views (docs/rule.md, "Cost")."""
-    store = catalog.__dict__
-    if key not in store:
-        store[key] = build()
-    return store[key]
+    """A value derived from ``catalog`` alone, built once and kept on the (frozen) catalog object
+    (``Catalog.derived``; docs/rule.md, "Cost")."""
+    return catalog.derived(key, build)
 
 
 def _catalog_warnings(catalog: Catalog) -> tuple[tuple[Problem, ...], tuple[Problem, ...]]:

@@ -133,7 +133,8 @@ def test_the_catalog_digest_is_the_snapshot_s_and_is_reused_for_the_same_catalog
     catalog = selectors.catalog_draft()
     digest = scenario_results.catalog_sha256(catalog)
     assert digest == body_sha256(catalog_to_snapshot(catalog))
-    assert scenario_results._last_digest == (catalog, digest)
+    assert catalog.__dict__["console_snapshot_sha256"] == digest  # kept on the catalog object
+    assert scenario_results.catalog_sha256(catalog) is digest
     other = services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False)
     assert other.enabled is False
     changed = selectors.catalog_draft()
