@@ -222,6 +222,17 @@ class Catalog:
         return frozenset(self.gated_tool_ids)
 
     @cached_property
+    def gating_skills(self) -> Mapping[str, tuple[str, ...]]:
+        """Tool id → codes of every enabled skill whose ``tool_ids`` hold it (``sort_order``, then
+        code), registered or not: what the lints, the tool pickers and the tools page show as
+        "gated by". Built once per catalog."""
+        out: dict[str, list[str]] = {}
+        for s in self.enabled_skills:
+            for t in s.tool_ids:
+                out.setdefault(t, []).append(s.code)
+        return MappingProxyType({t: tuple(codes) for t, codes in out.items()})
+
+    @cached_property
     def gate_owner(self) -> Mapping[str, str]:
         """Gated tool → code of the first enabled skill (``sort_order``, then code) whose tool_ids
         hold it: the skill a masked tool names (docs/rule.md). Built once per catalog."""

@@ -143,14 +143,6 @@ def _argument_names(catalog: Catalog) -> frozenset[str]:
     return frozenset(names)
 
 
-def _owners(catalog: Catalog) -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {}
-    for s in catalog.enabled_skills:
-        for t in s.tool_ids:
-            out.setdefault(t, []).append(s.code)
-    return {t: tuple(c) for t, c in out.items()}
-
-
 def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],
                  owners: Mapping[str, tuple[str, ...]], tools: Mapping[str, Tool]) -> list[Lint]:
     out: list[Lint] = []
@@ -197,7 +189,7 @@ def _context(catalog: Catalog) -> _Context:
     return _Context(
         registered=registered,
         known=registered | frozenset(catalog.builtin_names) | codes | _argument_names(catalog),
-        owners=_owners(catalog),
+        owners=catalog.gating_skills,
         tools={t.name: t for t in catalog.registered_tools},
         by_description=by_description,
     )

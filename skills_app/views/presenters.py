@@ -26,16 +26,6 @@ from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payl
 DRAFT_CODE = "__draft__"
 
 
-def gated_by(catalog: Catalog) -> dict[str, tuple[str, ...]]:
-    """Tool id → codes of the enabled skills that gate it (sort order, then code), as the tool
-    pickers and the skill page show it."""
-    out: dict[str, list[str]] = {}
-    for s in catalog.enabled_skills:
-        for t in s.tool_ids:
-            out.setdefault(t, []).append(s.code)
-    return {t: tuple(codes) for t, codes in out.items()}
-
-
 # --------------------------------------------------------------------------------------------
 # "What the model gets" for a skill being edited
 # --------------------------------------------------------------------------------------------
@@ -96,10 +86,7 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
     without = compute_round(cat, ())
     with_manual = compute_round(cat, loaded_messages(cat, skill))
     releases = tuple(t for t in with_manual.visible if t in without.masked)
-    shared = {
-        t: tuple(s.code for s in cat.enabled_skills if s.code != skill.code and t in s.tool_ids)
-        for t in skill.tool_ids
-    }
+    shared = {t: tuple(c for c in cat.gating_skills.get(t, ()) if c != skill.code) for t in skill.tool_ids}
     shared = {t: codes for t, codes in shared.items() if codes}
     # masked tools the body names (one pass of one regex, lints.tools_mentioned), in registration order
     named = set(tools_mentioned(skill.content, frozenset(t for t in with_manual.masked if t not in skill.tool_ids)))

@@ -22,7 +22,7 @@ from ..templatetags.console import render_markdown
 from ..roles import EDITOR
 from .common import paginate, role_required, safe_next
 from ..domain.lints import lint_skill
-from .presenters import DRAFT_CODE, catalog_with_skill, gated_by, lint_sentence, manual_effect
+from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
 
 #: Skill list filters: ``state`` (enabled / disabled), ``kind=manual`` (manual-only skills: no
@@ -127,7 +127,7 @@ def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
         "skill": skill,
         "effect": manual_effect(catalog, stored),
         "mcp_names": set(catalog.mcp_tool_names),
-        "gated_by": gated_by(catalog),
+        "gated_by": catalog.gating_skills,
     })
 
 
@@ -138,7 +138,7 @@ def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> d
     return {
         "form": form,
         "skill": skill,
-        "tool_picker": tool_picker(selectors.mcp_nodes(), form.selected_tool_ids(), gated_by(catalog)),
+        "tool_picker": tool_picker(selectors.mcp_nodes(), form.selected_tool_ids(), catalog.gating_skills),
         **_preview_context(preview_form, catalog, skill),
         # After a refused save each error stands next to its field; the panel does not repeat them.
         **({"problems": []} if form.is_bound else {}),

@@ -13,7 +13,6 @@ from .. import selectors
 from ..domain import catalog as dom
 from ..forms import tool_search
 from .common import paginate, role_required
-from .presenters import gated_by
 
 
 #: Intent-tree rows per page: the tree is paged in tree order (a catalog of 2,000 MCP tools is
@@ -33,11 +32,12 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
     registered_by = {r.tool_id: r.node.pk for r in rows}
     available = {r.tool_id: r.available for r in rows}
     definitions = {r.tool_id: r.definition for r in rows}
-    gating: dict[str, list[str]] = {}
-    dormant: dict[str, list[str]] = {}
+    gating = catalog.gating_skills
+    dormant: dict[str, list[str]] = {}  # disabled skills: they gate nothing
     for s in sorted(catalog.skills, key=lambda s: s.order_key):
-        for t in s.tool_ids:
-            (gating if s.enabled else dormant).setdefault(t, []).append(s.code)
+        if not s.enabled:
+            for t in s.tool_ids:
+                dormant.setdefault(t, []).append(s.code)
     q = (request.GET.get("q") or "").strip()
     needle = q.lower()
     tree = selectors.intent_tree_order()
@@ -107,6 +107,6 @@ def tool_options(request: HttpRequest) -> HttpResponse:
         return render(request, "400.html", {"reason": reason}, status=400)
     q = (request.GET.get("q") or "").strip()[:PICKER_QUERY_MAX]
     found, total = tool_search(selectors.mcp_nodes(), q, request.GET.getlist("selected"),
-                               gated_by(selectors.catalog_draft()))
+                               selectors.catalog_draft().gating_skills)
     return render(request, "includes/tool_picker_results.html", {
         "options": found, "name": name, "q": q, "more": total - len(found)})

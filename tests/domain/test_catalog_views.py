@@ -33,3 +33,12 @@ def test_with_skills_carries_the_tool_views_only_while_some_skill_stays_enabled(
     none_enabled = catalog.with_skills(tuple(dc_replace(s, enabled=False) for s in catalog.skills))
     assert "registered_tools" not in none_enabled.__dict__
     assert "load_skill" not in [t.name for t in none_enabled.registered_tools]  # recomputed: no skill, no load_skill
+
+
+def test_gating_skills_lists_every_enabled_gating_skill_in_sort_order_registered_or_not():
+    from .factories import skill
+
+    catalog = shop(skill("zeta", ("refund", "ghost"), sort_order=1), skill("alpha", ("refund",), sort_order=2),
+                   skill("beta", ("cancel",), sort_order=1), skill("off", ("refund",), enabled=False))
+    assert dict(catalog.gating_skills) == {"cancel": ("beta",), "refund": ("zeta", "alpha"), "ghost": ("zeta",)}
+    assert catalog.gate_owner["refund"] == "zeta"
