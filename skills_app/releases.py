@@ -97,11 +97,6 @@ class PublishRefused(ValidationError):
 # --- reads ------------------------------------------------------------------------------------
 
 
-def release_list() -> list[Release]:
-    """Every release, newest first, with its labels (two queries)."""
-    return list(Release.objects.prefetch_related("labels").order_by("-number"))
-
-
 #: The release fields a list never reads: the snapshot and the served catalog body (~1 MB each on
 #: a catalog of 2,000 tools), left in the database by every list read.
 _HEAVY = ("snapshot", "catalog_json")

@@ -169,16 +169,16 @@ def release_diff(request: HttpRequest) -> HttpResponse:
     """``?from=a&to=b``: what changes when release ``b`` replaces release ``a``. Without both, the
     form to choose them."""
     if not request.GET.get("from") and not request.GET.get("to"):
-        return render(request, "releases/diff.html", {"all": releases.release_list()})
+        return render(request, "releases/diff.html", {"all": releases.release_choices()})
     try:
         a, b = int(request.GET.get("from", "")), int(request.GET.get("to", ""))
     except ValueError:
         return render(request, "releases/diff.html", {
-            "error": _("Choose two releases to compare."), "all": releases.release_list()}, status=400)
+            "error": _("Choose two releases to compare."), "all": releases.release_choices()}, status=400)
     old, new = _get_release(a), _get_release(b)
     diff = catalog_diff(releases.release_catalog(old), releases.release_catalog(new))
     return render(request, "releases/diff.html", {
-        "old": old, "new": new, "page": diff_page(diff), "all": releases.release_list(),
+        "old": old, "new": new, "page": diff_page(diff), "all": releases.release_choices(),
     })
 
 
