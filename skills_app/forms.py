@@ -199,10 +199,14 @@ def tool_picker(
     number at most ``limits.PICKER_FULL_LIST_MAX``; past it only the ticked options (and selected
     ids that are not registered) with ``searchable`` True, so a page of 2,000 tools renders a
     handful of labels (docs/benchmarks.md). Read at call time: tests lower the limit."""
-    options = tool_options(rows, selected, gated_by)
+    selected = list(selected)
     if len(rows) <= limits.PICKER_FULL_LIST_MAX:
-        return ToolPicker(options=options, searchable=False, registered=len(rows))
-    return ToolPicker(options=[o for o in options if o.checked], searchable=True, registered=len(rows))
+        return ToolPicker(options=tool_options(rows, selected, gated_by), searchable=False, registered=len(rows))
+    # only the ticked rows become options (the unregistered selected ids follow them, as in the
+    # full list): no option object for each of 2,000 tools on every editor view
+    chosen = set(normalize_tool_ids(selected))
+    ticked = tool_options([r for r in rows if r.tool_id in chosen], selected, gated_by)
+    return ToolPicker(options=ticked, searchable=True, registered=len(rows))
 
 
 def tool_search(
