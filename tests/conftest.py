@@ -9,17 +9,84 @@ import pytest
 from skills_app.demo_catalogs import demo_load
 
 
+#: Set in the process that built the migrated template database of a ``--reuse-db`` run (below);
+#: a process forked from it (mutmut's one per mutant) inherits it with the environment.
+TEMPLATE_DB_ENV = "SKILL_CONSOLE_TEST_TEMPLATE_DB"
+
+
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, django_db_blocker, request):
     """One SQLite test database file per process (console/settings.py names it by pid when the
     settings are read), also in a process forked after that, as mutmut forks one per mutant
-    (docs/testing.md): two forks at once never share, nor drop, one file."""
+    (docs/testing.md): two forks at once never share, nor drop, one file.
+
+    With ``--reuse-db`` (only mutation runs pass it: ``[tool.mutmut]`` in pyproject.toml) that file
+    starts as a copy of a template the first such session of the process tree migrated; Django then
+    runs ``migrate`` on it as on any kept database (nothing left to apply) instead of building it
+    from the 17 migrations again, and the copy is removed when the session ends."""
     from django.conf import settings
 
     db = settings.DATABASES["default"]
+    own = None
     if db["ENGINE"].endswith("sqlite3") and not os.environ.get("SKILL_CONSOLE_TEST_SQLITE"):
-        db.setdefault("TEST", {})["NAME"] = os.path.join(
-            tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")
+        own = os.path.join(tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")
+        db.setdefault("TEST", {})["NAME"] = own
+        if request.config.getoption("reuse_db"):
+            _remove_sqlite(own)
+            _copy_sqlite(_template_db(django_db_blocker), own)
+        else:
+            own = None
+    yield
+    if own:
+        from django.db import connections
+
+        connections.close_all()
+        _remove_sqlite(own)
+
+
+def _template_db(django_db_blocker) -> str:
+    """The path of a test database freshly built by the migrations (Django's ``create_test_db``,
+    as pytest-django builds one), built once per process tree: the first call makes it and names
+    it in ``TEMPLATE_DB_ENV``; the process that built it removes it when it exits."""
+    import atexit
+
+    from django.db import connection
+
+    path = os.environ.get(TEMPLATE_DB_ENV, "")
+    if path and os.path.exists(path):
+        return path
+    path = os.path.join(tempfile.gettempdir(), f"skill-console-test-template-{os.getpid()}.sqlite3")
+    _remove_sqlite(path)
+    test, name = connection.settings_dict["TEST"], connection.settings_dict["NAME"]
+    own_name, test["NAME"] = test.get("NAME"), path
+    try:
+        with django_db_blocker.unblock():
+            connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+            connection.creation.destroy_test_db(name, verbosity=0, keepdb=True)  # closes, keeps the file
+    finally:
+        test["NAME"] = own_name
+    os.environ[TEMPLATE_DB_ENV] = path
+    builder = os.getpid()
+    atexit.register(lambda: os.getpid() == builder and _remove_sqlite(path))
+    return path
+
+
+def _copy_sqlite(source: str, target: str) -> None:
+    """Copy an SQLite database with SQLite's backup (whatever of it is still in a ``-wal`` file too)."""
+    import sqlite3
+
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def _remove_sqlite(path: str) -> None:
+    for leftover in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
 
 
 @pytest.fixture(autouse=True)
