@@ -12,6 +12,9 @@ from skills_app.models import AccessProfile, Release, ReleaseLabel, RuntimeKey, 
 from skills_app.releases import (COMMAND_LINE, api_key_create, api_key_list, api_key_revoke, label_move,
                                  release_publish)
 
+NEW_SKILL = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
+             "content": "# 退款\n先查订单。", "tool_ids": ["query_after_sale"]}
+
 
 @pytest.fixture
 def editor(django_user_model):
@@ -150,3 +153,152 @@ def test_an_update_naming_a_field_that_is_not_editable_is_refused_and_saves_noth
     assert [e.code for e in refused.value.error_dict["version"]] == ["not_editable"]
     stored = Skill.objects.get(pk=skill.pk)
     assert (stored.name, stored.version) == (skill.name, 1)
+
+
+def test_a_skill_created_without_a_sort_order_sorts_at_0_enabled_at_version_1(bitmall) -> None:
+    created = services.skill_create(**NEW_SKILL)
+    stored = Skill.objects.get(pk=created.pk)
+    assert (stored.sort_order, stored.enabled, stored.version, stored.deleted_at) == (0, True, 1, None)
+
+
+def test_a_skill_created_by_a_user_names_them_as_its_editor_and_in_its_history(bitmall, editor) -> None:
+    created = services.skill_create(**NEW_SKILL, sort_order=7, user=editor)
+    stored = Skill.objects.get(pk=created.pk)
+    assert (stored.sort_order, stored.updated_by) == (7, editor)
+    assert [(r.history_type, r.history_user, r.version) for r in stored.history.all()] == [("+", editor, 1)]
+
+
+def test_a_skill_created_from_the_command_line_records_no_user(bitmall) -> None:
+    """``manage.py`` acts as ``COMMAND_LINE``, which has no row: no editor, no history user."""
+    created = services.skill_create(**NEW_SKILL, user=COMMAND_LINE)
+    stored = Skill.objects.get(pk=created.pk)
+    assert stored.updated_by is None
+    assert [(r.history_type, r.history_user) for r in stored.history.all()] == [("+", None)]
+
+
+def test_a_create_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """Another request created the code between this one's check and its insert (PostgreSQL):
+    the unique constraint refuses it with the same ``skill_code_taken`` as the check, not a 500."""
+    monkeypatch.setattr(services, "_check_code_free", lambda code: None)  # the check passed before the other commit
+    with pytest.raises(ValidationError) as refused:
+        services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
+    assert refused.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
+        ("skill_code_taken", {"code": "order_change"})]
+    assert Skill.objects.filter(skill_code="order_change").count() == 1
+
+
+def test_the_builtin_tools_are_registered_in_order_1_2_3_and_ensuring_again_repairs_them(db) -> None:
+    from skills_app.models import BuiltinTool
+
+    first = services.builtin_tools_ensure()
+    BuiltinTool.objects.filter(name="flush_memory").update(description="改坏了", sort_order=9, parameters={})
+    again = services.builtin_tools_ensure()
+    assert [t.pk for t in again] == [t.pk for t in first]
+    assert list(BuiltinTool.objects.order_by("sort_order").values_list("name", "sort_order")) == [
+        ("search_knowledge", 1), ("load_skill", 2), ("flush_memory", 3)]
+    assert [(t.name, t.description, t.parameters) for t in BuiltinTool.objects.order_by("sort_order")] == [
+        (name, description, params) for name, description, params in services.BUILTIN_TOOLS]
+
+
+def test_confirming_a_tool_records_the_choice_who_set_it_and_when(bitmall, editor) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+
+    tool = McpTool.objects.get(name="cancel_order")
+    McpTool.objects.filter(pk=tool.pk).update(description="changed meanwhile")
+    before = timezone.now()
+    saved = services.mcp_tool_set_confirm(tool=tool, require_confirm=True, user=editor)
+    stored = McpTool.objects.get(pk=tool.pk)
+    assert (stored.require_confirm_override, stored.confirm_set_by, stored.description) == (
+        True, "editor", "changed meanwhile")
+    assert before <= stored.confirm_set_at <= timezone.now()
+    assert (saved.require_confirm_override, saved.confirm_set_by, saved.confirm_set_at) == (
+        True, "editor", stored.confirm_set_at)
+
+
+@pytest.mark.parametrize(("user", "choice", "recorded_by"), [
+    (None, False, "command"),
+    (COMMAND_LINE, None, "manage.py"),
+    (object(), True, ""),
+], ids=["no user", "the command line, back to the annotations", "an actor without a name"])
+def test_a_confirmation_set_without_a_console_user_names_where_it_came_from(bitmall, user, choice, recorded_by) -> None:
+    from skills_app.models import McpTool
+
+    tool = McpTool.objects.get(name="cancel_order")
+    McpTool.objects.filter(pk=tool.pk).update(require_confirm_override=not choice, confirm_set_by="someone")
+    services.mcp_tool_set_confirm(tool=tool, require_confirm=choice, user=user)
+    stored = McpTool.objects.get(pk=tool.pk)
+    assert (stored.require_confirm_override, stored.confirm_set_by) == (choice, recorded_by)
+    assert stored.confirm_set_at is not None
+
+
+def test_an_mcp_server_is_saved_with_exactly_the_values_given(db) -> None:
+    from skills_app.models import McpServer
+
+    server = services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command="  python  ",
+                                      args=("-m", "shop"), env={"TOKEN": "t-1"}, url="  ", headers={"X-Key": "k-1"},
+                                      timeout_seconds=30, enabled=False)
+    stored = McpServer.objects.get(pk=server.pk)
+    assert (stored.name, stored.transport, stored.command, stored.args, stored.env, stored.url, stored.headers,
+            stored.timeout_seconds, stored.enabled) == (
+        "shop", "stdio", "python", ["-m", "shop"], {"TOKEN": "t-1"}, "", {"X-Key": "k-1"}, 30.0, False)
+    default = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url=" https://mcp.example/ ")
+    stored = McpServer.objects.get(pk=default.pk)
+    assert (stored.command, stored.args, stored.env, stored.url, stored.headers, stored.timeout_seconds,
+            stored.enabled) == ("", [], {}, "https://mcp.example/", {}, 20.0, True)
+
+
+def test_saving_an_mcp_server_with_masked_secrets_keeps_the_stored_ones(db) -> None:
+    """A page posts ``SECRET_MASK`` back for a header or env value it did not change."""
+    from skills_app.models import SECRET_MASK, McpServer
+
+    server = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/",
+                                      headers={"Authorization": "Bearer s-1", "X-Team": "a"}, env={"K": "v-1"},
+                                      timeout_seconds=45)
+    services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/v2",
+                             headers={"Authorization": SECRET_MASK, "X-Team": "b", "X-New": SECRET_MASK},
+                             env={"K": SECRET_MASK}, instance=server)
+    stored = McpServer.objects.get(pk=server.pk)
+    assert (stored.url, stored.headers, stored.env, stored.timeout_seconds) == (
+        "https://mcp.example/v2", {"Authorization": "Bearer s-1", "X-Team": "b", "X-New": ""}, {"K": "v-1"}, 45.0)
+    assert McpServer.objects.count() == 1
+
+
+def test_an_mcp_server_keeps_its_name_and_a_refused_save_changes_nothing(db) -> None:
+    from skills_app.models import McpServer
+
+    server = services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command="python")
+    with pytest.raises(ValidationError) as refused:
+        services.mcp_server_save(name="shop2", transport=McpServer.Transport.STDIO, command="node", instance=server)
+    assert refused.value.message_dict == {"name": ["server name 'shop' cannot be changed."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [("server_name_immutable", {"name": "shop"})]
+    with pytest.raises(ValidationError) as refused:
+        services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command=" ", instance=server)
+    assert list(refused.value.message_dict) == ["command"]
+    assert list(McpServer.objects.values_list("name", "command")) == [("shop", "python")]
+
+
+def test_an_mcp_tool_saved_with_only_its_name_gets_the_empty_defaults_and_saving_again_replaces_it(db) -> None:
+    from skills_app.models import McpTool
+
+    first = services.mcp_tool_save(name="lookup", title="查", description="查一下", input_schema={"type": "object",
+                                   "properties": {"q": {"type": "string"}}}, annotations={"readOnlyHint": True},
+                                   server="shop")
+    bare = services.mcp_tool_save(name="lookup", annotations=None)
+    stored = McpTool.objects.get(name="lookup")
+    assert (bare.pk, stored.pk) == (first.pk, first.pk)
+    assert (stored.title, stored.description, stored.input_schema, stored.annotations, stored.server) == (
+        "", "", {"type": "object"}, {}, "")
+
+
+def test_restoring_a_skill_whose_code_was_taken_names_the_code_even_when_its_tools_are_gone_too(bitmall) -> None:
+    old = services.skill_delete(skill=Skill.objects.live().get(skill_code="after_sale_apply"))
+    services.skill_create(**{**NEW_SKILL, "skill_code": "after_sale_apply"})
+    from skills_app.models import IntentNode
+
+    IntentNode.objects.filter(mcp_tool_id="apply_after_sale").update(enabled=False)
+    with pytest.raises(ValidationError) as refused:
+        services.skill_restore(skill=old)
+    assert refused.value.message_dict == {"skill_code": ["a live skill with code 'after_sale_apply' already exists."]}
