@@ -302,3 +302,125 @@ def test_restoring_a_skill_whose_code_was_taken_names_the_code_even_when_its_too
     with pytest.raises(ValidationError) as refused:
         services.skill_restore(skill=old)
     assert refused.value.message_dict == {"skill_code": ["a live skill with code 'after_sale_apply' already exists."]}
+
+
+def test_a_node_with_live_children_is_not_deleted_naming_it(bitmall) -> None:
+    from skills_app.models import IntentNode
+
+    parent = IntentNode.objects.get(intent_code="order_change")
+    with pytest.raises(ValidationError) as refused:
+        services.intent_node_delete(node=parent, force=True)
+    [error] = refused.value.error_list
+    assert (error.code, error.params, refused.value.messages) == (
+        "node_has_children", {"code": "order_change"}, ["intent node 'order_change' has child nodes; delete them first"])
+    assert IntentNode.objects.get(pk=parent.pk).deleted_at is None
+
+
+def test_a_node_whose_children_are_all_deleted_is_deleted_and_nothing_else_of_it_changes(bitmall) -> None:
+    """Only ``deleted_at`` is written: a stale copy of the node does not put back an old name."""
+    from django.utils import timezone
+
+    from skills_app.models import IntentNode
+
+    parent = IntentNode.objects.get(intent_code="order_change")
+    IntentNode.objects.filter(parent=parent).update(deleted_at=timezone.now())
+    IntentNode.objects.filter(pk=parent.pk).update(name="订单修改（新）")
+    before = timezone.now()
+    assert services.intent_node_delete(node=parent) == []
+    stored = IntentNode.objects.get(pk=parent.pk)
+    assert stored.name == "订单修改（新）"
+    assert before <= stored.deleted_at <= timezone.now()
+
+
+def test_deleting_a_leaf_that_registers_no_tool_breaks_nothing(bitmall) -> None:
+    from skills_app.models import IntentNode
+
+    leaf = IntentNode.objects.get(intent_code="return_policy_kb")
+    assert services.intent_node_delete(node=leaf) == []
+    assert IntentNode.objects.get(pk=leaf.pk).deleted_at is not None
+    assert IntentNode.objects.filter(deleted_at__isnull=False).count() == 1
+
+
+# --- release_rollback (skills_app/releases.py) ---
+
+@pytest.fixture
+def publisher(django_user_model):
+    from skills_app.roles import assign
+
+    user = django_user_model.objects.create_user(username="pub", password="pw-123456")
+    assign(user, "publisher")
+    return user
+
+
+def _two_releases() -> None:
+    release_publish(user=COMMAND_LINE, note="one")
+    services.skill_update(skill=Skill.objects.get(skill_code="fault_diagnosis"), description="新版说明。")
+    release_publish(user=COMMAND_LINE, note="two")
+
+
+def test_a_rollback_copies_the_old_snapshot_as_a_new_release_and_moves_production_only(bitmall, publisher) -> None:
+    from skills_app.models import LabelMove
+    from skills_app.releases import release_rollback
+
+    _two_releases()
+    label_move(user=COMMAND_LINE, label="production", number=2)
+    label_move(user=COMMAND_LINE, label="staging", number=2)
+    rolled = release_rollback(user=publisher, number=1, note="  back to one  ")
+    one, stored = Release.objects.get(number=1), Release.objects.get(number=3)
+    assert (rolled.pk, stored.rollback_of, stored.note, stored.sha256, stored.author, stored.author_name) == (
+        stored.pk, 1, "back to one", one.sha256, publisher, "pub")
+    assert stored.snapshot == one.snapshot
+    assert dict(ReleaseLabel.objects.values_list("name", "release__number")) == {"production": 3, "staging": 2}
+    move = LabelMove.objects.order_by("-id").first()
+    assert (move.label, move.from_release.number, move.to_release.number, move.moved_by, move.moved_by_name) == (
+        "production", 2, 3, publisher, "pub")
+
+
+def test_a_rollback_without_a_note_says_what_it_rolled_back_to_and_adds_no_label(bitmall) -> None:
+    from skills_app.releases import release_rollback
+
+    _two_releases()
+    rolled = release_rollback(user=COMMAND_LINE, number=1, note="  ")
+    again = release_rollback(user=COMMAND_LINE, number=2, note=None)
+    assert [(r.number, r.note, r.rollback_of, r.author, r.author_name) for r in (rolled, again)] == [
+        (3, "rollback to release 1", 1, None, "manage.py"), (4, "rollback to release 2", 2, None, "manage.py")]
+    assert ReleaseLabel.objects.count() == 0
+
+
+def test_rolling_back_to_an_unknown_release_names_the_releases_there_are(bitmall) -> None:
+    from skills_app.releases import release_rollback
+
+    with pytest.raises(ValidationError) as refused:
+        release_rollback(user=COMMAND_LINE, number=1, note="")
+    assert refused.value.messages == ["release 1 does not exist; releases: none"]
+    _two_releases()
+    with pytest.raises(ValidationError) as refused:
+        release_rollback(user=COMMAND_LINE, number=9, note="")
+    [error] = refused.value.error_list
+    assert (refused.value.messages, error.code, error.message.code, dict(error.message.params)) == (
+        ["release 9 does not exist; releases: 1, 2"], "release_not_found", "release_not_found",
+        {"number": 9, "known": "1, 2"})
+    assert Release.objects.count() == 2
+
+
+def test_rolling_back_to_what_the_latest_release_holds_is_refused_as_unchanged(bitmall) -> None:
+    from skills_app.releases import PublishRefused, release_rollback
+
+    _two_releases()
+    release_rollback(user=COMMAND_LINE, number=1, note="")
+    with pytest.raises(PublishRefused) as refused:
+        release_rollback(user=COMMAND_LINE, number=1, note="")
+    assert [(r.message.code, str(r.message), dict(r.message.params)) for r in refused.value.reasons] == [
+        ("gate_unchanged", "nothing changed since release 3", {"number": 3})]
+    assert Release.objects.count() == 3
+
+
+def test_only_a_publisher_may_roll_back(bitmall, editor) -> None:
+    from django.core.exceptions import PermissionDenied
+
+    from skills_app.releases import release_rollback
+
+    _two_releases()
+    with pytest.raises(PermissionDenied):
+        release_rollback(user=editor, number=1, note="")
+    assert Release.objects.count() == 2
