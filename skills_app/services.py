@@ -461,6 +461,6 @@ def mcp_tool_set_confirm(*, tool: McpTool, require_confirm: bool | None, user: A
     locked.require_confirm_override = require_confirm
     locked.confirm_set_by = getattr(user, "get_username", lambda: "")() if user is not None else "command"
     locked.confirm_set_at = timezone.now()
-    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])
+    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])  # pragma: no mutate  # just read under its row lock: the other fields are unchanged
     return locked
 mcp_tool_set_confirm = transaction.atomic(mcp_tool_set_confirm)

@@ -424,3 +424,28 @@ def test_only_a_publisher_may_roll_back(bitmall, editor) -> None:
     with pytest.raises(PermissionDenied):
         release_rollback(user=editor, number=1, note="")
     assert Release.objects.count() == 2
+
+
+def test_moving_a_label_records_who_moved_it_from_where_to_where_and_a_move_to_where_it_is_records_nothing(
+        bitmall, publisher) -> None:
+    from skills_app.models import LabelMove
+
+    _two_releases()
+    created = label_move(user=publisher, label="  staging ", number=1)
+    moved = label_move(user=COMMAND_LINE, label="staging", number=2)
+    same = label_move(user=publisher, label="staging", number=2)
+    assert (created.pk, moved.pk, same.pk) == (created.pk, created.pk, created.pk)
+    assert list(ReleaseLabel.objects.values_list("name", "release__number")) == [("staging", 2)]
+    assert [(m.label, m.from_release and m.from_release.number, m.to_release.number, m.moved_by, m.moved_by_name)
+            for m in LabelMove.objects.order_by("id")] == [
+        ("staging", None, 1, publisher, "pub"), ("staging", 1, 2, None, "manage.py")]
+
+
+def test_a_label_name_off_the_pattern_is_refused_and_nothing_is_recorded(bitmall) -> None:
+    from skills_app.models import LabelMove
+
+    release_publish(user=COMMAND_LINE, note="one")
+    with pytest.raises(ValidationError) as refused:
+        label_move(user=COMMAND_LINE, label="Bad Name", number=1)
+    assert list(refused.value.message_dict) == ["name"]
+    assert (ReleaseLabel.objects.count(), LabelMove.objects.count()) == (0, 0)
