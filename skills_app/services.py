@@ -97,7 +97,8 @@ def skill_create(
     try:
         clean = clean_skill(skill_code=skill_code, name=name, description=description, content=content,
                             tool_ids=tool_ids,
-                            registry=tool_registry(tool_ids))  # pragma: no mutate  # the whole registry gives the same verdict (only dearer)
+                            registry=tool_registry(tool_ids),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                            )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     _check_code_free(clean.skill_code)  # pragma: no mutate  # without it the unique constraint refuses the same code (_save_new)
