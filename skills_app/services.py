@@ -308,16 +308,16 @@ def intent_node_gating_skills(*, node: IntentNode, enabled: bool = False, delete
     """Codes of the live, enabled skills that would lose a registered tool if ``node`` became
     ``enabled``/``deleted``/``kind``/``mcp_tool_id`` (docs/mcp.md, "Nodes"): the node registers a
     tool the skills gate and no other MCP node registers it. Empty when nothing would break."""
-    old_tool = node.mcp_tool_id.strip() if node.pk else ""
-    if not old_tool or not node.enabled or node.deleted_at is not None or node.kind != IntentNode.Kind.MCP:
-        return []  # the node registers nothing today: changing it breaks nothing
+    old_tool = node.mcp_tool_id.strip()
+    if not node.pk or not old_tool or not node.enabled or node.deleted_at is not None or node.kind != IntentNode.Kind.MCP:
+        return []  # the node registers nothing today (or is not saved yet): changing it breaks nothing
     keeps = (enabled and not deleted and (kind or node.kind) == IntentNode.Kind.MCP
              and (mcp_tool_id if mcp_tool_id is not None else node.mcp_tool_id).strip() == old_tool)
     if keeps:
         return []
     if old_tool in _tools_registered_without(node.pk):
         return []
-    return [s.skill_code for s in Skill.objects.live().filter(enabled=True).order_by("sort_order", "skill_code")
+    return [s.skill_code for s in Skill.objects.live().filter(enabled=True)  # catalog order: Skill.Meta.ordering
             if old_tool in s.tool_ids]
 
 
@@ -382,7 +382,8 @@ def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
     if IntentNode.objects.filter(parent=node, deleted_at__isnull=True).exists():
         raise _problem("node_has_children", "intent node '%(code)s' has child nodes; delete them first",
                        code=node.intent_code)
-    broken = _refuse_if_gated(node, force=force, deleted=True)
+    broken = _refuse_if_gated(node, force=force,
+                              deleted=True)  # pragma: no mutate  # enabled is left False: the node registers nothing either way
     node.deleted_at = timezone.now()
     node.save(update_fields=["deleted_at"])
     return broken

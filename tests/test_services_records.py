@@ -449,3 +449,20 @@ def test_a_label_name_off_the_pattern_is_refused_and_nothing_is_recorded(bitmall
         label_move(user=COMMAND_LINE, label="Bad Name", number=1)
     assert list(refused.value.message_dict) == ["name"]
     assert (ReleaseLabel.objects.count(), LabelMove.objects.count()) == (0, 0)
+
+
+def test_asking_what_a_node_change_would_break_assumes_the_node_disabled_unless_told(bitmall) -> None:
+    """``intent_node_gating_skills`` without ``enabled``: the question "what if it were disabled"."""
+    from skills_app.models import IntentNode
+
+    node = IntentNode.objects.get(intent_code="cancel_order_topic")
+    assert services.intent_node_gating_skills(node=node) == ["order_change"]
+    assert services.intent_node_gating_skills(node=node, enabled=True) == []
+
+
+def test_an_unsaved_node_gates_nothing_even_when_no_saved_node_registers_its_tool(bitmall) -> None:
+    from skills_app.models import IntentNode
+
+    IntentNode.objects.filter(intent_code="cancel_order_topic").update(enabled=False)
+    unsaved = IntentNode(intent_code="new_one", name="新", kind=IntentNode.Kind.MCP, mcp_tool_id="cancel_order")
+    assert services.intent_node_gating_skills(node=unsaved, deleted=True) == []
