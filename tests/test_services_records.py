@@ -466,3 +466,35 @@ def test_an_unsaved_node_gates_nothing_even_when_no_saved_node_registers_its_too
     IntentNode.objects.filter(intent_code="cancel_order_topic").update(enabled=False)
     unsaved = IntentNode(intent_code="new_one", name="新", kind=IntentNode.Kind.MCP, mcp_tool_id="cancel_order")
     assert services.intent_node_gating_skills(node=unsaved, deleted=True) == []
+
+
+def test_a_blank_or_missing_label_name_is_refused_as_blank(bitmall) -> None:
+    release_publish(user=COMMAND_LINE, note="one")
+    for name in (None, "   "):
+        with pytest.raises(ValidationError) as refused:
+            label_move(user=COMMAND_LINE, label=name, number=1)
+        assert [e.code for e in refused.value.error_dict["name"]] == ["blank"]
+    assert ReleaseLabel.objects.count() == 0
+
+
+def test_label_moves_are_listed_newest_first_by_when_then_by_order_made_fifty_by_default(
+        bitmall, django_assert_num_queries) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from skills_app.models import LabelMove
+    from skills_app.releases import label_moves
+
+    _two_releases()
+    for i in range(51):
+        label_move(user=COMMAND_LINE, label="staging", number=1 + i % 2)
+    ids = list(LabelMove.objects.order_by("id").values_list("id", flat=True))
+    now = timezone.now()
+    LabelMove.objects.filter(id=ids[0]).update(moved_at=now + timedelta(minutes=5))  # the first made, moved latest
+    LabelMove.objects.filter(id__in=ids[1:]).update(moved_at=now)  # the rest at one instant: newest made first
+    with django_assert_num_queries(1):
+        listed = [(m.id, m.from_release and m.from_release.number, m.to_release.number) for m in label_moves()]
+    assert [i for i, _, _ in listed] == [ids[0], *reversed(ids[2:])]
+    assert listed[:3] == [(ids[0], None, 1), (ids[50], 2, 1), (ids[49], 1, 2)]
+    assert [m.id for m in label_moves(limit=2)] == [ids[0], ids[50]]
