@@ -300,8 +300,8 @@ def label_move(*, user: Any, label: str, number: int) -> ReleaseLabel:
     release = release_get(number=number)
     if release is None:
         raise _field_error("release", "release_not_found", f"release {number} does not exist.")
-    probe = ReleaseLabel(name=label, release=release)
-    probe.full_clean(exclude=["release"], validate_unique=False)  # pragma: no mutate  # the name's pattern only: the release was just read
+    probe = ReleaseLabel(name=label)  # the name alone: only its pattern is checked here
+    probe.full_clean(exclude=["release"], validate_unique=False)  # pragma: no mutate  # the release was just read; the name may exist
     return _label_set(name=label, release=release, user=user)
 label_move = transaction.atomic(label_move)
 
