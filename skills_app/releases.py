@@ -211,7 +211,7 @@ def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
     label = ReleaseLabel.objects.select_for_update().filter(name=name).first()
     from_release = label.release if label else None
     if label is None:
-        label = ReleaseLabel(name=name, release=release)
+        label = ReleaseLabel(name=name)  # its release is set just below
     elif label.release_id == release.pk:
         return label
     label.release = release
