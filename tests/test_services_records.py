@@ -502,3 +502,14 @@ def test_label_moves_are_listed_newest_first_by_when_then_by_order_made_fifty_by
     assert [i for i, _, _ in listed] == [ids[0], *reversed(ids[2:])]
     assert listed[:3] == [(ids[0], None, 1), (ids[50], 2, 1), (ids[49], 1, 2)]
     assert [m.id for m in label_moves(limit=2)] == [ids[0], ids[50]]
+
+
+@pytest.mark.parametrize("actor", [None, object()], ids=["no actor", "an actor that is no user"])
+def test_a_release_written_without_a_user_or_the_command_line_names_no_author(bitmall, actor) -> None:
+    from skills_app import selectors
+    from skills_app.domain.snapshot import catalog_to_snapshot
+    from skills_app.releases import release_create
+
+    release = release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=actor, note=" low level ")
+    stored = Release.objects.get(pk=release.pk)
+    assert (stored.number, stored.author, stored.author_name, stored.note) == (1, None, "", "low level")
