@@ -383,7 +383,8 @@ def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
         raise _problem("node_has_children", "intent node '%(code)s' has child nodes; delete them first",
                        code=node.intent_code)
     broken = _refuse_if_gated(node, force=force,
-                              deleted=True)  # pragma: no mutate  # enabled is left False: the node registers nothing either way
+                              deleted=True,  # pragma: no mutate  # enabled is left False: it registers nothing either way
+                              )
     node.deleted_at = timezone.now()
     node.save(update_fields=["deleted_at"])
     return broken
