@@ -513,3 +513,22 @@ def test_a_release_written_without_a_user_or_the_command_line_names_no_author(bi
     release = release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=actor, note=" low level ")
     stored = Release.objects.get(pk=release.pk)
     assert (stored.number, stored.author, stored.author_name, stored.note) == (1, None, "", "low level")
+
+
+def test_a_key_is_created_by_its_publisher_and_a_revoked_keys_name_can_be_used_again(db, publisher) -> None:
+    first = api_key_create(user=publisher, name="ragent").record
+    api_key_revoke(user=publisher, name="ragent")
+    again = api_key_create(user=publisher, name=" ragent ", read_drafts=True).record
+    assert [(k.name, k.revoked, k.read_drafts, k.created_by) for k in RuntimeKey.objects.order_by("id")] == [
+        ("ragent", True, False, publisher), ("ragent", False, True, publisher)]
+    assert first.pk != again.pk
+
+
+def test_a_key_without_a_name_or_with_a_read_drafts_that_is_no_boolean_is_refused(db) -> None:
+    with pytest.raises(ValidationError) as refused:
+        api_key_create(user=COMMAND_LINE, name=None)
+    assert refused.value.message_dict == {"name": ["a key needs a name."]}
+    with pytest.raises(ValidationError) as refused:
+        api_key_create(user=COMMAND_LINE, name="batch", read_drafts="maybe")
+    assert [e.code for e in refused.value.error_dict["read_drafts"]] == ["invalid"]
+    assert RuntimeKey.objects.count() == 0
