@@ -369,7 +369,7 @@ def test_a_rollback_copies_the_old_snapshot_as_a_new_release_and_moves_productio
     one, stored = Release.objects.get(number=1), Release.objects.get(number=3)
     assert (rolled.pk, stored.rollback_of, stored.note, stored.sha256, stored.author, stored.author_name) == (
         stored.pk, 1, "back to one", one.sha256, publisher, "pub")
-    assert stored.snapshot == one.snapshot
+    assert (stored.snapshot, stored.overrides, stored.override_note) == (one.snapshot, [], "")
     assert dict(ReleaseLabel.objects.values_list("name", "release__number")) == {"production": 3, "staging": 2}
     move = LabelMove.objects.order_by("-id").first()
     assert (move.label, move.from_release.number, move.to_release.number, move.moved_by, move.moved_by_name) == (
@@ -532,3 +532,14 @@ def test_a_key_without_a_name_or_with_a_read_drafts_that_is_no_boolean_is_refuse
         api_key_create(user=COMMAND_LINE, name="batch", read_drafts="maybe")
     assert [e.code for e in refused.value.error_dict["read_drafts"]] == ["invalid"]
     assert RuntimeKey.objects.count() == 0
+
+
+def test_a_release_stores_the_catalog_body_it_will_be_served_as(bitmall) -> None:
+    """The runtime serves ``Release.catalog_json`` as it is (runtime_cache): written at publish."""
+    from skills_app.releases import release_catalog
+    from skills_app.runtime_catalog import catalog_body_json
+
+    release = release_publish(user=COMMAND_LINE, note="one")
+    stored = Release.objects.get(pk=release.pk)
+    assert stored.catalog_json == catalog_body_json(release_catalog(stored))
+    assert '"release":1' in stored.catalog_json.replace(" ", "")
