@@ -201,7 +201,7 @@ def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[
     release = Release(number=number, snapshot=snapshot, sha256=body_sha256(snapshot), catalog_json=body,
                       author=author, author_name=author_name, note=note.strip(), overrides=sorted(set(overrides)),
                       override_note=override_note.strip(), rollback_of=rollback_of)
-    release.full_clean(validate_constraints=False)
+    release.full_clean()
     release.save()
     return release
 release_create = transaction.atomic(release_create)
