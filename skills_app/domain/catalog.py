@@ -151,14 +151,15 @@ class Catalog:
 
     def with_skills(self, skills: tuple["Skill", ...]) -> "Catalog":
         """This catalog with ``skills`` instead of its own (the editor's unsaved draft in place of
-        the stored skill). The tool views already computed here (``_TOOL_VIEWS``: the schema
-        checks of every tool among them) are carried over when the new skills leave the same
-        answer to "is any skill enabled" — the only thing of the skills they depend on."""
+        the stored skill). The tool views (``_TOOL_VIEWS``: the schema checks of every tool among
+        them) are carried over when the new skills leave the same answer to "is any skill
+        enabled" — the only thing of the skills they depend on — computed here first when this
+        catalog has not yet: the draft catalog is kept per change (the console's draft cache), so
+        the editor's every request reuses its schema checks instead of redoing them on a copy."""
         other = replace(self, skills=skills)
         if bool(self.enabled_skills) == bool(other.enabled_skills):
             for name in self._TOOL_VIEWS:
-                if name in self.__dict__:
-                    other.__dict__[name] = self.__dict__[name]
+                other.__dict__[name] = getattr(self, name)
         return other
 
     def prepare(self) -> "Catalog":

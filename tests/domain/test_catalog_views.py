@@ -30,6 +30,10 @@ def test_with_skills_carries_the_tool_views_only_while_some_skill_stays_enabled(
     assert same.tool_problems is catalog.tool_problems
     assert same.registered_tools is catalog.registered_tools
     assert [s.code for s in same.skills] == [catalog.skills[0].code]
+    fresh = shop()  # nothing computed yet: the views are computed on the base catalog, then carried
+    copy = fresh.with_skills(fresh.skills[:1])
+    assert "tool_problems" in fresh.__dict__ and copy.tool_problems is fresh.tool_problems
+    assert copy.mcp_tool_names is fresh.mcp_tool_names
     none_enabled = catalog.with_skills(tuple(dc_replace(s, enabled=False) for s in catalog.skills))
     assert "registered_tools" not in none_enabled.__dict__
     assert "load_skill" not in [t.name for t in none_enabled.registered_tools]  # recomputed: no skill, no load_skill
