@@ -135,12 +135,17 @@ def tools_mentioned(content: str, tools: frozenset[str] | set[str] | tuple[str, 
 
 
 def _argument_names(catalog: Catalog) -> frozenset[str]:
-    names: set[str] = set()
-    for t in catalog.tools:
-        props = t.input_schema.get("properties") if isinstance(t.input_schema, Mapping) else None
-        if isinstance(props, Mapping):
-            names.update(str(k) for k in props)
-    return frozenset(names)
+    """Every property name of every tool's ``inputSchema``: computed from the tools alone, once per
+    catalog and shared with its ``with_skills`` copies (the editor's draft)."""
+    def build() -> frozenset[str]:
+        names: set[str] = set()
+        for t in catalog.tools:
+            props = t.input_schema.get("properties") if isinstance(t.input_schema, Mapping) else None
+            if isinstance(props, Mapping):
+                names.update(str(k) for k in props)
+        return frozenset(names)
+
+    return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)
 
 
 def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],
