@@ -162,7 +162,6 @@ def publish_review() -> PublishReview:
     latest = Release.objects.order_by("-number").only("id", "number", "sha256").first()
     latest_catalog = (runtime_cache.entry(runtime_cache.Pointer(latest.pk, latest.number, latest.sha256)).catalog
                       if latest else None)
-    rows = selectors.mcp_nodes()
     sha256 = draft_sha256(draft)
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
@@ -171,12 +170,15 @@ def publish_review() -> PublishReview:
         latest_number=latest.number if latest else None,
         latest_sha256=latest.sha256 if latest else None,
         latest=latest_catalog,
-        diff=catalog_diff(latest_catalog, draft),
+        # kept on the draft catalog object (a new draft starts with none) per latest release, which
+        # never changes: 2,000 tools compared once per change, not on every visit of /publish/
+        diff=draft.derived(f"release_diff:{latest.pk}:{latest.sha256}" if latest else "release_diff:none",
+                           lambda: catalog_diff(latest_catalog, draft)),
         # each scenario against each catalog runs once, then comes from the cache of results
         # (skills_app/scenario_results.py), which /scenarios/ shares
         scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)),
-        unavailable=selectors.unavailable_tools(rows),
-        orphaned=selectors.orphaned_tools(rows),
+        unavailable=selectors.unavailable_tools(),
+        orphaned=selectors.orphaned_tools(),
     )
 
 
