@@ -1,6 +1,7 @@
 """Template helpers of the console: safe markdown, verdict/state labels, small lookups."""
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any, Mapping
 
@@ -157,6 +158,9 @@ def broken_skills() -> dict:
     return select()
 
 
+#: The characters ``html.escape`` replaces.
+_HTML_SPECIAL = re.compile(r"[&<>\"']")
+
 #: Chips a long list shows before the rest folds under "and N more" (a ``<details>``): the
 #: editor's "Still masked" names every gated tool the skill does not release — ~2,000 in a
 #: catalog of 2,000 MCP tools (docs/benchmarks.md).
@@ -173,8 +177,12 @@ def masked_chips(masked: Mapping[str, str], shown: int | None = None) -> SafeStr
     if not masked:
         return mark_safe('<ul class="chips"><li class="none">%s</li></ul>' % escape(str(_("none"))))  # noqa: S308
     shown = CHIPS_SHOWN if shown is None else shown
-    chips = ['<li class="chip chip-masked">%s <span class="to">→ %s</span></li>' % (escape(tool), escape(owner))
-             for tool, owner in masked.items()]
+    items = masked.items()
+    if _HTML_SPECIAL.search("".join(k + v for k, v in items)) is None:  # nothing to escape (tool names, codes)
+        chips = ['<li class="chip chip-masked">%s <span class="to">→ %s</span></li>' % kv for kv in items]
+    else:
+        chips = ['<li class="chip chip-masked">%s <span class="to">→ %s</span></li>' % (escape(tool), escape(owner))
+                 for tool, owner in items]
     html = '<ul class="chips">%s</ul>' % "".join(chips[:shown])
     more = len(chips) - shown
     if more > 0:
