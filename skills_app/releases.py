@@ -32,6 +32,7 @@ from .domain.releases import (
 )
 from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
 from .runtime_catalog import catalog_body_json
+from .draft_cache import draft_value
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 
 PRODUCTION = "production"
@@ -157,12 +158,17 @@ def publish_review() -> PublishReview:
     """The draft against the latest release: its snapshot hash, the diff, every saved scenario
     re-run (docs/releases.md). Reads only."""
     draft = selectors.catalog_draft()
-    # the latest release's number and sha256 only; its Catalog from this process's held releases
-    # (runtime_cache: a release never changes, so it is parsed once per process, not per visit)
-    latest = Release.objects.order_by("-number").only("id", "number", "sha256").first()
-    latest_catalog = (runtime_cache.entry(runtime_cache.Pointer(latest.pk, latest.number, latest.sha256)).catalog
-                      if latest else None)
+    # the latest release's number (from its unique index), then its (id, number, sha256) through
+    # the runtime API's lookup cache: reading sha256 from the row walks past the snapshot stored
+    # before it (~1.3 MB of SQLite overflow pages at 2,000 tools) on every visit otherwise. Its
+    # Catalog from this process's held releases (runtime_cache: a release never changes, so it is
+    # parsed once per process, not per visit)
+    number = Release.objects.order_by("-number").values_list("number", flat=True).first()
+    latest = runtime_cache.lookup(release=number) if number is not None else None
+    latest_catalog = runtime_cache.entry(latest).catalog if latest else None
     sha256 = draft_sha256(draft)
+    # derived from the MCP node rows only: kept per draft token (a scan of 2,000 rows otherwise)
+    unavailable, orphaned = draft_value("publish_unavailable_orphaned", _unavailable_and_orphaned)
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
         draft=draft,
@@ -172,14 +178,19 @@ def publish_review() -> PublishReview:
         latest=latest_catalog,
         # kept on the draft catalog object (a new draft starts with none) per latest release, which
         # never changes: 2,000 tools compared once per change, not on every visit of /publish/
-        diff=draft.derived(f"release_diff:{latest.pk}:{latest.sha256}" if latest else "release_diff:none",
+        diff=draft.derived(f"release_diff:{latest.release_id}:{latest.sha256}" if latest else "release_diff:none",
                            lambda: catalog_diff(latest_catalog, draft)),
         # each scenario against each catalog runs once, then comes from the cache of results
         # (skills_app/scenario_results.py), which /scenarios/ shares
         scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)),
-        unavailable=selectors.unavailable_tools(),
-        orphaned=selectors.orphaned_tools(),
+        unavailable=unavailable,
+        orphaned=orphaned,
     )
+
+
+def _unavailable_and_orphaned() -> tuple[dict[str, str], dict[str, str]]:
+    rows = selectors.mcp_nodes()
+    return selectors.unavailable_tools(rows), selectors.orphaned_tools(rows)
 
 
 # --- writes -----------------------------------------------------------------------------------

@@ -91,9 +91,8 @@ def _mcp_nodes(*, include_unavailable: bool) -> list[McpNodeRow]:
 def unavailable_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
     """Tool id → the MCP server that no longer lists it (or whose record was deleted), for MCP
     nodes whose tool a sync removed or is orphaned (docs/mcp.md). ``rows``: ``mcp_nodes()`` when
-    the caller has them; without, kept like ``mcp_nodes`` by ``draft_cache.draft_value``."""
-    if rows is None:
-        return dict(draft_value("unavailable_tools", lambda: unavailable_tools(mcp_nodes())))
+    the caller has them (else two queries)."""
+    rows = mcp_nodes() if rows is None else rows
     return {r.tool_id: (r.definition.mcp_server.name if r.definition.mcp_server_id else r.definition.server)
             for r in rows if r.definition is not None and not r.definition.available}
 
@@ -101,10 +100,8 @@ def unavailable_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
 def orphaned_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
     """Tool id → the name of its deleted MCP server record, for MCP nodes whose tool is orphaned
     (``McpTool.orphaned``: no call can be mapped back to it, so it is unavailable). ``rows``:
-    ``mcp_nodes()`` when the caller has them; without, kept like ``mcp_nodes`` by
-    ``draft_cache.draft_value``."""
-    if rows is None:
-        return dict(draft_value("orphaned_tools", lambda: orphaned_tools(mcp_nodes())))
+    ``mcp_nodes()`` when the caller has them (else two queries)."""
+    rows = mcp_nodes() if rows is None else rows
     return {r.tool_id: r.definition.server for r in rows if r.definition is not None and r.definition.orphaned}
 
 
