@@ -29,20 +29,26 @@ PAGES = ["/skills/", "/scenarios/", "/preview/", "/tools/", "/releases/", "/audi
 EDITED_SKILL = "order_change"  # a demo skill: present in both databases
 #: Skills between the starting points of two simulated conversations (``cmd_sim``).
 SIM_START_STEP = 37
+#: How a simulation is timed: the CPU time of this process. A run is single-threaded, CPU-bound
+#: work with no I/O, so on a quiet machine this equals its wall time; on a shared one, wall time
+#: also counts the time slices other processes took while it ran — more of them the longer the
+#: run, which made a 200-round run look slower per round than a 20-round one (docs/benchmarks.md).
+SIM_CLOCK = time.process_time
 
 
-def _timed(fn: Callable[[], Any], *, reps: int, budget: float, at_least: int = 3, warm: bool = True) -> list[float]:
+def _timed(fn: Callable[[], Any], *, reps: int, budget: float, at_least: int = 3, warm: bool = True,
+           clock: Callable[[], float] = time.perf_counter) -> list[float]:
     """Run ``fn`` once to warm up (unless ``warm`` is false), then up to ``reps`` times, stopping
-    once ``budget`` seconds have passed and ``at_least`` runs are done; the wall time of each run
-    in seconds."""
+    once ``budget`` seconds (wall time) have passed and ``at_least`` runs are done; the time of
+    each run in seconds by ``clock`` (wall time by default)."""
     if warm:
         fn()
     times: list[float] = []
     start = time.perf_counter()
     while len(times) < reps and (len(times) < at_least or time.perf_counter() - start < budget):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return times
 
 
@@ -158,14 +164,14 @@ def cmd_sim(kind: str) -> None:
         scripts = [script_for(catalog, rounds, calls, start=(runs + k) * SIM_START_STEP) for k in range(reps + 1)]
         runs += reps + 1
         simulate(catalog, scripts[-1])  # warm-up, on a conversation of its own
-        t0 = time.perf_counter()
+        t0 = SIM_CLOCK()
         sim = simulate(catalog, scripts[0])
-        first = time.perf_counter() - t0
+        first = SIM_CLOCK() - t0
         assert len(sim.rounds) == rounds
         # the first run counts (a 200 × 40 run may take minutes before the fixes); more within the budget
         more = iter(scripts[1:reps])
         times = [first] + (_timed(lambda: simulate(catalog, next(more)), reps=reps - 1, budget=budget - first,
-                                  at_least=0, warm=False) if first < budget and reps > 1 else [])
+                                  at_least=0, warm=False, clock=SIM_CLOCK) if first < budget and reps > 1 else [])
         out[f"{rounds}x{calls}"] = {**_summary(times), "calls": rounds * calls}
     print(json.dumps(out))
 
