@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import Problem
 from .limits import LOAD_SKILL
-from .messages import Message, ToolCall
+from .messages import Message, ToolCall, build_frozen
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
@@ -319,8 +319,8 @@ class EvidenceReader:
             return
         version = m.metadata.get("skill_version")
         version = version if isinstance(version, int) and not isinstance(version, bool) else None
-        manual = self._manuals[pos] = LoadedManual(position=pos, index=_where(m, pos)["index"], code=code,
-                                                   version=version)
+        manual = self._manuals[pos] = build_frozen(LoadedManual, {
+            "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": version})
         if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
             _note(self._latest, manual)
             self._versions.setdefault(code, set()).add(version)
