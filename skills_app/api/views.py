@@ -306,7 +306,8 @@ class RoundsApi(RuntimeApi):
         served = _served(request, serializer.validated_data)
         catalog = served.catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
-        data: dict[str, Any] = {"release": catalog.release, **view.as_dict()}
+        fields = self.OutputSerializer._declared_fields
+        data: dict[str, Any] = {"release": catalog.release, **view.as_dict(only=fields)}
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
@@ -314,7 +315,6 @@ class RoundsApi(RuntimeApi):
         # ``RoundView.as_dict`` holds JSON types only: the documented fields are picked in the
         # OutputSerializer's order rather than copied item by item through it (2,000 tool names on
         # a large catalog); tests/api/test_rounds.py checks the two give the same JSON
-        fields = self.OutputSerializer._declared_fields
         return Response({k: data[k] for k in fields if k in data}, headers=served.headers())
 
 

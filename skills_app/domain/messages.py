@@ -239,7 +239,9 @@ def _expand(raw: Any, index: int) -> list[Message]:
         raise MessageError("metadata must be an object", index=index)
     content = raw.get("content")
     blocks: list[tuple[int, Mapping[str, Any]]] = []
-    if isinstance(content, list):
+    if type(content) is str:  # the common case
+        text = content
+    elif isinstance(content, list):
         kept = []
         for k, part in enumerate(content):
             kind = _block_type(part) if isinstance(part, Mapping) else None
@@ -247,8 +249,9 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 blocks.append((k, part))
             else:
                 kept.append(part)
-        content = kept
-    text = _content_text(content, index)
+        text = _content_text(kept, index)
+    else:
+        text = _content_text(content, index)
     calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)] if raw_calls else []
     results: list[Message] = []
     for k, block in blocks:
@@ -267,17 +270,18 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 state="error" if _is_error(block, index, f"content[{k}]: ") else "success",
                 index=index,
             ))
-    problems = tuple(c.problem for c in calls if c.problem is not None)
+    problems = tuple(c.problem for c in calls if c.problem is not None) if calls else ()
     state = "error" if _is_error(raw, index) else "success"
+    call_id = raw.get("tool_call_id")
     if results:
         return results + ([Message(role="user", content=text, index=index)] if text.strip() else [])
     return [build_frozen(Message, {
         "role": role,
         "content": text,
         "tool_calls": tuple(calls),
-        "tool_call_id": _str_id(raw.get("tool_call_id")),
+        "tool_call_id": call_id if type(call_id) is str else _str_id(call_id),
         "state": state,
-        "metadata": dict(metadata),
+        "metadata": dict(metadata) if metadata else {},
         "index": index,
         "problems": problems,
     })]
@@ -337,5 +341,8 @@ def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Messag
 
 def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
     """Accept either parsed ``Message`` objects or raw dicts (raw dicts are read as by
-    ``parse_messages``)."""
+    ``parse_messages``). A tuple holding only ``Message`` objects (what ``parse_messages``
+    returns) is returned as it is."""
+    if type(items) is tuple and all(type(m) is Message for m in items):
+        return items
     return tuple(m for i, item in enumerate(items) for m in _expand(item, i))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Container, Iterable, Mapping
 
 import jsonschema
 
@@ -158,21 +158,24 @@ class RoundView:
         shown = frozenset(self.mcp_visible)
         return tuple(t for t in self.gated if t in shown)
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON shape of docs/runtime-api.md ``rounds`` (lists always present)."""
-        return {
-            "loaded": list(self.loaded),
-            "masked": dict(self.masked),
-            "visible": list(self.visible),
-            "count": self.count,
-            "builtins": list(self.builtins),
-            "mcp_visible": list(self.mcp_visible),
-            "released": list(self.released),
-            "gated": list(self.gated),
-            "withheld": dict(self.withheld),
-            "warnings": list(self.warnings),
-            "warning_details": [warning_detail(w) for w in self.warnings],
-        }
+    def as_dict(self, only: Container[str] | None = None) -> dict[str, Any]:
+        """JSON shape of docs/runtime-api.md ``rounds`` (lists always present). ``only`` names the
+        keys wanted (the others are not computed: ``released`` and ``gated`` cost O(gated tools));
+        ``None`` = all, in this order."""
+        fields: tuple[tuple[str, Callable[[], Any]], ...] = (
+            ("loaded", lambda: list(self.loaded)),
+            ("masked", lambda: dict(self.masked)),
+            ("visible", lambda: list(self.visible)),
+            ("count", lambda: self.count),
+            ("builtins", lambda: list(self.builtins)),
+            ("mcp_visible", lambda: list(self.mcp_visible)),
+            ("released", lambda: list(self.released)),
+            ("gated", lambda: list(self.gated)),
+            ("withheld", lambda: dict(self.withheld)),
+            ("warnings", lambda: list(self.warnings)),
+            ("warning_details", lambda: [warning_detail(w) for w in self.warnings]),
+        )
+        return {key: build() for key, build in fields if only is None or key in only}
 
 
 def warning_detail(warning: str) -> dict[str, Any]:

@@ -195,9 +195,11 @@ class EvidenceReader:
         self._evidence = None
         if m.problems:
             self._message_problems.extend(m.problems)
-        self._pair(m, pos)
-        if self._read_manuals and m.role == "tool":
-            self._read_result(m, pos)
+        role = m.role
+        if role == "tool" or (role == "assistant" and m.tool_calls):  # nothing to pair in the others
+            self._pair(m, pos)
+            if role == "tool" and self._read_manuals:
+                self._read_result(m, pos)
 
     def replace(self, position: int, m: Message) -> None:
         """Swap the message at ``position`` for ``m`` (same role, calls and ``tool_call_id``, e.g.
