@@ -128,3 +128,21 @@ def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
     after_edit = releases.publish_review()
     assert [c.name for c in after_edit.diff.skills_changed] == ["order_change"]
     assert releases.publish_review().diff is after_edit.diff
+
+
+def test_a_releases_sha256_is_read_once_per_process():
+    from skills_app import releases, runtime_cache
+    from skills_app.domain.snapshot import catalog_to_snapshot
+
+    release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+                                      user=releases.COMMAND_LINE, note="first")
+    runtime_cache.clear_process_cache()
+    with CaptureQueriesContext(connection) as ctx:
+        first = runtime_cache.release_pointer(release.pk, release.number)
+        again = runtime_cache.release_pointer(release.pk, release.number)
+    assert first == again == runtime_cache.Pointer(release.pk, 1, release.sha256)
+    assert len(ctx.captured_queries) == 1
+    runtime_cache.clear_process_cache()
+    with CaptureQueriesContext(connection) as ctx:
+        assert runtime_cache.release_pointer(release.pk, release.number) == first
+    assert len(ctx.captured_queries) == 1
