@@ -171,9 +171,10 @@ CHIPS_SHOWN = 40
 def masked_chips(masked: Mapping[str, str], shown: int | None = None) -> SafeString:
     """``{% masked_chips effect.with_manual.masked %}`` — masked tool → the skill whose manual
     releases it, in the mapping's order, as ``<ul class="chips">`` of ``tool → skill`` chips; past
-    ``shown`` tools (``CHIPS_SHOWN`` when ``None``) the rest follow in a closed ``<details data-chips-more="N">`` whose summary
-    says "and N more". Built with one join (a template loop per chip cost ~15 ms at 2,000 tools);
-    every name escaped. An empty mapping: one "none" item."""
+    ``shown`` tools (``CHIPS_SHOWN`` when ``None``) the rest follow in a closed
+    ``<details data-chips-more="N">`` whose summary says "and N more". Built with one join (a
+    template loop per chip cost ~15 ms at 2,000 tools); every name escaped. An empty mapping: one
+    "none" item."""
     if not masked:
         return mark_safe('<ul class="chips"><li class="none">%s</li></ul>' % escape(str(_("none"))))  # noqa: S308
     shown = CHIPS_SHOWN if shown is None else shown
