@@ -48,7 +48,9 @@ def usable_key(key: str) -> RuntimeKey | None:
     hasher's ``is_valid``), with the query compiled by the ORM once per database instead of on
     every runtime request (building a queryset costs ~0.3 ms, most of a 304's time;
     docs/benchmarks.md). Raises the database's ``OperationalError`` / ``InterfaceError`` when it
-    cannot be reached."""
+    cannot be reached. A key holding a NUL character is no key (``None``)."""
+    if "\x00" in key:  # no key holds one, and PostgreSQL refuses it in a text parameter (a 500)
+        return None
     prefix = key.partition(".")[0]
     alias = router.db_for_read(RuntimeKey)
     compiled = _usable_key_sql.get(alias)

@@ -86,3 +86,44 @@ def test_a_misspelt_query_parameter_is_still_refused_and_no_query_serves_the_def
     refused = api_client.get("/api/v1/runtime/catalog?relase=1")
     assert refused.status_code == 400
     assert "unknown query parameter 'relase'" in json.dumps(refused.json(), ensure_ascii=False)
+
+
+def test_what_orjson_refuses_is_written_by_the_standard_encoder_with_escapes():
+    body = RuntimeJSONRenderer().render({"release": 10**26, "id": "\ud800x", "name": "订单"})
+    assert body == b'{"release":100000000000000000000000000,"id":"\\ud800x","name":"\\u8ba2\\u5355"}'
+
+
+@pytest.mark.django_db
+def test_a_release_number_past_64_bits_is_a_json_404_naming_it(api_client, bitmall):
+    answer = api_client.get("/api/v1/runtime/catalog?release=99999999999999999999999999")
+    assert answer.status_code == 404
+    error = json.loads(answer.content)["error"]
+    assert (error["code"], error["details"]["release"]) == ("release_not_found", 99999999999999999999999999)
+    posted = api_client.post("/api/v1/runtime/rounds", {"messages": [], "release": 18446744073709551616},
+                             format="json")
+    assert posted.status_code == 404 and json.loads(posted.content)["error"]["code"] == "release_not_found"
+
+
+@pytest.mark.django_db
+def test_a_lone_surrogate_in_an_old_message_is_echoed_escaped_never_a_500(api_client, bitmall):
+    body = json.dumps({"messages": [{"role": "tool", "tool_call_id": "\ud800", "content": "x"}]})
+    assert "\\ud800" in body  # sent as JSON sends it: an escape, not a UTF-8 byte sequence
+    answer = api_client.post("/api/v1/runtime/rounds", body, content_type="application/json")
+    assert answer.status_code == 200
+    assert b"\\ud800" in answer.content
+    assert json.loads(answer.content)["warning_details"][0]["code"] == "result_unpaired"
+
+
+@pytest.mark.django_db
+def test_a_key_holding_a_nul_character_is_401_on_every_database(client, bitmall):
+    for header in ("Bearer ab\x00cd.efgh", "Bearer \x00"):
+        answer = client.get("/api/v1/runtime/catalog", HTTP_AUTHORIZATION=header)
+        assert answer.status_code == 401
+        assert answer.json()["error"]["message"] == "the API key is unknown or revoked."
+
+
+@pytest.mark.django_db
+def test_a_query_parameter_given_twice_is_refused_naming_it(api_client, bitmall):
+    answer = api_client.get("/api/v1/runtime/catalog?release=1&release=1")
+    assert answer.status_code == 400
+    assert "query parameter 'release' is given 2 times; give it once." in json.dumps(answer.json())
