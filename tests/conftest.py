@@ -23,7 +23,7 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, d
     With ``--reuse-db`` (only mutation runs pass it: ``[tool.mutmut]`` in pyproject.toml) that file
     starts as a copy of a template the first such session of the process tree migrated; Django then
     runs ``migrate`` on it as on any kept database (nothing left to apply) instead of building it
-    from the 17 migrations again, and the copy is removed when the session ends."""
+    from the migrations again, and the copy is removed when the session ends."""
     from django.conf import settings
 
     db = settings.DATABASES["default"]
