@@ -92,7 +92,8 @@ class PublishRefused(ValidationError):
 
     def __init__(self, reasons: Iterable[GateReason]) -> None:
         self.reasons = tuple(reasons)
-        super().__init__([str(r.message) for r in self.reasons], code="publish_refused")
+        # the code on each message: Django keeps none given beside a list (as for _field_error)
+        super().__init__([ValidationError(str(r.message), code="publish_refused") for r in self.reasons])
 
 
 # --- reads ------------------------------------------------------------------------------------

@@ -416,6 +416,8 @@ def test_rolling_back_to_what_the_latest_release_holds_is_refused_as_unchanged(b
         release_rollback(user=COMMAND_LINE, number=1, note="")
     assert [(r.message.code, str(r.message), dict(r.message.params)) for r in refused.value.reasons] == [
         ("gate_unchanged", "nothing changed since release 3", {"number": 3})]
+    assert [(e.code, e.message) for e in refused.value.error_list] == [
+        ("publish_refused", "nothing changed since release 3")]
     assert Release.objects.count() == 3
 
 
@@ -425,8 +427,9 @@ def test_only_a_publisher_may_roll_back(bitmall, editor) -> None:
     from skills_app.releases import release_rollback
 
     _two_releases()
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(PermissionDenied) as refused:
         release_rollback(user=editor, number=1, note="")
+    assert str(refused.value) == "only a publisher may publish releases, move labels or manage API keys."
     assert Release.objects.count() == 2
 
 
@@ -544,3 +547,27 @@ def test_a_release_stores_the_catalog_body_it_will_be_served_as(bitmall) -> None
     stored = Release.objects.get(pk=release.pk)
     assert stored.catalog_json == catalog_body_json(release_catalog(stored))
     assert '"release":1' in stored.catalog_json.replace(" ", "")
+
+
+def test_draft_sha256_is_the_hash_of_the_catalog_given_else_of_the_draft(bitmall) -> None:
+    from skills_app.releases import draft_sha256, release_catalog
+
+    _two_releases()
+    services.skill_update(skill=Skill.objects.get(skill_code="fault_diagnosis"), description="第三版说明。")
+    one = Release.objects.get(number=1)
+    assert draft_sha256(release_catalog(one)) == one.sha256
+    assert draft_sha256() not in set(Release.objects.values_list("sha256", flat=True))
+
+
+def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fixed_queries(
+        bitmall, django_assert_num_queries) -> None:
+    from skills_app.releases import label_list, release_page_queryset
+
+    _two_releases()
+    label_move(user=COMMAND_LINE, label="production", number=1)
+    label_move(user=COMMAND_LINE, label="staging", number=2)
+    with django_assert_num_queries(1):
+        assert [(label.name, label.release.number) for label in label_list()] == [("production", 1), ("staging", 2)]
+    with django_assert_num_queries(2):
+        assert [(r.number, [label.name for label in r.labels.all()]) for r in release_page_queryset()] == [
+            (2, ["staging"]), (1, ["production"])]
