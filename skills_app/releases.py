@@ -199,7 +199,7 @@ def _unavailable_and_orphaned() -> tuple[dict[str, str], dict[str, str]]:
 def _lock_numbering() -> None:
     """Serialise release numbering: lock the settings row (created first if missing)."""
     ConsoleSettings.load()
-    list(ConsoleSettings.objects.select_for_update().filter(pk=1))
+    list(ConsoleSettings.objects.select_for_update().filter(pk=1))  # pragma: no mutate  # a lock on PostgreSQL only (tests/test_release_concurrency.py); SQLite's IMMEDIATE transactions serialise anyway
 
 
 def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[str] = (),
