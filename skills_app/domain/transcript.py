@@ -245,7 +245,11 @@ class EvidenceReader:
     def _pair(self, m: Message, pos: int) -> None:
         """One step of ``pair_results``."""
         warnings = self._pair_warnings
-        if m.role == "assistant" and m.tool_calls:
+        if m.role == "assistant" and len(m.tool_calls) == 1:  # the common case: no id to share
+            only = m.tool_calls[0]
+            if only.id:
+                self._open_calls.setdefault(only.id, []).append((pos, 0))
+        elif m.role == "assistant" and m.tool_calls:
             seen: dict[str, int] = {}
             for k, c in enumerate(m.tool_calls):
                 if c.id:
