@@ -30,6 +30,8 @@ TEXT_BLOCKS = frozenset({"text", "input_text", "output_text", "refusal"})
 NON_TEXT_BLOCKS = frozenset({"image", "image_url", "input_image", "input_audio", "file", "input_file",
                              "document", "thinking", "redacted_thinking"})
 TOOL_USE = "tool_use"
+#: The keys ``_is_error`` reads.
+_ERROR_FLAG_KEYS = frozenset({"state", "status", "is_error", "isError"})
 #: Every ``state`` value a tool result may carry (any case).
 _KNOWN_STATES = frozenset({*STATES, *ERROR_STATES})
 TOOL_RESULT = "tool_result"
@@ -197,6 +199,8 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
 
 def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
     """Every common error flag of a tool result (docs/transcripts.md, "Failed results")."""
+    if _ERROR_FLAG_KEYS.isdisjoint(raw):  # no flag at all (most messages): one pass in C
+        return False
     state = raw.get("state")
     failed = False
     if state is not None:
