@@ -461,7 +461,7 @@ def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view:
     if tool is None:
         on_offer = ", ".join(view.visible) or "none"
         return Verdict(name, REFUSED, REASON_UNKNOWN_TOOL, None,
-                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip() or not name
+                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip()
                        else f"unknown tool '{name}'; tools on offer: {on_offer}", args)
     if name in catalog.tool_problems:
         problems = "; ".join(catalog.tool_problems[name])

@@ -28,3 +28,45 @@ def test_a_call_without_a_name_is_refused_as_the_unknown_tool_named_empty() -> N
     assert verdict.message == "unknown tool ''; tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
     numbered = check_call(shop(ALPHA, BETA), [], {"name": 5, "id": 7})
     assert (numbered.name, numbered.reason) == ("5", "unknown_tool")
+
+
+def test_an_unknown_tool_in_a_catalog_offering_nothing_says_none_are_on_offer() -> None:
+    from skills_app.domain import Catalog
+    from skills_app.domain.rules import check_call
+
+    verdict = check_call(Catalog(tools=(), skills=()), [], {"name": "drop"})
+    assert verdict.message == "unknown tool 'drop'; tools on offer: none"
+
+
+def test_an_unknown_tool_name_with_surrounding_whitespace_is_shown_escaped_any_other_as_typed() -> None:
+    """The refusal quotes the name as typed, but a name with leading or trailing whitespace is shown
+    as its repr so the operator sees the stray newline or space."""
+    from skills_app.domain.rules import check_call
+    from tests.domain.factories import ALPHA, BETA, shop
+
+    offer = "tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
+    messages = {name: check_call(shop(ALPHA, BETA), [], {"name": name}).message
+                for name in ("drop\n", "it's", "a\\b", " drop")}
+    assert messages == {
+        "drop\n": f"unknown tool 'drop\\n'; {offer}",
+        "it's": f"unknown tool 'it's'; {offer}",
+        "a\\b": f"unknown tool 'a\\b'; {offer}",
+        " drop": f"unknown tool ' drop'; {offer}",
+    }
+
+
+def test_a_call_to_a_tool_with_an_invalid_definition_is_refused_listing_every_problem() -> None:
+    from skills_app.domain import MCP, REFUSED, Catalog, Tool
+    from skills_app.domain.rules import Verdict, check_call
+    from tests.domain.factories import ALPHA, builtin_tools, mcp_tools
+
+    broken = Tool("broken", MCP, input_schema={"type": 5}, annotations=[])  # type: ignore[arg-type]
+    catalog = Catalog(tools=builtin_tools() + mcp_tools() + (broken,), skills=(ALPHA,))
+    verdict = check_call(catalog, [], {"name": "broken", "arguments": {"x": 1}})
+    assert verdict == Verdict(
+        "broken", REFUSED, "invalid_tool_definition", None,
+        "tool 'broken' has an invalid definition and cannot be called: "
+        'inputSchema must have "type": "object", got 5; '
+        "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas; "
+        "annotations must be a JSON object",
+        {"x": 1})
