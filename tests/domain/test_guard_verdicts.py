@@ -93,3 +93,19 @@ def test_a_skill_stored_with_a_malformed_code_cannot_be_loaded_even_when_enabled
     catalog = Catalog(tools=builtin_tools() + mcp_tools(), skills=(skill("Bad Code", ("export",)),))
     verdict = check_call(catalog, [], {"name": "load_skill", "arguments": {"skill_code": "Bad Code"}})
     assert (verdict.verdict, verdict.reason, verdict.skill_code) == (REFUSED, "unknown_skill", None)
+
+
+def test_the_guard_builds_a_tools_validator_once_per_catalog_and_reuses_it() -> None:
+    """docs/rule.md, "Cost": the JSON-Schema validator of a tool is built on the first call to it
+    and kept on the catalog, so a later call only validates."""
+    from skills_app.domain.rules import _validators
+
+    from .factories import shop
+
+    catalog = shop()
+    schema = catalog.tool("lookup").input_schema
+    assert check_call(catalog, [], {"name": "lookup", "arguments": {"q": "a"}}).verdict == ALLOWED
+    cached = dict(_validators(catalog))
+    assert list(cached) == [id(schema)]
+    assert check_call(catalog, [], {"name": "lookup", "arguments": {"q": ""}}).reason == "invalid_arguments"
+    assert _validators(catalog)[id(schema)] is cached[id(schema)]
