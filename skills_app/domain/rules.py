@@ -393,17 +393,16 @@ def _validators(catalog: Catalog) -> dict[int, Any]:
 
 
 def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
-                        validators: dict[int, Any] | None = None) -> str | None:
+                        validators: dict[int, Any]) -> str | None:
     """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid; past
     ``ARGUMENT_ERROR_MAX_CHARS`` characters the rest is cut and counted.
-    ``validators`` caches the validator of each schema (a validator that fails to build is not
-    kept: the error is raised again on the next call)."""
-    validator = validators.get(id(schema)) if validators is not None else None
+    ``validators`` caches the validator of each schema (the catalog's, ``_validators``; a validator
+    that fails to build is not kept: the error is raised again on the next call)."""
+    validator = validators.get(id(schema))
     if validator is None:
         validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         validator = validator_cls(schema)
-        if validators is not None:
-            validators[id(schema)] = validator
+        validators[id(schema)] = validator
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
     if not errors:
         return None
