@@ -400,7 +400,7 @@ def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
     that fails to build is not kept: the error is raised again on the next call)."""
     validator = validators.get(id(schema))
     if validator is None:
-        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)  # pragma: no mutate  # jsonschema's default is 2020-12 too today; explicit so a newer draft cannot change the rule
         validator = validator_cls(schema)
         validators[id(schema)] = validator
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))

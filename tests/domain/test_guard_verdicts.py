@@ -107,5 +107,6 @@ def test_the_guard_builds_a_tools_validator_once_per_catalog_and_reuses_it() -> 
     assert check_call(catalog, [], {"name": "lookup", "arguments": {"q": "a"}}).verdict == ALLOWED
     cached = dict(_validators(catalog))
     assert list(cached) == [id(schema)]
+    assert cached[id(schema)].schema is schema  # the validator itself is kept, not a placeholder
     assert check_call(catalog, [], {"name": "lookup", "arguments": {"q": ""}}).reason == "invalid_arguments"
     assert _validators(catalog)[id(schema)] is cached[id(schema)]
