@@ -110,3 +110,34 @@ def test_the_guard_builds_a_tools_validator_once_per_catalog_and_reuses_it() -> 
     assert cached[id(schema)].schema is schema  # the validator itself is kept, not a placeholder
     assert check_call(catalog, [], {"name": "lookup", "arguments": {"q": ""}}).reason == "invalid_arguments"
     assert _validators(catalog)[id(schema)] is cached[id(schema)]
+
+
+NOTE = Tool("note", MCP, input_schema={"type": "object", "properties": {
+    "text": {"type": "string", "maxLength": 1},
+    "lines": {"type": "array", "items": {"type": "object", "properties": {"qty": {"type": "integer"}}}},
+}})
+
+
+def _refusal(arguments: dict[str, Any]) -> str:
+    verdict = check_call(Catalog(tools=builtin_tools() + (NOTE,), skills=()), [], {"name": "note", "arguments": arguments})
+    assert (verdict.verdict, verdict.reason) == (REFUSED, "invalid_arguments")
+    return verdict.message
+
+
+def test_an_invalid_nested_argument_is_named_by_its_path_joined_with_slashes() -> None:
+    assert _refusal({"lines": [{"qty": 1}, {"qty": "2"}]}) == (
+        "invalid arguments for 'note': lines/1/qty: '2' is not of type 'integer'")
+
+
+def test_an_argument_error_of_exactly_the_limit_is_kept_whole_and_one_past_it_is_cut_and_counted() -> None:
+    from skills_app.domain.limits import ARGUMENT_ERROR_MAX_CHARS
+
+    def detail(text: str) -> str:
+        return f"text: {text!r} is too long"
+
+    at_limit = "x" * (ARGUMENT_ERROR_MAX_CHARS - len(detail("")))
+    assert len(detail(at_limit)) == ARGUMENT_ERROR_MAX_CHARS
+    assert _refusal({"text": at_limit}) == f"invalid arguments for 'note': {detail(at_limit)}"
+    past = at_limit + "y"
+    assert _refusal({"text": past}) == (
+        f"invalid arguments for 'note': {detail(past)[:ARGUMENT_ERROR_MAX_CHARS]}… (1 more characters)")
