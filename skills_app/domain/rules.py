@@ -548,10 +548,10 @@ def load_skill(
     transcript) → a short ``already_loaded`` stub without the marker. Otherwise the full manual with metadata ``{marker_key: code, "skill_version": v}``.
     """
     if not isinstance(skill_code, str) or not skill_code:
-        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
+        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
     if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
         offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
-        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
+        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None)
     return load_from_manuals(catalog, read_evidence(catalog, as_messages(messages)).manuals, skill_code)
 
 
@@ -560,10 +560,10 @@ def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManua
     """``load_skill`` from the loaded manuals already read: the messages are not read again. Given
     an ``EvidenceReader`` (the simulator), the repeat-load test is one lookup (docs/rule.md, "Cost")."""
     if not isinstance(skill_code, str) or not skill_code:
-        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
+        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
     if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
         offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
-        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
+        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None)
     skill = catalog.skill(skill_code)
     assert skill is not None
     if isinstance(manuals, transcript.EvidenceReader):

@@ -70,3 +70,21 @@ def test_a_call_to_a_tool_with_an_invalid_definition_is_refused_listing_every_pr
         "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas; "
         "annotations must be a JSON object",
         {"x": 1})
+
+
+def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messages() -> None:
+    """docs/rule.md: an unknown, disabled or malformed code is an error before anything is read, so
+    messages that cannot be read do not turn it into an exception — also for a row stored with a
+    code that is no skill code."""
+    from skills_app.domain.rules import LoadResult, load_skill
+    from tests.domain.factories import ALPHA, skill, shop
+
+    catalog = shop(ALPHA, skill("Bad Code", ("export",)))
+    unreadable = [5]
+    offer = "skills on offer: Bad Code, alpha"
+    assert load_skill(catalog, unreadable, "Bad Code") == LoadResult(
+        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None)
+    assert load_skill(catalog, unreadable, "gamma") == LoadResult(
+        "error", f"unknown skill 'gamma'; {offer}", {}, False, None)
+    assert load_skill(catalog, unreadable, "") == LoadResult(
+        "error", "load_skill needs a skill_code (text)", {}, False, None)
