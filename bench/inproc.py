@@ -27,20 +27,28 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 PAGES = ["/skills/", "/scenarios/", "/preview/", "/tools/", "/releases/", "/audit/", "/mcp/", "/restrictions/",
          "/publish/"]
 EDITED_SKILL = "order_change"  # a demo skill: present in both databases
+#: Skills between the starting points of two simulated conversations (``cmd_sim``).
+SIM_START_STEP = 37
+#: How a simulation is timed: the CPU time of this process. A run is single-threaded, CPU-bound
+#: work with no I/O, so on a quiet machine this equals its wall time; on a shared one, wall time
+#: also counts the time slices other processes took while it ran — more of them the longer the
+#: run, which made a 200-round run look slower per round than a 20-round one (docs/benchmarks.md).
+SIM_CLOCK = time.process_time
 
 
-def _timed(fn: Callable[[], Any], *, reps: int, budget: float, at_least: int = 3, warm: bool = True) -> list[float]:
+def _timed(fn: Callable[[], Any], *, reps: int, budget: float, at_least: int = 3, warm: bool = True,
+           clock: Callable[[], float] = time.perf_counter) -> list[float]:
     """Run ``fn`` once to warm up (unless ``warm`` is false), then up to ``reps`` times, stopping
-    once ``budget`` seconds have passed and ``at_least`` runs are done; the wall time of each run
-    in seconds."""
+    once ``budget`` seconds (wall time) have passed and ``at_least`` runs are done; the time of
+    each run in seconds by ``clock`` (wall time by default)."""
     if warm:
         fn()
     times: list[float] = []
     start = time.perf_counter()
     while len(times) < reps and (len(times) < at_least or time.perf_counter() - start < budget):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return times
 
 
@@ -102,14 +110,17 @@ def cmd_pages(kind: str) -> None:
     print(json.dumps(out))
 
 
-def script_for(catalog, rounds: int, calls: int):
+def script_for(catalog, rounds: int, calls: int, start: int = 0):
     """A scenario of ``rounds`` rounds (a user message, then an assistant step) of ``calls`` calls
-    each, built in code (``Script``): the calls walk the enabled skills in order — ``load_skill``
-    of a skill, then each tool it gates — and go round again (a repeat load gets the stub)."""
+    each, built in code (``Script``): the calls walk the enabled skills in order from the
+    ``start``-th (modulo their number) — ``load_skill`` of a skill, then each tool it gates — and
+    go round again (a repeat load gets the stub)."""
     from skills_app.domain.messages import ToolCall
     from skills_app.domain.scripts import Script, Step
 
-    skills = catalog.enabled_skills
+    enabled = catalog.enabled_skills
+    first = start % len(enabled) if enabled else 0
+    skills = enabled[first:] + enabled[:first]
 
     def stream():
         while True:
@@ -143,16 +154,24 @@ def cmd_sim(kind: str) -> None:
     t0 = time.perf_counter()
     simulate(catalog, script_for(catalog, 1, 1))  # the catalog's derived views, computed once per catalog
     out["first_round_s"] = time.perf_counter() - t0
+    # Each run simulates a conversation not simulated before: run k starts its walk at skill
+    # k × SIM_START_STEP. The rule keeps the round shapes of the last loaded sets per catalog
+    # (rules.ROUND_SHAPE_CACHE_SIZE, 64): replaying one script would serve a 20-round run's 20
+    # shapes from the run before while a 200-round run's never fit — a cache measured against
+    # the simulator (docs/benchmarks.md, "What runs").
+    runs = 0
     for rounds, calls, reps, budget in ((20, 2, 15, 10.0), (200, 2, 7, 30.0), (200, 40, 3, 60.0)):
-        script = script_for(catalog, rounds, calls)
-        t0 = time.perf_counter()
-        sim = simulate(catalog, script)
-        first = time.perf_counter() - t0
+        scripts = [script_for(catalog, rounds, calls, start=(runs + k) * SIM_START_STEP) for k in range(reps + 1)]
+        runs += reps + 1
+        simulate(catalog, scripts[-1])  # warm-up, on a conversation of its own
+        t0 = SIM_CLOCK()
+        sim = simulate(catalog, scripts[0])
+        first = SIM_CLOCK() - t0
         assert len(sim.rounds) == rounds
         # the first run counts (a 200 × 40 run may take minutes before the fixes); more within the budget
-        more = reps - 1 if first < budget else 0
-        times = [first] + (_timed(lambda: simulate(catalog, script), reps=more, budget=budget - first,
-                                  at_least=0, warm=False) if more else [])
+        more = iter(scripts[1:reps])
+        times = [first] + (_timed(lambda: simulate(catalog, next(more)), reps=reps - 1, budget=budget - first,
+                                  at_least=0, warm=False, clock=SIM_CLOCK) if first < budget and reps > 1 else [])
         out[f"{rounds}x{calls}"] = {**_summary(times), "calls": rounds * calls}
     print(json.dumps(out))
 

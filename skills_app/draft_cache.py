@@ -15,6 +15,9 @@ staff write. So:
   token is read *before* the catalog is built, so a build can only ever be newer than its token.
 * Inside an atomic block (a service's transaction, a test's) the catalog is always built afresh
   and never kept: an uncommitted write must be seen by its own transaction and by nobody else.
+* ``draft_fragment(key, build)`` keeps, by the same rules, a page's rendered HTML that depends on
+  the draft and on ``key`` only (``views.common.draft_html``: the page, its query, the language,
+  the user's role; never a CSRF token), ``FRAGMENTS_KEPT`` of them per process.
 """
 from __future__ import annotations
 
@@ -29,9 +32,13 @@ from .domain import Catalog
 
 #: Tokens whose built values are kept per process (one per recent token: a reader that raced a write).
 KEEP = 4
+#: Rendered fragments kept per process (``draft_fragment``), the least recently used dropped first:
+#: pages × filters × languages × roles of the current token (~200 kB each at 500 skills).
+FRAGMENTS_KEPT = 48
 
 _lock = threading.Lock()
 _kept: OrderedDict[uuid.UUID, dict[str, Any]] = OrderedDict()
+_fragments: OrderedDict[tuple, Any] = OrderedDict()
 T = TypeVar("T")
 
 
@@ -74,10 +81,42 @@ def draft_value(name: str, build: Callable[[], T], *, settings: Any = None, usin
     return built
 
 
+def draft_fragment(key: tuple, build: Callable[[], T], *, settings: Any = None, using: str = "default") -> T:
+    """A value derived from the draft and from ``key`` alone — a page's rendered HTML, ``key``
+    naming everything else it depends on (``views.common.draft_html``) — built once per
+    (``draft_token``, ``key``) and kept in this process's LRU of ``FRAGMENTS_KEPT`` values, so a
+    page is rendered again only after a committed write to the draft (or when pushed out). Built
+    afresh and never kept inside an atomic block or before the settings row is saved, as
+    ``draft_value``; ``settings`` likewise (read here when ``None``: one query). ``key`` must be
+    hashable. Thread-safe; callers treat what they get as read-only."""
+    if connections[using].in_atomic_block:
+        return build()
+    if settings is None:
+        from .models import ConsoleSettings
+
+        settings = ConsoleSettings.current()
+    token = getattr(settings, "draft_token", None)
+    if token is None or settings._state.adding:
+        return build()
+    full = (token, *key)
+    with _lock:
+        if full in _fragments:
+            _fragments.move_to_end(full)
+            return _fragments[full]
+    built = build()
+    with _lock:
+        _fragments[full] = built
+        _fragments.move_to_end(full)
+        while len(_fragments) > FRAGMENTS_KEPT:
+            _fragments.popitem(last=False)
+    return built
+
+
 def draft_forget() -> None:
-    """Drop every kept catalog of this process (tests; never needed for correctness)."""
+    """Drop every kept catalog and fragment of this process (tests; never needed for correctness)."""
     with _lock:
         _kept.clear()
+        _fragments.clear()
 
 
 def _bump_token(using: str) -> None:

@@ -32,6 +32,7 @@ from .domain.releases import (
 )
 from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
 from .runtime_catalog import catalog_body_json
+from .draft_cache import draft_value
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 
 PRODUCTION = "production"
@@ -157,13 +158,16 @@ def publish_review() -> PublishReview:
     """The draft against the latest release: its snapshot hash, the diff, every saved scenario
     re-run (docs/releases.md). Reads only."""
     draft = selectors.catalog_draft()
-    # the latest release's number and sha256 only; its Catalog from this process's held releases
-    # (runtime_cache: a release never changes, so it is parsed once per process, not per visit)
-    latest = Release.objects.order_by("-number").only("id", "number", "sha256").first()
-    latest_catalog = (runtime_cache.entry(runtime_cache.Pointer(latest.pk, latest.number, latest.sha256)).catalog
-                      if latest else None)
-    rows = selectors.mcp_nodes()
+    # the latest release's id and number (its unique index), its sha256 once per process
+    # (runtime_cache.release_pointer: reading it with the row walks past the 1.3 MB snapshot stored
+    # before it), its Catalog from this process's held releases (runtime_cache: a release never
+    # changes, so it is parsed once per process, not per visit)
+    row = Release.objects.order_by("-number").values_list("pk", "number").first()
+    latest = runtime_cache.release_pointer(*row) if row else None
+    latest_catalog = runtime_cache.entry(latest).catalog if latest else None
     sha256 = draft_sha256(draft)
+    # derived from the MCP node rows only: kept per draft token (a scan of 2,000 rows otherwise)
+    unavailable, orphaned = draft_value("publish_unavailable_orphaned", _unavailable_and_orphaned)
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
     return PublishReview(
         draft=draft,
@@ -171,13 +175,21 @@ def publish_review() -> PublishReview:
         latest_number=latest.number if latest else None,
         latest_sha256=latest.sha256 if latest else None,
         latest=latest_catalog,
-        diff=catalog_diff(latest_catalog, draft),
+        # kept on the draft catalog object (a new draft starts with none) per latest release, which
+        # never changes: 2,000 tools compared once per change, not on every visit of /publish/
+        diff=draft.derived(f"release_diff:{latest.release_id}:{latest.sha256}" if latest else "release_diff:none",
+                           lambda: catalog_diff(latest_catalog, draft)),
         # each scenario against each catalog runs once, then comes from the cache of results
         # (skills_app/scenario_results.py), which /scenarios/ shares
         scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)),
-        unavailable=selectors.unavailable_tools(rows),
-        orphaned=selectors.orphaned_tools(rows),
+        unavailable=unavailable,
+        orphaned=orphaned,
     )
+
+
+def _unavailable_and_orphaned() -> tuple[dict[str, str], dict[str, str]]:
+    rows = selectors.mcp_nodes()
+    return selectors.unavailable_tools(rows), selectors.orphaned_tools(rows)
 
 
 # --- writes -----------------------------------------------------------------------------------

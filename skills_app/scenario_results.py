@@ -22,6 +22,8 @@ than one scenario.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
@@ -37,6 +39,14 @@ RESULT_TIMEOUT = 7 * 24 * 3600
 #: Seconds a run stopped by the time budget is kept before it is tried again.
 STOPPED_TIMEOUT = 300
 KEY_PREFIX = "scenario-result"
+#: Finished results kept unpickled in this process too, in front of Django's cache (least recently
+#: used dropped first): at 2,000 MCP tools a result holds every round's masked tools, and
+#: unpickling it costs the publish review milliseconds on every visit. A result never changes
+#: under its key, so keeping it needs no invalidation.
+PROCESS_KEEP = 16
+
+_local: OrderedDict[str, "ScenarioResult"] = OrderedDict()
+_local_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -130,12 +140,36 @@ def scenario_result(scenario, catalog: Catalog, *, catalog_sha: str | None = Non
     the cache when there, else run once (``run_scenario``) and stored. ``catalog_sha``: the
     catalog's digest when the caller has it (``catalog_sha256``)."""
     key = result_key(scenario.name, scenario.script, catalog_sha or catalog_sha256(catalog))
+    with _local_lock:
+        if key in _local:
+            _local.move_to_end(key)
+            return _local[key]
     found = cache.get(key)
     if isinstance(found, ScenarioResult):
+        _keep(key, found)
         return found
     result = run_scenario(scenario.name, scenario.script, catalog)
     cache.set(key, result, STOPPED_TIMEOUT if result.stopped is not None else RESULT_TIMEOUT)
+    _keep(key, result)
     return result
+
+
+def _keep(key: str, result: ScenarioResult) -> None:
+    """Keep a finished ``result`` in this process (``PROCESS_KEEP``); a run stopped by the time
+    budget is not kept: it is tried again after ``STOPPED_TIMEOUT``."""
+    if result.stopped is not None:
+        return
+    with _local_lock:
+        _local[key] = result
+        _local.move_to_end(key)
+        while len(_local) > PROCESS_KEEP:
+            _local.popitem(last=False)
+
+
+def forget() -> None:
+    """Drop the results kept in this process (tests; a new process starts with none)."""
+    with _local_lock:
+        _local.clear()
 
 
 def cached_runner(digests: Mapping[int, str]) -> Callable[[Catalog, str, str], Simulation]:

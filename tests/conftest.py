@@ -102,7 +102,7 @@ def _fresh_runtime_cache():
     from django.conf import settings
     from django.core.cache import cache
 
-    from skills_app import runtime_cache
+    from skills_app import runtime_cache, scenario_results
 
     if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
         cache.clear()
@@ -110,5 +110,7 @@ def _fresh_runtime_cache():
         runtime_cache.bump_generation()
         cache.delete(runtime_cache.KEYS_KEY)
     runtime_cache.clear_process_cache()
+    scenario_results.forget()
     yield
     runtime_cache.clear_process_cache()
+    scenario_results.forget()

@@ -31,3 +31,12 @@ def test_the_rounds_body_holds_200_messages():
     body = json.loads(http.rounds_body({"marker_key": "m", "skills": [
         {"code": "a_b", "name": "n", "version": 1, "tool_ids": ["t"]}]}))
     assert len(body["messages"]) == 200
+
+
+def test_a_script_started_further_on_walks_the_skills_from_there_and_wraps_round():
+    catalog = bench_catalog.domain_catalog()
+    codes = [s.code for s in catalog.enabled_skills]
+    first = inproc.script_for(catalog, 1, 1, start=37).steps[1].calls[0]
+    assert (first.name, first.arguments) == ("load_skill", {"skill_code": codes[37]})
+    wrapped = inproc.script_for(catalog, 1, 1, start=len(codes) + 2).steps[1].calls[0]
+    assert wrapped.arguments == {"skill_code": codes[2]}

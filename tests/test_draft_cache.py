@@ -111,3 +111,38 @@ def test_the_broken_skills_banner_and_the_node_rows_are_kept_until_a_write():
     node.save()  # the admin's way, or the tree editor's
     assert selectors.broken_skills() == {"order_change": [("cancel_order", "unregistered")]}
     assert "cancel_order" not in {r.tool_id for r in selectors.mcp_nodes()}
+
+
+def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
+    from skills_app import releases
+    from skills_app.domain.snapshot import catalog_to_snapshot
+
+    nothing_published = releases.publish_review()
+    assert releases.publish_review().diff is nothing_published.diff  # compared once per draft
+    assert len(nothing_published.diff.skills_added) == 5  # every enabled skill is new
+    releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE,
+                            note="first")
+    against_1 = releases.publish_review()  # the same draft, a new latest release: compared again
+    assert against_1.diff is not nothing_published.diff and against_1.diff.empty
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="改过的描述")
+    after_edit = releases.publish_review()
+    assert [c.name for c in after_edit.diff.skills_changed] == ["order_change"]
+    assert releases.publish_review().diff is after_edit.diff
+
+
+def test_a_releases_sha256_is_read_once_per_process():
+    from skills_app import releases, runtime_cache
+    from skills_app.domain.snapshot import catalog_to_snapshot
+
+    release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+                                      user=releases.COMMAND_LINE, note="first")
+    runtime_cache.clear_process_cache()
+    with CaptureQueriesContext(connection) as ctx:
+        first = runtime_cache.release_pointer(release.pk, release.number)
+        again = runtime_cache.release_pointer(release.pk, release.number)
+    assert first == again == runtime_cache.Pointer(release.pk, 1, release.sha256)
+    assert len(ctx.captured_queries) == 1
+    runtime_cache.clear_process_cache()
+    with CaptureQueriesContext(connection) as ctx:
+        assert runtime_cache.release_pointer(release.pk, release.number) == first
+    assert len(ctx.captured_queries) == 1

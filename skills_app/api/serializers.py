@@ -235,6 +235,12 @@ class ReleaseQuerySerializer(serializers.Serializer):
             on_offer = ", ".join(self.fields)
             raise serializers.ValidationError(
                 {key: [f"unknown query parameter '{key}'; parameters: {on_offer}."] for key in unknown})
+        getlist = getattr(self.initial_data, "getlist", None)
+        repeated = [key for key in self.fields if getlist is not None and len(getlist(key)) > 1]
+        if repeated:  # ?release=2&release=1 must not quietly serve one of them
+            raise serializers.ValidationError(
+                {key: [f"query parameter '{key}' is given {len(getlist(key))} times; give it once."]
+                 for key in repeated})
         return super().validate(attrs)
 
 

@@ -9,6 +9,7 @@ authenticated users only); every error is rendered by
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpResponse, HttpResponseNotModified
@@ -18,7 +19,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import exceptions, serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,6 +30,7 @@ from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools
 from .errors import InvalidSkillCodeError, SkillNotFoundError
 from .auth import may_read_drafts
 from .runtime import RELEASE_HEADER, STALE_HEADER, Served, content_sha256, runtime_served
+from .renderers import RuntimeJSONRenderer
 from .serializers import (
     BuiltinToolSerializer,
     CallInputSerializer,
@@ -136,12 +137,15 @@ def _served(request: Request, body: dict[str, Any] | None = None) -> Served:
     """The catalog asked for by the query (``release``, ``label``, ``draft``) and/or the body
     fields of the same names (docs/releases.md). The same selector given differently in both is a
     400 ``invalid``; two different selectors a 400 ``conflicting_selectors``."""
-    query = ReleaseQuerySerializer(data=request.query_params)
-    query.is_valid(raise_exception=True)
+    params: Mapping[str, Any] = {}
+    if request.query_params:  # no query string (most runtime calls): nothing to validate
+        query = ReleaseQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
     body = body or {}
     chosen: dict[str, Any] = {}
     for name in ("release", "label", "draft"):
-        from_query, from_body = _given(query.validated_data.get(name)), _given(body.get(name))
+        from_query, from_body = _given(params.get(name)), _given(body.get(name))
         if from_query is not None and from_body is not None and from_query != from_body:
             raise exceptions.ValidationError(
                 {name: [f"{name} {from_body} in the body and {from_query} in the query differ."]}
@@ -159,7 +163,7 @@ class RuntimeApi(APIView):
     """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts)."""
 
     parser_classes = [JSONParser]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [RuntimeJSONRenderer]
 
 
 class CatalogApi(RuntimeApi):
@@ -302,7 +306,8 @@ class RoundsApi(RuntimeApi):
         served = _served(request, serializer.validated_data)
         catalog = served.catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
-        data: dict[str, Any] = {"release": catalog.release, **view.as_dict()}
+        fields = self.OutputSerializer._declared_fields
+        data: dict[str, Any] = {"release": catalog.release, **view.as_dict(only=fields)}
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
@@ -310,7 +315,6 @@ class RoundsApi(RuntimeApi):
         # ``RoundView.as_dict`` holds JSON types only: the documented fields are picked in the
         # OutputSerializer's order rather than copied item by item through it (2,000 tool names on
         # a large catalog); tests/api/test_rounds.py checks the two give the same JSON
-        fields = self.OutputSerializer._declared_fields
         return Response({k: data[k] for k in fields if k in data}, headers=served.headers())
 
 

@@ -140,25 +140,35 @@ class Catalog:
         """A value derived from this catalog alone (``build()``), built once and kept on the frozen
         catalog object like its ``cached_property`` views, under ``key``: the rule's round shapes
         and validators, the console's lints and snapshot digest. Whoever holds the catalog holds
-        its derived values; a different catalog (a new draft) starts with none."""
+        its derived values; a different catalog (a new draft) starts with none — except under a
+        key starting with ``TOOLS_ONLY``: such a value is computed from ``tools`` alone, so a
+        catalog made by ``with_skills`` (the same ``tools``) keeps it on, and reads it from, the
+        catalog it was made from."""
         store = self.__dict__
+        if key.startswith(self.TOOLS_ONLY):
+            store = store.get("_tools_origin", self).__dict__
         if key not in store:
             store[key] = build()
         return store[key]
+
+    #: ``derived`` keys of values computed from ``tools`` alone (shared with ``with_skills`` copies).
+    TOOLS_ONLY = "tools:"
 
     #: Derived views that depend on ``tools`` and on whether any skill is enabled, nothing else.
     _TOOL_VIEWS = ("registered_tools", "tools_by_name", "tool_problems", "builtin_names", "mcp_tool_names")
 
     def with_skills(self, skills: tuple["Skill", ...]) -> "Catalog":
         """This catalog with ``skills`` instead of its own (the editor's unsaved draft in place of
-        the stored skill). The tool views already computed here (``_TOOL_VIEWS``: the schema
-        checks of every tool among them) are carried over when the new skills leave the same
-        answer to "is any skill enabled" — the only thing of the skills they depend on."""
+        the stored skill). The tool views (``_TOOL_VIEWS``: the schema checks of every tool among
+        them) are carried over when the new skills leave the same answer to "is any skill
+        enabled" — the only thing of the skills they depend on — computed here first when this
+        catalog has not yet: the draft catalog is kept per change (the console's draft cache), so
+        the editor's every request reuses its schema checks instead of redoing them on a copy."""
         other = replace(self, skills=skills)
+        other.__dict__["_tools_origin"] = self.__dict__.get("_tools_origin", self)
         if bool(self.enabled_skills) == bool(other.enabled_skills):
             for name in self._TOOL_VIEWS:
-                if name in self.__dict__:
-                    other.__dict__[name] = self.__dict__[name]
+                other.__dict__[name] = getattr(self, name)
         return other
 
     def prepare(self) -> "Catalog":

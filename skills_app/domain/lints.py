@@ -118,29 +118,47 @@ def _mention_pattern(tools: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})(?![A-Za-z0-9_])")
 
 
+#: A run of the characters a whole-word mention may not touch (``_mention_pattern``'s guards).
+_WORD_RUN = re.compile(r"[A-Za-z0-9_]+")
+_NOT_WORD = re.compile(r"[^A-Za-z0-9_]")
+
+
 def tools_mentioned(content: str, tools: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
     """The names of ``tools`` that ``content`` (a manual) mentions as a whole word (not inside a
     longer identifier), each once, in first-mention order.
 
     One pass of one compiled alternation regex over the manual (``_mention_pattern``, cached per
-    tool set), never a regex per tool: the editor calls it on every keystroke preview. Empty
-    ``tools`` or ``content`` mention nothing."""
+    tool set), never a regex per tool: the editor calls it on every keystroke preview. When every
+    name is made of ``[A-Za-z0-9_]`` only (the usual tool names), a whole-word mention of one is
+    exactly a maximal run of those characters, so the manual's runs are looked up in the set
+    instead — the same names in the same order, without an alternation of 2,000 names tried at
+    every position. Empty ``tools`` or ``content`` mention nothing."""
     names = frozenset(t for t in tools if t)
     if not names or not content:
         return ()
     found: dict[str, None] = {}
+    if _NOT_WORD.search("".join(names)) is None:
+        for m in _WORD_RUN.finditer(content):
+            if m.group(0) in names:
+                found.setdefault(m.group(0), None)
+        return tuple(found)
     for m in _mention_pattern(names).finditer(content):
         found.setdefault(m.group(0), None)
     return tuple(found)
 
 
 def _argument_names(catalog: Catalog) -> frozenset[str]:
-    names: set[str] = set()
-    for t in catalog.tools:
-        props = t.input_schema.get("properties") if isinstance(t.input_schema, Mapping) else None
-        if isinstance(props, Mapping):
-            names.update(str(k) for k in props)
-    return frozenset(names)
+    """Every property name of every tool's ``inputSchema``: computed from the tools alone, once per
+    catalog and shared with its ``with_skills`` copies (the editor's draft)."""
+    def build() -> frozenset[str]:
+        names: set[str] = set()
+        for t in catalog.tools:
+            props = t.input_schema.get("properties") if isinstance(t.input_schema, Mapping) else None
+            if isinstance(props, Mapping):
+                names.update(str(k) for k in props)
+        return frozenset(names)
+
+    return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)
 
 
 def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],

@@ -30,6 +30,8 @@ TEXT_BLOCKS = frozenset({"text", "input_text", "output_text", "refusal"})
 NON_TEXT_BLOCKS = frozenset({"image", "image_url", "input_image", "input_audio", "file", "input_file",
                              "document", "thinking", "redacted_thinking"})
 TOOL_USE = "tool_use"
+#: Every ``state`` value a tool result may carry (any case).
+_KNOWN_STATES = frozenset({*STATES, *ERROR_STATES})
 TOOL_RESULT = "tool_result"
 
 
@@ -83,6 +85,17 @@ class Message:
         return out
 
 
+def build_frozen(cls: type, values: dict[str, Any]) -> Any:
+    """An instance of the frozen dataclass ``cls`` (``Message``, ``ToolCall``) holding ``values``,
+    which name every one of its fields: what its ``__init__`` makes, without the
+    ``object.__setattr__`` per field that makes a frozen dataclass ~3× slower to build — and a
+    runtime request reads up to ``MAX_MESSAGES`` of them (docs/benchmarks.md, "rounds"). Equal,
+    hashable and immutable like one built by ``cls(**values)``."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
+
+
 def _block_type(part: Mapping[str, Any]) -> str | None:
     kind = part.get("type")
     return kind if isinstance(kind, str) else None
@@ -131,6 +144,8 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
     ``problem.params`` hold ``index`` (message, 0-based, may be ``None``), ``number`` (1-based),
     ``position`` and ``tool``. Never raises (docs/transcripts.md, "Arguments").
     """
+    if type(raw) is dict:  # the common case: an object as sent (no problem to describe)
+        return dict(raw), None
     params = {"index": index, "number": None if index is None else index + 1, "position": position, "tool": name,
               "where": f"messages[{index}]: " if index is not None else "",
               "call": f"tool_calls[{position}] ({name})" if position is not None else f"call ({name})"}
@@ -163,10 +178,10 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
 
 
 def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raise MessageError(f"tool_calls[{position}] must be an object", index=index)
     function = raw.get("function")
-    if isinstance(function, Mapping):  # OpenAI shape
+    if function is not None and (type(function) is dict or isinstance(function, Mapping)):  # OpenAI shape
         name = function.get("name")
         arguments: Any = function.get("arguments", {})
     else:
@@ -176,7 +191,8 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
     args, problem = parse_arguments(arguments, name=name, index=index, position=position)
     call_id = raw.get("id")
-    return ToolCall(name=name, arguments=args, id=call_id if isinstance(call_id, str) else "", problem=problem)
+    return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id if isinstance(call_id, str) else "",
+                             "problem": problem})
 
 
 def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
@@ -184,11 +200,11 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
     state = raw.get("state")
     failed = False
     if state is not None:
-        if not isinstance(state, str) or state.lower() not in (*STATES, *ERROR_STATES):
+        if not isinstance(state, str) or state.lower() not in _KNOWN_STATES:
             raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
         failed = state.lower() in ERROR_STATES
     status = raw.get("status")
-    if isinstance(status, str) and status.lower() in ERROR_STATES:
+    if status is not None and isinstance(status, str) and status.lower() in ERROR_STATES:
         failed = True
     return failed or raw.get("is_error") not in (None, False) or raw.get("isError") not in (None, False)
 
@@ -200,10 +216,11 @@ def _str_id(value: Any) -> str:
 def _expand(raw: Any, index: int) -> list[Message]:
     """One received message → the ``Message`` objects it holds (an Anthropic user message with
     ``tool_result`` blocks → one ``tool`` message per block, then a user message with its text)."""
-    if isinstance(raw, Message):
-        return [raw]
-    if not isinstance(raw, Mapping):
-        raise MessageError("a message must be a JSON object", index=index)
+    if type(raw) is not dict:  # a dict is the common case: no abstract-class checks for it
+        if isinstance(raw, Message):
+            return [raw]
+        if not isinstance(raw, Mapping):
+            raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
     if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
         kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
@@ -218,11 +235,13 @@ def _expand(raw: Any, index: int) -> list[Message]:
     if not isinstance(raw_calls, list):
         raise MessageError("tool_calls must be a list", index=index)
     metadata = raw.get("metadata") or {}
-    if not isinstance(metadata, Mapping):
+    if type(metadata) is not dict and not isinstance(metadata, Mapping):
         raise MessageError("metadata must be an object", index=index)
     content = raw.get("content")
     blocks: list[tuple[int, Mapping[str, Any]]] = []
-    if isinstance(content, list):
+    if type(content) is str:  # the common case
+        text = content
+    elif isinstance(content, list):
         kept = []
         for k, part in enumerate(content):
             kind = _block_type(part) if isinstance(part, Mapping) else None
@@ -230,9 +249,10 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 blocks.append((k, part))
             else:
                 kept.append(part)
-        content = kept
-    text = _content_text(content, index)
-    calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)]
+        text = _content_text(kept, index)
+    else:
+        text = _content_text(content, index)
+    calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)] if raw_calls else []
     results: list[Message] = []
     for k, block in blocks:
         kind = block["type"]
@@ -250,20 +270,21 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 state="error" if _is_error(block, index, f"content[{k}]: ") else "success",
                 index=index,
             ))
-    problems = tuple(c.problem for c in calls if c.problem is not None)
+    problems = tuple(c.problem for c in calls if c.problem is not None) if calls else ()
     state = "error" if _is_error(raw, index) else "success"
+    call_id = raw.get("tool_call_id")
     if results:
         return results + ([Message(role="user", content=text, index=index)] if text.strip() else [])
-    return [Message(
-        role=role,
-        content=text,
-        tool_calls=tuple(calls),
-        tool_call_id=_str_id(raw.get("tool_call_id")),
-        state=state,
-        metadata=dict(metadata),
-        index=index,
-        problems=problems,
-    )]
+    return [build_frozen(Message, {
+        "role": role,
+        "content": text,
+        "tool_calls": tuple(calls),
+        "tool_call_id": call_id if type(call_id) is str else _str_id(call_id),
+        "state": state,
+        "metadata": dict(metadata) if metadata else {},
+        "index": index,
+        "problems": problems,
+    })]
 
 
 def parse_message(raw: Any, index: int = 0) -> Message:
@@ -320,5 +341,8 @@ def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Messag
 
 def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
     """Accept either parsed ``Message`` objects or raw dicts (raw dicts are read as by
-    ``parse_messages``)."""
+    ``parse_messages``). A tuple holding only ``Message`` objects (what ``parse_messages``
+    returns) is returned as it is."""
+    if type(items) is tuple and all(type(m) is Message for m in items):
+        return items
     return tuple(m for i, item in enumerate(items) for m in _expand(item, i))

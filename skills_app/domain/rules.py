@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Container, Iterable, Mapping
 
 import jsonschema
 
@@ -85,7 +85,9 @@ def resolve_restrictions(
     profile. Raises ``UnknownRestrictionError`` for a name the catalog does not define, listing the
     names on offer. Tools a restriction lists but the registry lacks are reported in ``warnings``.
     """
-    registered = set(catalog.mcp_tool_names)
+    if access_profile is None and stage is None and allowed_tools is None:  # the common case: none
+        return _UNRESTRICTED
+    registered = _per_catalog(catalog, "_rules_mcp_tool_set", lambda: frozenset(catalog.mcp_tool_names))
     warnings: list[Problem] = []
 
     def lookup(kind: str, name: str, table: Mapping[str, Restriction]) -> frozenset[str]:
@@ -120,6 +122,11 @@ def resolve_restrictions(
     )
 
 
+#: The restrictions of a round that names none (``resolve_restrictions`` with no arguments).
+_UNRESTRICTED = Restrictions(profile=None, stage=None, explicit=None, profile_tools=None, stage_tools=None,
+                             warnings=())
+
+
 @dataclass(frozen=True)
 class RoundView:
     """What the model is given in one round.
@@ -151,21 +158,24 @@ class RoundView:
         shown = frozenset(self.mcp_visible)
         return tuple(t for t in self.gated if t in shown)
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON shape of docs/runtime-api.md ``rounds`` (lists always present)."""
-        return {
-            "loaded": list(self.loaded),
-            "masked": dict(self.masked),
-            "visible": list(self.visible),
-            "count": self.count,
-            "builtins": list(self.builtins),
-            "mcp_visible": list(self.mcp_visible),
-            "released": list(self.released),
-            "gated": list(self.gated),
-            "withheld": dict(self.withheld),
-            "warnings": list(self.warnings),
-            "warning_details": [warning_detail(w) for w in self.warnings],
-        }
+    def as_dict(self, only: Container[str] | None = None) -> dict[str, Any]:
+        """JSON shape of docs/runtime-api.md ``rounds`` (lists always present). ``only`` names the
+        keys wanted (the others are not computed: ``released`` and ``gated`` cost O(gated tools));
+        ``None`` = all, in this order."""
+        fields: tuple[tuple[str, Callable[[], Any]], ...] = (
+            ("loaded", lambda: list(self.loaded)),
+            ("masked", lambda: dict(self.masked)),
+            ("visible", lambda: list(self.visible)),
+            ("count", lambda: self.count),
+            ("builtins", lambda: list(self.builtins)),
+            ("mcp_visible", lambda: list(self.mcp_visible)),
+            ("released", lambda: list(self.released)),
+            ("gated", lambda: list(self.gated)),
+            ("withheld", lambda: dict(self.withheld)),
+            ("warnings", lambda: list(self.warnings)),
+            ("warning_details", lambda: [warning_detail(w) for w in self.warnings]),
+        )
+        return {key: build() for key, build in fields if only is None or key in only}
 
 
 def warning_detail(warning: str) -> dict[str, Any]:
@@ -265,11 +275,14 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
     hit = cache.get(key)
     if hit is not None:
         return hit
-    loaded = tuple(s.code for s in catalog.enabled_skills if s.code in loaded_set)
+    # the loaded skills in catalog order, found through their positions: O(loaded), not O(skills)
+    positions = _enabled_positions(catalog)
+    ordered = sorted(i for code in loaded_set for i in positions[code])
+    enabled_skills = catalog.enabled_skills
+    loaded = tuple(enabled_skills[i].code for i in ordered)
     released: set[str] = set()
-    for s in catalog.enabled_skills:
-        if s.code in loaded_set:
-            released.update(s.tool_ids)
+    for i in ordered:
+        released.update(enabled_skills[i].tool_ids)
     owner = catalog.gate_owner
     visible: list[str] | tuple[str, ...]
     if (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit) == (None, None, None):
@@ -316,6 +329,17 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
             pass
     cache[key] = shape
     return shape
+
+
+def _enabled_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
+    """Enabled skill code → its positions in ``catalog.enabled_skills`` (one, unless a code is
+    listed twice), so a round shape reads only the loaded skills."""
+    def build() -> dict[str, tuple[int, ...]]:
+        out: dict[str, tuple[int, ...]] = {}
+        for i, s in enumerate(catalog.enabled_skills):
+            out[s.code] = out.get(s.code, ()) + (i,)
+        return out
+    return _per_catalog(catalog, "_rules_enabled_positions", build)
 
 
 def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

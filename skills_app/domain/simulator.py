@@ -243,17 +243,59 @@ def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None 
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
+def _state(view: RoundView, tool: str, shown: frozenset[str] | set[str]) -> str:
+    """One cell of the matrix: masked over withheld over visible (released), else open."""
+    if tool in view.masked:
+        return MASKED
+    if tool in view.withheld:
+        return WITHHELD
+    return RELEASED if tool in shown else OPEN
+
+
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
+    """Gated tool → its state in each round (docs/simulator.md, "The matrix").
+
+    The first column is built whole. Each later one copies the one before and rewrites only the
+    tools whose state may have changed: a registered gated tool is, in every round, exactly one
+    of masked, withheld or visible (``rules._round_shape``), so with the same withheld tools its
+    state changes only if it entered or left the visible list. That costs O(gated) copying in C
+    plus O(visible + withheld + changes) per round, not a dict of every gated tool."""
     gated = catalog.gated_tool_ids
     columns: list[list[str]] = []
-    for r in rounds:  # one state per gated tool per round: O(tools) per round, dict lookups in C
-        # later keys win: masked over withheld over visible (released), else open
-        state = {**dict.fromkeys(r.view.visible, RELEASED), **dict.fromkeys(r.view.withheld, WITHHELD),
-                 **dict.fromkeys(r.view.masked, MASKED)}
-        columns.append(list(map(state.get, gated, repeat(OPEN))))
+    prev: RoundView | None = None
+    before: set[str] = set()
+    column: list[str] = []
+    for r in rounds:
+        view = r.view
+        after = set(view.visible)
+        if prev is None:
+            # later keys win: masked over withheld over visible (released), else open
+            state = {**dict.fromkeys(view.visible, RELEASED), **dict.fromkeys(view.withheld, WITHHELD),
+                     **dict.fromkeys(view.masked, MASKED)}
+            column = list(map(state.get, gated, repeat(OPEN)))
+        elif view.visible is not prev.visible or view.withheld != prev.withheld:
+            changed = (before ^ after) | (prev.withheld.keys() ^ view.withheld.keys())
+            if changed:
+                position = _gated_positions(catalog)
+                column = column.copy()
+                for tool in changed:
+                    for at in position.get(tool, ()):
+                        column[at] = _state(view, tool, after)
+        columns.append(column)
+        prev, before = view, after
     if not columns:
         return {tool: () for tool in gated}
     return dict(zip(gated, zip(*columns)))
+
+
+def _gated_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
+    """Gated tool → its rows in the matrix (one, unless ``gated_tool_ids`` lists a name twice)."""
+    def build() -> dict[str, tuple[int, ...]]:
+        out: dict[str, tuple[int, ...]] = {}
+        for i, tool in enumerate(catalog.gated_tool_ids):
+            out[tool] = out.get(tool, ()) + (i,)
+        return out
+    return catalog.derived("_simulator_gated_positions", build)
 
 
 def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import Problem
 from .limits import LOAD_SKILL
-from .messages import Message, ToolCall
+from .messages import Message, ToolCall, build_frozen
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
@@ -195,9 +195,11 @@ class EvidenceReader:
         self._evidence = None
         if m.problems:
             self._message_problems.extend(m.problems)
-        self._pair(m, pos)
-        if self._read_manuals and m.role == "tool":
-            self._read_result(m, pos)
+        role = m.role
+        if role == "tool" or (role == "assistant" and m.tool_calls):  # nothing to pair in the others
+            self._pair(m, pos)
+            if role == "tool" and self._read_manuals:
+                self._read_result(m, pos)
 
     def replace(self, position: int, m: Message) -> None:
         """Swap the message at ``position`` for ``m`` (same role, calls and ``tool_call_id``, e.g.
@@ -319,8 +321,8 @@ class EvidenceReader:
             return
         version = m.metadata.get("skill_version")
         version = version if isinstance(version, int) and not isinstance(version, bool) else None
-        manual = self._manuals[pos] = LoadedManual(position=pos, index=_where(m, pos)["index"], code=code,
-                                                   version=version)
+        manual = self._manuals[pos] = build_frozen(LoadedManual, {
+            "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": version})
         if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
             _note(self._latest, manual)
             self._versions.setdefault(code, set()).add(version)

@@ -2,21 +2,27 @@
 (``role_required``, docs/roles.md), and the safe ``next`` parameter."""
 from __future__ import annotations
 
+import secrets
 from functools import wraps
-from typing import Callable
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import render, resolve_url
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django_htmx.http import HttpResponseClientRedirect
 
 from .. import roles
+from ..draft_cache import draft_fragment
 
 #: ``?expired=`` on the login URL: why the user is sent there (registration/login.html says it).
 EXPIRED_UNSAVED = "unsaved"  # a plain form POST arrived after the session ended: nothing was saved
@@ -48,6 +54,37 @@ def paginate(request: HttpRequest, queryset, per_page: int = PER_PAGE, *, param:
     page.param = param  # type: ignore[attr-defined]
     page.query = query.urlencode()  # type: ignore[attr-defined]
     return page
+
+
+def draft_html(request: HttpRequest, template: str, context: Callable[[], dict[str, Any]]) -> SafeString:
+    """``template`` rendered for ``request`` with ``context()``, kept until the draft changes
+    (``draft_cache.draft_fragment``): a page whose content is derived from the draft only (the
+    skill list, the tools page) renders its rows once per change instead of on every visit.
+
+    The key holds everything else such a fragment may depend on: the template, the path and
+    every query parameter, the active language, the user's ``console_can`` flags and role (what
+    ``roles.context_processor`` gives the template: a viewer never gets an editor's buttons). A
+    fragment never holds a CSRF token: it is rendered with a random placeholder in its place,
+    kept with the HTML, and replaced by this request's token (``get_token``, as the template tag
+    would) on every use. ``context`` is called only when the fragment is rendered."""
+    flags = roles.context_processor(request)
+    key = ("draft_html", template, request.path, tuple(sorted(request.GET.lists())), get_language(),
+           tuple(sorted(flags["console_can"].items())), flags["console_role"])
+
+    def build() -> tuple[str, str]:
+        placeholder = secrets.token_hex(16)
+        return placeholder, render_to_string(template, {**context(), "csrf_token": placeholder}, request)
+
+    placeholder, html = draft_fragment(tuple(map(_hashable, key)), build)
+    if placeholder in html:
+        html = html.replace(placeholder, get_token(request))
+    return mark_safe(html)  # noqa: S308 — rendered by the template engine (autoescaped)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def is_console_user(user) -> bool:

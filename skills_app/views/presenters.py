@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from html import escape as html_escape
 from typing import Any
 
 from django.utils.html import conditional_escape, format_html
@@ -326,11 +327,22 @@ class SimulationPage:
 # Sentences in the active language, built from the domain's structured fields. The domain's own
 # English lines are matched only where they have a fixed shape; anything else is shown as-is.
 # --------------------------------------------------------------------------------------------
+def _codes(values: list | tuple) -> SafeString:
+    """``<code>a</code>, <code>b</code>, …`` with every value escaped (``conditional_escape``).
+    An unmet "masked" expectation may name ~2,000 tools: plain strings are joined on NUL and
+    escaped in one pass, then the NULs become the tags — unless a value holds a NUL itself."""
+    if set(map(type, values)) == {str}:  # plain strings only (no SafeString, no number): one C pass
+        text = html_escape("\0".join(values))
+        if text.count("\0") == len(values) - 1:
+            return mark_safe("<code>" + text.replace("\0", "</code>, <code>") + "</code>")  # noqa: S308 — escaped
+    return mark_safe(", ".join(format_html("<code>{}</code>", v) for v in values))  # noqa: S308
+
+
 def _code(value: Any) -> SafeString:
     if isinstance(value, (list, tuple)):
         if not value:
             return format_html('<span class="none">{}</span>', gettext("none"))
-        return mark_safe(", ".join(format_html("<code>{}</code>", v) for v in value))  # noqa: S308
+        return _codes(value)
     return format_html("<code>{}</code>", value)
 
 

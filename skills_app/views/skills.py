@@ -20,7 +20,7 @@ from ..forms import SkillForm, iter_errors, tool_picker, translate_error
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
-from .common import paginate, role_required, safe_next
+from .common import draft_html, paginate, role_required, safe_next
 from ..domain.lints import lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
@@ -46,7 +46,13 @@ def skill_list(request: HttpRequest) -> HttpResponse:
     ``?q=`` searches code, name, description and manual; ``state``, ``kind`` and ``lints`` filter
     (see ``LIST_STATES``). Live skills are shown ``PER_PAGE`` a page (``?page=N``), deleted
     ones ``DELETED_PER_PAGE`` (``?deleted=N``). A fixed number of queries whatever the number of
-    skills (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills)."""
+    skills (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills). The page's
+    content is rendered once per draft change, query, language and role (``draft_html``)."""
+    return render(request, "skills/list.html",
+                  {"content": draft_html(request, "skills/_list.html", lambda: _skill_list_context(request))})
+
+
+def _skill_list_context(request: HttpRequest) -> dict:
     catalog = selectors.catalog_draft()
     q = (request.GET.get("q") or "").strip()
     every = selectors.skill_list(include_deleted=True, with_manual=bool(q))  # the search reads manuals
@@ -106,7 +112,7 @@ def skill_list(request: HttpRequest) -> HttpResponse:
         "matching": len(live),
         "broken": selectors.broken_skills(shown),
     }
-    return render(request, "skills/list.html", context)
+    return context
 
 
 def _live_or_404(code: str) -> Skill:

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from .. import selectors
 from ..domain import catalog as dom
 from ..forms import tool_search
-from .common import paginate, role_required
+from .common import draft_html, paginate, role_required
 
 
 #: Intent-tree rows per page: the tree is paged in tree order (a catalog of 2,000 MCP tools is
@@ -26,7 +26,13 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
     """Intent nodes in tree order, ``PER_PAGE`` a page (``?page=``); for each MCP node its tool,
     ``require_confirm``, availability, the enabled skills that gate it (and disabled ones, which
     gate nothing). ``?q=`` keeps the nodes whose code, name, tool or gating skills contain it
-    (case-insensitive). Schemas are pretty-printed for the rows of the page only."""
+    (case-insensitive). Schemas are pretty-printed for the rows of the page only. The page's
+    content is rendered once per draft change, query, language and role (``draft_html``)."""
+    return render(request, "tools/tree.html",
+                  {"content": draft_html(request, "tools/_tree.html", lambda: _tool_tree_context(request))})
+
+
+def _tool_tree_context(request: HttpRequest) -> dict:
     catalog = selectors.catalog_draft()
     rows = selectors.mcp_nodes()
     registered_by = {r.tool_id: r.node.pk for r in rows}
@@ -65,7 +71,7 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
             "dormant": dormant.get(tool, []),
         })
     builtins = [t for t in catalog.registered_tools if t.kind == dom.BUILTIN]
-    return render(request, "tools/tree.html", {
+    return {
         "nodes": nodes,
         "page": page,
         "q": q,
@@ -74,7 +80,7 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
         "mcp_count": len(catalog.mcp_tool_names),
         "gated_count": len(catalog.gated_tool_ids),
         "broken": selectors.broken_skills(),
-    })
+    }
 
 
 def _pretty(value) -> str:

@@ -78,3 +78,26 @@ def test_folded_rounds_open_to_show_their_rounds(page, console):
     with page.expect_download() as download:
         page.click("[data-result-json]")
     assert download.value.suggested_filename == "long-run.json"
+
+
+def test_still_masked_folds_past_the_limit_and_opens_from_the_keyboard(page, console, monkeypatch):
+    from skills_app.templatetags import console as tags
+
+    monkeypatch.setattr(tags, "CHIPS_SHOWN", 2)  # the live server runs in this process
+    login(page, console)
+    page.goto(f"{console}/skills/order_change/edit")
+    still = page.locator("[data-still-masked]")
+    assert still.get_attribute("data-still-masked") == "4"
+    more = still.locator("[data-chips-more]")
+    assert more.get_attribute("data-chips-more") == "2" and more.get_attribute("open") is None
+    assert still.locator(".chip-masked:visible").count() == 2
+    assert more.locator("summary").inner_text() == "还有 2 个"
+    still.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "long-still-masked-folded.png"), full_page=False)
+    more.locator("summary").focus()
+    page.keyboard.press("Enter")
+    assert more.get_attribute("open") == ""
+    assert [" ".join(t.split()) for t in still.locator(".chip-masked:visible").all_inner_texts()] == [
+        "apply_after_sale → after_sale_apply", "update_cart_item → order_checkout",
+        "create_order → order_checkout", "pay_order → order_checkout"]
+    page.screenshot(path=str(SHOTS / "long-still-masked-open.png"), full_page=False)

@@ -121,15 +121,34 @@ def test_tools_mentioned_finds_whole_words_in_first_mention_order():
 
 def test_tools_mentioned_compiles_one_pattern_per_tool_set():
     _lints._mention_pattern.cache_clear()
-    tools = frozenset({"a_b", "c_d"})
+    tools = frozenset({"a-b", "c_d"})  # a name with a hyphen: the alternation regex
     for _ in range(5):
-        assert _lints.tools_mentioned("use a_b then c_d", tools) == ("a_b", "c_d")
+        assert _lints.tools_mentioned("use a-b then c_d", tools) == ("a-b", "c_d")
     info = _lints._mention_pattern.cache_info()
     assert (info.misses, info.hits, info.currsize) == (1, 4, 1)
-    assert _lints.tools_mentioned("use a_b", {"a_b"}) == ("a_b",)
+    assert _lints.tools_mentioned("use a-b", {"a-b"}) == ("a-b",)
     assert _lints._mention_pattern.cache_info().currsize == 2
     pattern = _lints._mention_pattern(tools).pattern
-    assert pattern.count("(?<!") == 1 and "a_b|c_d" in pattern
+    assert pattern.count("(?<!") == 1 and "a\\-b|c_d" in pattern
+
+
+WORD_CASES = [
+    "先调用 query_order，再 cancel_order(order_no)；不要用 pay_order_v2 或 xpay_order。order 一词。cancel_order 再次。",
+    "order_no order orderx _order order_ `order`-order.order\norder",
+    "ORDER Order order1 1order order",
+    "",
+    "order",
+    "cancel_order-order cancel_order_order 中文order中文 order\u00e9 éorder",
+]
+
+
+@pytest.mark.parametrize("text", WORD_CASES)
+def test_tools_mentioned_with_word_names_finds_what_the_alternation_finds_without_compiling_it(text):
+    tools = frozenset({"cancel_order", "order", "query_order", "pay_order", "order_no", "1order"})
+    _lints._mention_pattern.cache_clear()
+    found = _lints.tools_mentioned(text, tools)
+    assert _lints._mention_pattern.cache_info().currsize == 0  # the runs were looked up instead
+    assert found == tuple(dict.fromkeys(m.group(0) for m in _lints._mention_pattern(tools).finditer(text)))
 
 
 def test_tools_mentioned_with_nothing_to_find():

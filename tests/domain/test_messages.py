@@ -77,3 +77,33 @@ def test_a_message_round_trips_through_its_json_shape() -> None:
         {"role": "tool", "tool_call_id": "c1", "content": "r", "state": "success", "metadata": {"k": "v"}},
     ])
     assert parse_messages([m.as_dict() for m in msgs]) == msgs
+
+
+def test_a_record_built_without_its_init_equals_hashes_and_stays_frozen_like_one_built_with_it():
+    import dataclasses
+
+    from skills_app.domain.messages import Message, ToolCall, build_frozen
+
+    values = {"role": "tool", "content": "ok", "tool_calls": (), "tool_call_id": "c1", "state": "success",
+              "metadata": {"k": 1}, "index": 4, "problems": ()}
+    fast = build_frozen(Message, values)
+    assert fast == Message(**values) and type(fast) is Message
+    assert fast.index == 4 and fast.problems == ()
+    call = build_frozen(ToolCall, {"name": "t", "arguments": {}, "id": "x", "problem": None})
+    assert call == ToolCall(name="t", id="x") and hash(call.name) == hash("t")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.content = "changed"
+
+
+def test_parsed_messages_carry_every_field_of_the_record():
+    import dataclasses
+
+    from skills_app.domain.messages import Message, parse_messages
+
+    parsed = parse_messages([{"role": "assistant", "content": "x", "tool_calls": [
+        {"id": "a", "name": "t", "arguments": {"k": 1}}]}, {"role": "tool", "tool_call_id": "a", "content": "r"}])
+    for m in parsed:
+        assert set(vars(m)) == {f.name for f in dataclasses.fields(Message)}
+        assert set(vars(m.tool_calls[0])) == {"name", "arguments", "id", "problem"} if m.tool_calls else True
+    assert parsed[0].tool_calls[0].arguments == {"k": 1}
+    assert parsed[1] == Message(role="tool", content="r", tool_call_id="a", index=1)

@@ -109,3 +109,16 @@ def test_an_explicit_allowed_list_narrows_mcp_tools_and_warns_about_strangers() 
     view = compute_round(catalog(), [], allowed_tools=["export", "search_knowledge", "nope"])
     assert view.visible == BUILTINS + ("export",)
     assert view.warnings == ("allowed tools that are not registered: nope",)
+
+
+def test_no_restriction_named_resolves_to_none_and_an_empty_name_to_none_too():
+    for kwargs in ({}, {"access_profile": "", "stage": ""}):
+        r = resolve_restrictions(catalog(), **kwargs)
+        assert (r.profile, r.stage, r.explicit, r.profile_tools, r.stage_tools, r.warnings) == (
+            None, None, None, None, None, ())
+        assert r.permits("refund") and r.permits("anything")
+
+
+def test_an_explicit_empty_allowed_list_restricts_to_nothing():
+    r = resolve_restrictions(catalog(), allowed_tools=[])
+    assert r.explicit == frozenset() and not r.permits("lookup")

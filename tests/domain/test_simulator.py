@@ -225,3 +225,21 @@ def test_masked_by_the_wrong_skill_is_reported_with_the_code_expect_masked() -> 
     assert failure.code == "expect_masked"
     assert failure.params == {"want": {"refund": "beta", "cancel": "alpha", "ship": "beta"},
                               "got": {"refund": "alpha", "cancel": "alpha", "ship": "beta"}}
+
+
+def test_the_matrix_follows_loads_compactions_and_a_profile_round_by_round() -> None:
+    # "clerk" may use refund and ship but not cancel: cancel is withheld in every round, loaded or
+    # not; refund is released by alpha's manual, masked again once it is compacted away, released
+    # again by a second load; ship stays masked (beta is never loaded).
+    catalog = shop(profiles={"clerk": {"lookup", "refund", "ship"}})
+    sim = run(LOAD_USE + "  - compact: {drop: [2, 3]}\n"
+                         "  - assistant: {calls: [refund]}\n"
+                         "  - assistant: {calls: [{load_skill: {skill_code: alpha}}]}\n"
+                         "  - assistant: {calls: [ship]}\n", catalog, access_profile="clerk")
+    W = "withheld"
+    assert sim.matrix == {"refund": (M, R, M, M, R), "cancel": (W, W, W, W, W), "ship": (M, M, M, M, M)}
+
+
+def test_rounds_with_the_same_tools_repeat_their_column() -> None:
+    sim = run("steps:\n  - user: hi\n" + "  - assistant: {calls: [lookup]}\n" * 3)
+    assert sim.matrix == {"refund": (M, M, M), "cancel": (M, M, M), "ship": (M, M, M)}

@@ -153,3 +153,21 @@ def test_the_publish_review_runs_each_scenario_once_per_catalog_then_reads_the_c
     assert len(runs) == len(first.scenarios)  # the page shares the cache
     row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone")
     assert "data-pending" not in row.attrs  # and /scenarios/ finds the draft's result there
+
+
+def test_a_finished_result_is_kept_unpickled_in_the_process_a_stopped_one_is_not(bitmall, runs, monkeypatch):
+    scenario = Scenario.objects.get(name="cancel-iphone")
+    catalog = selectors.catalog_draft()
+    first = scenario_results.scenario_result(scenario, catalog)
+    cache.clear()  # Django's cache emptied: the process still holds the very object
+    assert scenario_results.scenario_result(scenario, catalog) is first
+    assert runs == ["cancel-iphone"]
+    scenario_results.forget()
+    again = scenario_results.scenario_result(scenario, catalog)  # neither holds it: run again
+    assert again is not first and runs == ["cancel-iphone", "cancel-iphone"]
+    scenario_results.forget()
+    cache.clear()
+    monkeypatch.setattr(scenario_results.ScenarioResult, "stopped", property(lambda self: "stopped"))
+    stopped = scenario_results.scenario_result(scenario, catalog)
+    assert scenario_results._local == {}  # a run stopped by the time budget is tried again later
+    assert stopped.name == "cancel-iphone" and cache.get(_key("cancel-iphone")).name == "cancel-iphone"
