@@ -88,3 +88,22 @@ def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messa
         "error", f"unknown skill 'gamma'; {offer}", {}, False, None)
     assert load_skill(catalog, unreadable, "") == LoadResult(
         "error", "load_skill needs a skill_code (text)", {}, False, None)
+
+
+def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() -> None:
+    """``load_from_manuals`` is public (the simulator calls it after the guard, ``load_skill`` after
+    its own check): it does not rely on its caller having checked the code."""
+    from skills_app.domain import Catalog
+    from skills_app.domain.rules import LoadResult, load_from_manuals
+    from tests.domain.factories import ALPHA, builtin_tools, skill, shop
+
+    catalog = shop(ALPHA, skill("Bad Code", ("export",)))
+    needs = LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
+    assert [load_from_manuals(catalog, [], code) for code in ("", 7, None)] == [needs, needs, needs]
+    offer = "skills on offer: Bad Code, alpha"
+    assert load_from_manuals(catalog, [], "gamma") == LoadResult("error", f"unknown skill 'gamma'; {offer}", {}, False, None)
+    assert load_from_manuals(catalog, [], "Bad Code") == LoadResult(
+        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None)
+    empty = Catalog(tools=builtin_tools(), skills=())
+    assert load_from_manuals(empty, [], "alpha") == LoadResult(
+        "error", "unknown skill 'alpha'; skills on offer: none", {}, False, None)
