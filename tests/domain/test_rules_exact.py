@@ -107,3 +107,17 @@ def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() 
     empty = Catalog(tools=builtin_tools(), skills=())
     assert load_from_manuals(empty, [], "alpha") == LoadResult(
         "error", "unknown skill 'alpha'; skills on offer: none", {}, False, None)
+
+
+def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> None:
+    """``LoadResult.skill_code`` (read by Python clients through ``skills_app.client``) is the code of
+    the manual served, for the full manual and for the repeat-load stub."""
+    from skills_app.domain.rules import LoadResult, already_loaded_text, load_skill
+    from tests.domain.factories import ALPHA, MARKER, loaded, shop
+
+    catalog = shop()
+    assert load_skill(catalog, [], "alpha") == LoadResult(
+        "success", ALPHA.content, {MARKER: "alpha", "skill_version": 1}, False, 1, "alpha")
+    assert load_skill(catalog, loaded("alpha"), "alpha") == LoadResult(
+        "success", already_loaded_text(ALPHA), {"already_loaded": True, "skill_code": "alpha", "skill_version": 1},
+        True, 1, "alpha")
