@@ -339,7 +339,7 @@ def _enabled_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
         for i, s in enumerate(catalog.enabled_skills):
             out[s.code] = out.get(s.code, ()) + (i,)
         return out
-    return _per_catalog(catalog, "_rules_enabled_positions", build)
+    return _per_catalog(catalog, "_rules_enabled_positions", build)  # pragma: no mutate  # any key no other value uses on the catalog does
 
 
 def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

@@ -121,3 +121,21 @@ def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> No
     assert load_skill(catalog, loaded("alpha"), "alpha") == LoadResult(
         "success", already_loaded_text(ALPHA), {"already_loaded": True, "skill_code": "alpha", "skill_version": 1},
         True, 1, "alpha")
+
+
+def test_a_code_listed_twice_releases_the_tools_of_both_entries_when_loaded() -> None:
+    from skills_app.domain import compute_round
+    from tests.domain.factories import loaded, shop, skill
+
+    catalog = shop(skill("alpha", ("refund",), sort_order=10), skill("alpha", ("ship",), sort_order=20))
+    view = compute_round(catalog, loaded("alpha"))
+    assert (view.loaded, view.released, dict(view.masked)) == (("alpha", "alpha"), ("refund", "ship"), {})
+
+
+def test_a_round_as_dict_with_only_some_keys_gives_exactly_those() -> None:
+    from skills_app.domain import compute_round
+    from tests.domain.factories import shop
+
+    view = compute_round(shop(), [])
+    assert view.as_dict(only=("visible", "count")) == {
+        "visible": ["search_knowledge", "load_skill", "flush_memory", "lookup", "export"], "count": 5}
