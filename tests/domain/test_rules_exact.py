@@ -139,3 +139,20 @@ def test_a_round_as_dict_with_only_some_keys_gives_exactly_those() -> None:
     view = compute_round(shop(), [])
     assert view.as_dict(only=("visible", "count")) == {
         "visible": ["search_knowledge", "load_skill", "flush_memory", "lookup", "export"], "count": 5}
+
+
+def test_a_tool_with_an_invalid_definition_is_warned_about_with_its_problems_and_their_codes() -> None:
+    """The round's warning names the tool and its problems; a page translates it by its params."""
+    from skills_app.domain import MCP, Catalog, Tool
+    from skills_app.domain.rules import tool_definition_warnings
+    from tests.domain.factories import builtin_tools
+
+    catalog = Catalog(tools=builtin_tools() + (Tool("broken", MCP, input_schema={"type": 5}),), skills=())
+    (warning,) = tool_definition_warnings(catalog)
+    problems = ('inputSchema must have "type": "object", got 5; '
+                "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas")
+    assert (warning.code, str(warning), dict(warning.params)) == (
+        "tool_definition_invalid",
+        f"tool 'broken' has an invalid definition ({problems}); calls to it are refused",
+        {"tool": "broken", "problems": problems, "problem_codes": ["input_schema_type", "input_schema_invalid"]},
+    )
