@@ -3,8 +3,8 @@
 Reads the ``mutants/**/*.py.meta`` files a ``mutmut run`` leaves (one per mutated source file:
 ``{"exit_code_by_key": {mutant name: exit code or null}}``) and prints, per part, the mutants
 killed out of those checked, then lists every survivor by name (``mutmut show NAME`` prints its
-diff). Run from the repository root after ``mutmut run``; ``make mutation`` does both
-(docs/testing.md). Exit status 0 unless ``--fail-on-survivors`` is given and one survived.
+diff); with ``--files``, also one line per source file that has a result. Run from the repository
+root after ``mutmut run``; ``make mutation`` does both (docs/testing.md). Exit status 0 unless ``--fail-on-survivors`` is given and one survived.
 """
 from __future__ import annotations
 
@@ -37,6 +37,14 @@ def results(root: Path) -> dict[str, dict[str, str]]:
     return out
 
 
+def line(label: str, counts: Counter[str]) -> str:
+    """``label: caught/checked caught of N mutants (statuses not caught)`` for one source file."""
+    checked = sum(n for s, n in counts.items() if s not in UNTRIED)
+    caught = sum(counts[s] for s in CAUGHT)
+    rest = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s not in CAUGHT | UNTRIED)
+    return f"{label}: {caught}/{checked} caught of {sum(counts.values())} mutants" + (f" ({rest})" if rest else "")
+
+
 def main(argv: list[str]) -> int:
     by_file = results(Path.cwd())
     if not by_file:
@@ -54,6 +62,10 @@ def main(argv: list[str]) -> int:
         score = f"{100 * caught / checked:.1f}%" if checked else "n/a"
         rest = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()) if s not in CAUGHT) or "none left"
         print(f"{part:9} {score:>6}  {caught}/{checked} mutants caught  ({rest})")
+        if "--files" in argv:  # one line per source file of the part that has a result
+            for source, statuses in by_file.items():
+                if source.startswith(prefix) and any(s not in UNTRIED for s in statuses.values()):
+                    print("  " + line(source, Counter(statuses.values())))
     if survivors:
         print(f"\n{len(survivors)} not caught (`.venv/bin/mutmut show NAME` prints the change):")
         for name in sorted(survivors):

@@ -339,7 +339,7 @@ def _enabled_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
         for i, s in enumerate(catalog.enabled_skills):
             out[s.code] = out.get(s.code, ()) + (i,)
         return out
-    return _per_catalog(catalog, "_rules_enabled_positions", build)
+    return _per_catalog(catalog, "_rules_enabled_positions", build)  # pragma: no mutate  # any key no other value uses on the catalog does
 
 
 def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -417,17 +417,16 @@ def _validators(catalog: Catalog) -> dict[int, Any]:
 
 
 def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
-                        validators: dict[int, Any] | None = None) -> str | None:
+                        validators: dict[int, Any]) -> str | None:
     """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid; past
     ``ARGUMENT_ERROR_MAX_CHARS`` characters the rest is cut and counted.
-    ``validators`` caches the validator of each schema (a validator that fails to build is not
-    kept: the error is raised again on the next call)."""
-    validator = validators.get(id(schema)) if validators is not None else None
+    ``validators`` caches the validator of each schema (the catalog's, ``_validators``; a validator
+    that fails to build is not kept: the error is raised again on the next call)."""
+    validator = validators.get(id(schema))
     if validator is None:
-        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)  # pragma: no mutate  # jsonschema's default is 2020-12 too today; explicit so a newer draft cannot change the rule
         validator = validator_cls(schema)
-        if validators is not None:
-            validators[id(schema)] = validator
+        validators[id(schema)] = validator
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
     if not errors:
         return None
@@ -485,7 +484,7 @@ def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view:
     if tool is None:
         on_offer = ", ".join(view.visible) or "none"
         return Verdict(name, REFUSED, REASON_UNKNOWN_TOOL, None,
-                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip() or not name
+                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip()
                        else f"unknown tool '{name}'; tools on offer: {on_offer}", args)
     if name in catalog.tool_problems:
         problems = "; ".join(catalog.tool_problems[name])
@@ -573,10 +572,10 @@ def load_skill(
     transcript) → a short ``already_loaded`` stub without the marker. Otherwise the full manual with metadata ``{marker_key: code, "skill_version": v}``.
     """
     if not isinstance(skill_code, str) or not skill_code:
-        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
+        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
     if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
         offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
-        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
+        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None)
     return load_from_manuals(catalog, read_evidence(catalog, as_messages(messages)).manuals, skill_code)
 
 
@@ -585,10 +584,10 @@ def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManua
     """``load_skill`` from the loaded manuals already read: the messages are not read again. Given
     an ``EvidenceReader`` (the simulator), the repeat-load test is one lookup (docs/rule.md, "Cost")."""
     if not isinstance(skill_code, str) or not skill_code:
-        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None, None)
+        return LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
     if not is_valid_skill_code(skill_code) or catalog.skill(skill_code) is None:
         offer = ", ".join(s.code for s in catalog.enabled_skills) or "none"
-        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None, None)
+        return LoadResult("error", f"unknown skill {skill_code!r}; skills on offer: {offer}", {}, False, None)
     skill = catalog.skill(skill_code)
     assert skill is not None
     if isinstance(manuals, transcript.EvidenceReader):

@@ -28,3 +28,131 @@ def test_a_call_without_a_name_is_refused_as_the_unknown_tool_named_empty() -> N
     assert verdict.message == "unknown tool ''; tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
     numbered = check_call(shop(ALPHA, BETA), [], {"name": 5, "id": 7})
     assert (numbered.name, numbered.reason) == ("5", "unknown_tool")
+
+
+def test_an_unknown_tool_in_a_catalog_offering_nothing_says_none_are_on_offer() -> None:
+    from skills_app.domain import Catalog
+    from skills_app.domain.rules import check_call
+
+    verdict = check_call(Catalog(tools=(), skills=()), [], {"name": "drop"})
+    assert verdict.message == "unknown tool 'drop'; tools on offer: none"
+
+
+def test_an_unknown_tool_name_with_surrounding_whitespace_is_shown_escaped_any_other_as_typed() -> None:
+    """The refusal quotes the name as typed, but a name with leading or trailing whitespace is shown
+    as its repr so the operator sees the stray newline or space."""
+    from skills_app.domain.rules import check_call
+    from tests.domain.factories import ALPHA, BETA, shop
+
+    offer = "tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
+    messages = {name: check_call(shop(ALPHA, BETA), [], {"name": name}).message
+                for name in ("drop\n", "it's", "a\\b", " drop")}
+    assert messages == {
+        "drop\n": f"unknown tool 'drop\\n'; {offer}",
+        "it's": f"unknown tool 'it's'; {offer}",
+        "a\\b": f"unknown tool 'a\\b'; {offer}",
+        " drop": f"unknown tool ' drop'; {offer}",
+    }
+
+
+def test_a_call_to_a_tool_with_an_invalid_definition_is_refused_listing_every_problem() -> None:
+    from skills_app.domain import MCP, REFUSED, Catalog, Tool
+    from skills_app.domain.rules import Verdict, check_call
+    from tests.domain.factories import ALPHA, builtin_tools, mcp_tools
+
+    broken = Tool("broken", MCP, input_schema={"type": 5}, annotations=[])  # type: ignore[arg-type]
+    catalog = Catalog(tools=builtin_tools() + mcp_tools() + (broken,), skills=(ALPHA,))
+    verdict = check_call(catalog, [], {"name": "broken", "arguments": {"x": 1}})
+    assert verdict == Verdict(
+        "broken", REFUSED, "invalid_tool_definition", None,
+        "tool 'broken' has an invalid definition and cannot be called: "
+        'inputSchema must have "type": "object", got 5; '
+        "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas; "
+        "annotations must be a JSON object",
+        {"x": 1})
+
+
+def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messages() -> None:
+    """docs/rule.md: an unknown, disabled or malformed code is an error before anything is read, so
+    messages that cannot be read do not turn it into an exception — also for a row stored with a
+    code that is no skill code."""
+    from skills_app.domain.rules import LoadResult, load_skill
+    from tests.domain.factories import ALPHA, skill, shop
+
+    catalog = shop(ALPHA, skill("Bad Code", ("export",)))
+    unreadable = [5]
+    offer = "skills on offer: Bad Code, alpha"
+    assert load_skill(catalog, unreadable, "Bad Code") == LoadResult(
+        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None)
+    assert load_skill(catalog, unreadable, "gamma") == LoadResult(
+        "error", f"unknown skill 'gamma'; {offer}", {}, False, None)
+    assert load_skill(catalog, unreadable, "") == LoadResult(
+        "error", "load_skill needs a skill_code (text)", {}, False, None)
+
+
+def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() -> None:
+    """``load_from_manuals`` is public (the simulator calls it after the guard, ``load_skill`` after
+    its own check): it does not rely on its caller having checked the code."""
+    from skills_app.domain import Catalog
+    from skills_app.domain.rules import LoadResult, load_from_manuals
+    from tests.domain.factories import ALPHA, builtin_tools, skill, shop
+
+    catalog = shop(ALPHA, skill("Bad Code", ("export",)))
+    needs = LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
+    assert [load_from_manuals(catalog, [], code) for code in ("", 7, None)] == [needs, needs, needs]
+    offer = "skills on offer: Bad Code, alpha"
+    assert load_from_manuals(catalog, [], "gamma") == LoadResult("error", f"unknown skill 'gamma'; {offer}", {}, False, None)
+    assert load_from_manuals(catalog, [], "Bad Code") == LoadResult(
+        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None)
+    empty = Catalog(tools=builtin_tools(), skills=())
+    assert load_from_manuals(empty, [], "alpha") == LoadResult(
+        "error", "unknown skill 'alpha'; skills on offer: none", {}, False, None)
+
+
+def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> None:
+    """``LoadResult.skill_code`` (read by Python clients through ``skills_app.client``) is the code of
+    the manual served, for the full manual and for the repeat-load stub."""
+    from skills_app.domain.rules import LoadResult, already_loaded_text, load_skill
+    from tests.domain.factories import ALPHA, MARKER, loaded, shop
+
+    catalog = shop()
+    assert load_skill(catalog, [], "alpha") == LoadResult(
+        "success", ALPHA.content, {MARKER: "alpha", "skill_version": 1}, False, 1, "alpha")
+    assert load_skill(catalog, loaded("alpha"), "alpha") == LoadResult(
+        "success", already_loaded_text(ALPHA), {"already_loaded": True, "skill_code": "alpha", "skill_version": 1},
+        True, 1, "alpha")
+
+
+def test_a_code_listed_twice_releases_the_tools_of_both_entries_when_loaded() -> None:
+    from skills_app.domain import compute_round
+    from tests.domain.factories import loaded, shop, skill
+
+    catalog = shop(skill("alpha", ("refund",), sort_order=10), skill("alpha", ("ship",), sort_order=20))
+    view = compute_round(catalog, loaded("alpha"))
+    assert (view.loaded, view.released, dict(view.masked)) == (("alpha", "alpha"), ("refund", "ship"), {})
+
+
+def test_a_round_as_dict_with_only_some_keys_gives_exactly_those() -> None:
+    from skills_app.domain import compute_round
+    from tests.domain.factories import shop
+
+    view = compute_round(shop(), [])
+    assert view.as_dict(only=("visible", "count")) == {
+        "visible": ["search_knowledge", "load_skill", "flush_memory", "lookup", "export"], "count": 5}
+
+
+def test_a_tool_with_an_invalid_definition_is_warned_about_with_its_problems_and_their_codes() -> None:
+    """The round's warning names the tool and its problems; a page translates it by its params."""
+    from skills_app.domain import MCP, Catalog, Tool
+    from skills_app.domain.rules import tool_definition_warnings
+    from tests.domain.factories import builtin_tools
+
+    catalog = Catalog(tools=builtin_tools() + (Tool("broken", MCP, input_schema={"type": 5}),), skills=())
+    (warning,) = tool_definition_warnings(catalog)
+    problems = ('inputSchema must have "type": "object", got 5; '
+                "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas")
+    assert (warning.code, str(warning), dict(warning.params)) == (
+        "tool_definition_invalid",
+        f"tool 'broken' has an invalid definition ({problems}); calls to it are refused",
+        {"tool": "broken", "problems": problems, "problem_codes": ["input_schema_type", "input_schema_invalid"]},
+    )

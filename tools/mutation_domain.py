@@ -1,0 +1,87 @@
+"""Prepare the directory `make mutation-domain` runs mutmut in: the domain against its library tests.
+
+The functions of ``skills_app/domain/`` are reached by the database tests too (the services call
+``compute_round``), so under ``make mutation`` each domain mutant also builds a test database and
+runs the service tests: 20-40 s a mutant on a busy machine. ``make mutation-domain`` mutates
+``skills_app/domain/*`` only and runs ``tests/domain`` only (no database): a second or two a mutant.
+
+mutmut 3 reads its settings from ``[tool.mutmut]`` of the ``pyproject.toml`` in its working directory
+and keeps its results in ``mutants/`` there; a change of the test selection resets every result.
+So the domain run gets its own directory (``DIR``, default ``mutants-domain/``, git-ignored): links
+to the sources, the tests and ``also_copy`` of the repository, and a ``pyproject.toml`` generated
+from the repository's, identical but for ``only_mutate`` and ``pytest_add_cli_args_test_selection``
+(``OVERRIDES``). Its results never mix with those of ``make mutation`` in ``mutants/``.
+
+Usage: ``python tools/mutation_domain.py [DIR]`` from the repository root (``make mutation-domain``
+runs it, then ``mutmut run`` and ``tools/mutation_score.py`` inside ``DIR``). Exits non-zero when the
+repository's ``[tool.mutmut]`` no longer has the two keys as arrays (the generated file is checked by
+reading it back).
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+#: The keys of ``[tool.mutmut]`` replaced in the generated ``pyproject.toml``; the rest is kept.
+OVERRIDES: dict[str, list[str]] = {
+    "only_mutate": ["skills_app/domain/*"],
+    "pytest_add_cli_args_test_selection": ["tests/domain"],
+}
+
+
+def domain_pyproject(text: str) -> str:
+    """``text`` (a ``pyproject.toml``) with the ``OVERRIDES`` keys of ``[tool.mutmut]`` replaced.
+
+    Raises ``ValueError`` when a key is not there as a ``key = [...]`` array, or when the result does
+    not read back as the original with exactly those keys changed.
+    """
+    start = text.index("\n[tool.mutmut]\n")
+    following = re.search(r"(?m)^\[", text[start + 2 :])
+    end = start + 2 + following.start() if following else len(text)
+    section = text[start:end]
+    for key, value in OVERRIDES.items():
+        section, found = re.subn(rf"(?ms)^{key}\s*=\s*\[.*?\]", f"{key} = {json.dumps(value)}", section)
+        if found != 1:
+            raise ValueError(f"[tool.mutmut] {key}: expected one `{key} = [...]`, found {found}")
+    out = text[:start] + section + text[end:]
+    expected = tomllib.loads(text)
+    expected["tool"]["mutmut"].update(OVERRIDES)
+    if tomllib.loads(out) != expected:
+        raise ValueError("the generated pyproject.toml differs from the repository's beyond OVERRIDES")
+    return out
+
+
+def prepare(root: Path, target: Path) -> None:
+    """Make ``target`` a mutmut working directory for the domain run (see the module docstring)."""
+    target.mkdir(parents=True, exist_ok=True)
+    text = (root / "pyproject.toml").read_text("utf-8")
+    generated = domain_pyproject(text)
+    if (target / "pyproject.toml").exists() and (target / "pyproject.toml").read_text("utf-8") == generated:
+        pass  # unchanged: keep its mtime, so mutmut sees no changed settings file
+    else:
+        (target / "pyproject.toml").write_text(generated, "utf-8")
+    settings = tomllib.loads(text)["tool"]["mutmut"]
+    for name in [*settings.get("source_paths", []), *settings.get("also_copy", []), "tests"]:
+        link = target / name
+        if not link.is_symlink():
+            link.symlink_to(Path("..") / name)  # target is directly under the repository root
+
+
+def main(argv: list[str]) -> int:
+    target = Path(argv[0] if argv else "mutants-domain")
+    if len(target.parts) != 1:
+        print("DIR must be a directory directly under the repository root", file=sys.stderr)
+        return 2
+    try:
+        prepare(Path.cwd(), target)
+    except ValueError as error:
+        print(f"mutation-domain: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
