@@ -508,12 +508,7 @@ class Release(models.Model):
     """
 
     number = models.PositiveIntegerField(_("number"), unique=True)
-    snapshot = models.JSONField(_("snapshot"))
     sha256 = models.CharField(_("sha256"), max_length=64)
-    #: The body of ``GET runtime/catalog`` for this release, exactly as answered
-    #: (``runtime_catalog.catalog_body_json``), stored at publish so the API never rebuilds it.
-    #: ``None`` only on a row written before it existed until ``runtime_cache`` fills it once.
-    catalog_json = models.TextField(_("catalog JSON"), null=True, blank=True, editable=False)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="+", verbose_name=_("author"))
     author_name = models.CharField(_("author"), max_length=150, blank=True)
@@ -522,6 +517,13 @@ class Release(models.Model):
     overrides = models.JSONField(_("overridden expectations"), default=list, blank=True)
     override_note = models.TextField(_("override reason"), blank=True)
     rollback_of = models.PositiveIntegerField(_("rollback of"), null=True, blank=True)
+    # The two large columns come last in the table (migration 0014): on SQLite, reading a column
+    # stored after a 1.3 MB value walks its overflow pages.
+    snapshot = models.JSONField(_("snapshot"))
+    #: The body of ``GET runtime/catalog`` for this release, exactly as answered
+    #: (``runtime_catalog.catalog_body_json``), stored at publish so the API never rebuilds it.
+    #: ``None`` only on a row written before it existed until ``runtime_cache`` fills it once.
+    catalog_json = models.TextField(_("catalog JSON"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-number"]

@@ -62,3 +62,31 @@ def test_release_catalog_json_migration_fills_the_releases_published_before_it(t
     from skills_app.models import Release
 
     assert Release.objects.get(number=1).catalog_json == catalog_body_json(catalog_from_snapshot(snapshot, release=1))
+
+
+def test_the_release_migration_keeps_every_value_and_puts_the_large_columns_last(transactional_db):
+    """0014 moves ``snapshot`` and ``catalog_json`` to the end of the release table with their values."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("skills_app", "0013_release_catalog_json")])
+    old = executor.loader.project_state([("skills_app", "0013_release_catalog_json")]).apps
+    Release = old.get_model("skills_app", "Release")
+    Release.objects.create(number=1, snapshot={"skills": [{"code": "a_b"}], "format": 1}, sha256="a" * 64,
+                           catalog_json='{"release":1}', note="first", overrides=["x"], override_note="why")
+    Release.objects.create(number=2, snapshot={"skills": []}, sha256="b" * 64, catalog_json=None, note="second")
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    from skills_app.models import Release as Now
+
+    assert list(Now.objects.order_by("number").values_list(
+        "number", "snapshot", "sha256", "catalog_json", "note", "overrides", "override_note")) == [
+        (1, {"skills": [{"code": "a_b"}], "format": 1}, "a" * 64, '{"release":1}', "first", ["x"], "why"),
+        (2, {"skills": []}, "b" * 64, None, "second", [], ""),
+    ]
+    with connection.cursor() as cursor:
+        columns = [c.name for c in connection.introspection.get_table_description(cursor, Now._meta.db_table)]
+    assert sorted(columns[-2:]) == ["catalog_json", "snapshot"]
+    assert columns.index("note") < columns.index("catalog_json")
