@@ -270,7 +270,8 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
     ``ROUND_SHAPE_CACHE_SIZE``). ``masked`` / ``withheld`` are shared: callers copy them."""
     cache: dict = _per_catalog(catalog, "_rules_round_shapes", dict)
     enabled = catalog.skills_by_code
-    loaded_set = frozenset(c for c in codes if c in enabled)
+    loaded_set = (codes if type(codes) is frozenset and codes <= enabled.keys()
+                  else frozenset(c for c in codes if c in enabled))
     key = (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit, loaded_set)
     hit = cache.get(key)
     if hit is not None:

@@ -225,15 +225,35 @@ def eviction_placeholder(catalog: Catalog, message: Message) -> Message:
     return replace(message, content=text, metadata=meta)
 
 
-def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None = None) -> tuple[tuple[str, ...], ...]:
+class _Shown:
+    """``set(visible)`` of a run's visible lists, each built once: a round's list is the next
+    round's ``prev`` in ``_diff`` and is read again by ``_matrix``, and rounds of one shape share
+    one list object (the rule's shape cache). Keyed by identity, holding the list so that its id is
+    never reused while kept."""
+
+    def __init__(self) -> None:
+        self._sets: dict[int, tuple[tuple[str, ...], set[str]]] = {}
+
+    def __call__(self, visible: tuple[str, ...]) -> set[str]:
+        hit = self._sets.get(id(visible))
+        if hit is not None and hit[0] is visible:
+            return hit[1]
+        made = set(visible)
+        self._sets[id(visible)] = (visible, made)
+        return made
+
+
+def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None = None,
+          shown: Callable[[tuple[str, ...]], set[str]] = set) -> tuple[tuple[str, ...], ...]:
     """The round's change list, derived from the two visible lists only (docs/simulator.md):
     ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
-    ``newly_hidden`` (tools now masked). A withheld tool is in neither list."""
+    ``newly_hidden`` (tools now masked). A withheld tool is in neither list. ``shown`` turns a
+    visible list into a set (a run's ``_Shown``, or ``set``)."""
     if prev is None:
         return (), (), (), ()
     if prev.visible == view.visible:
         return (), (), (), ()
-    before, after = set(prev.visible), set(view.visible)
+    before, after = shown(prev.visible), shown(view.visible)
     if gated is None:
         gated = frozenset(view.gated)
     newly_visible = tuple(filterfalse(before.__contains__, view.visible))
@@ -252,7 +272,8 @@ def _state(view: RoundView, tool: str, shown: frozenset[str] | set[str]) -> str:
     return RELEASED if tool in shown else OPEN
 
 
-def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
+def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
+            shown: Callable[[tuple[str, ...]], set[str]] = set) -> dict[str, tuple[str, ...]]:
     """Gated tool → its state in each round (docs/simulator.md, "The matrix").
 
     The first column is built whole. Each later one copies the one before and rewrites only the
@@ -267,7 +288,7 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str
     column: list[str] = []
     for r in rounds:
         view = r.view
-        after = set(view.visible)
+        after = shown(view.visible)
         if prev is None:
             # later keys win: masked over withheld over visible (released), else open
             state = {**dict.fromkeys(view.visible, RELEASED), **dict.fromkeys(view.withheld, WITHHELD),
@@ -428,6 +449,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     prev: RoundView | None = None
     last_user = ""
     called: dict[str, str] = {}  # call id → tool name of every call made so far (retained or not)
+    shown = _Shown()
     total = sum(1 for step in script.steps if step.kind == "assistant")
     catalog.prepare()  # the catalog's one-time derived views are not the run's time
     start = clock() if budget is not None else 0.0
@@ -447,7 +469,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
             for c in step.calls:
                 if c.id:
                     called[c.id] = c.name
-            nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
+            nv, nh, nr, nm = _diff(prev, view, catalog.gated_set, shown)
             rounds.append(SimRound(
                 index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
                 newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
@@ -494,7 +516,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     return Simulation(
         scenario=script.name,
         rounds=tuple(rounds),
-        matrix=_matrix(catalog, rounds),
+        matrix=_matrix(catalog, rounds, shown),
         access_profile=restrictions.profile,
         stage=restrictions.stage,
         release=catalog.release,
