@@ -40,3 +40,14 @@ def test_a_script_started_further_on_walks_the_skills_from_there_and_wraps_round
     assert (first.name, first.arguments) == ("load_skill", {"skill_code": codes[37]})
     wrapped = inproc.script_for(catalog, 1, 1, start=len(codes) + 2).steps[1].calls[0]
     assert wrapped.arguments == {"skill_code": codes[2]}
+
+
+def test_page_runs_merge_into_the_median_of_their_medians_and_the_most_queries():
+    from bench.__main__ import merge_page_runs
+
+    def run(ms, queries, low):
+        return {"skills": 5, "/skills/": {"queries": queries, "ms": {"median": ms, "min": low, "n": 9}}}
+
+    merged = merge_page_runs([run(4.0, 4, 3.5), run(9.0, 5, 3.1), run(5.0, 4, 4.2)])
+    assert merged == {"skills": 5, "runs": 3,
+                      "/skills/": {"queries": 5, "ms": {"median": 5.0, "min": 3.1, "n": 27}}}
