@@ -50,20 +50,28 @@ def draft_catalog(settings: Any, build: Callable[[], Catalog], *, using: str = "
     return draft_value("catalog", build, settings=settings, using=using)
 
 
+def _keeping_token(settings: Any, using: str) -> str | None:
+    """The draft token values are kept under now, or ``None`` when nothing may be kept: inside an
+    atomic block (a write in it may not commit), or before the settings row is saved.
+    ``settings``: the ``ConsoleSettings`` when the caller read it already, else read here."""
+    if connections[using].in_atomic_block:
+        return None
+    if settings is None:
+        from .models import ConsoleSettings
+
+        settings = ConsoleSettings.current()
+    token = getattr(settings, "draft_token", None)
+    return None if token is None or settings._state.adding else token
+
+
 def draft_value(name: str, build: Callable[[], T], *, settings: Any = None, using: str = "default") -> T:
     """Any value derived from the draft only (the intent tree in order, the MCP node rows, the
     broken skills …), kept like ``draft_catalog`` under (``draft_token``, ``name``). ``settings``:
     the ``ConsoleSettings`` when the caller read it already, else it is read here (one query) —
     but not inside an atomic block, where ``build()`` is simply called. Callers treat what they get
     as read-only: it is shared by every request of the process."""
-    if connections[using].in_atomic_block:
-        return build()
-    if settings is None:
-        from .models import ConsoleSettings
-
-        settings = ConsoleSettings.current()
-    token = getattr(settings, "draft_token", None)
-    if token is None or settings._state.adding:
+    token = _keeping_token(settings, using)
+    if token is None:
         return build()
     with _lock:
         values = _kept.get(token)
@@ -89,14 +97,8 @@ def draft_fragment(key: tuple, build: Callable[[], T], *, settings: Any = None, 
     afresh and never kept inside an atomic block or before the settings row is saved, as
     ``draft_value``; ``settings`` likewise (read here when ``None``: one query). ``key`` must be
     hashable. Thread-safe; callers treat what they get as read-only."""
-    if connections[using].in_atomic_block:
-        return build()
-    if settings is None:
-        from .models import ConsoleSettings
-
-        settings = ConsoleSettings.current()
-    token = getattr(settings, "draft_token", None)
-    if token is None or settings._state.adding:
+    token = _keeping_token(settings, using)
+    if token is None:
         return build()
     full = (token, *key)
     with _lock:
