@@ -90,3 +90,16 @@ def test_the_release_migration_keeps_every_value_and_puts_the_large_columns_last
         columns = [c.name for c in connection.introspection.get_table_description(cursor, Now._meta.db_table)]
     assert sorted(columns[-2:]) == ["catalog_json", "snapshot"]
     assert columns.index("note") < columns.index("catalog_json")
+
+    # undone with the releases in place, then done again: every value kept both ways
+    executor = MigrationExecutor(connection)
+    executor.migrate([("skills_app", "0013_release_catalog_json")])
+    before = executor.loader.project_state([("skills_app", "0013_release_catalog_json")]).apps
+    assert list(before.get_model("skills_app", "Release").objects.order_by("number").values_list(
+        "number", "snapshot", "catalog_json")) == [
+        (1, {"skills": [{"code": "a_b"}], "format": 1}, '{"release":1}'), (2, {"skills": []}, None)]
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert list(Now.objects.order_by("number").values_list("number", "snapshot", "catalog_json")) == [
+        (1, {"skills": [{"code": "a_b"}], "format": 1}, '{"release":1}'), (2, {"skills": []}, None)]

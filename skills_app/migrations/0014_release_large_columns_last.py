@@ -6,7 +6,7 @@ author …) it walks that chain. Every row of the release list, the label list a
 review read so did — a millisecond or more per release shown, growing with the catalog
 (docs/benchmarks.md). Django adds a field at the end of its table, so each large column is added
 again under a new name, filled from the old one in one ``UPDATE``, the old one dropped and the new
-one renamed: same names, same values, the small columns first. (PostgreSQL keeps large values out
+one renamed: same names, same values, the small columns first; undone the same way back. (PostgreSQL keeps large values out
 of line anyway; there this only rewrites the columns.) A field added to ``Release`` later lands
 after these two again."""
 
@@ -40,6 +40,13 @@ class Migration(migrations.Migration):
             model_name="release",
             name="catalog_json_last",
             field=models.TextField(blank=True, editable=False, null=True, verbose_name="catalog JSON"),
+        ),
+        # nullable while both copies exist, so that undoing the RemoveField below re-adds a column
+        # the rows can hold before copy_back fills it (and undoing this restores NOT NULL after)
+        migrations.AlterField(
+            model_name="release",
+            name="snapshot",
+            field=models.JSONField(null=True, verbose_name="snapshot"),
         ),
         migrations.RunPython(copy_to_the_end, copy_back),
         migrations.RemoveField(model_name="release", name="snapshot"),
