@@ -202,15 +202,12 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
     if _ERROR_FLAG_KEYS.isdisjoint(raw):  # no flag at all (most messages): one pass in C
         return False
     state = raw.get("state")
-    failed = False
-    if state is not None:
-        if not isinstance(state, str) or state.lower() not in _KNOWN_STATES:
-            raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
-        failed = state.lower() in ERROR_STATES
+    if state is not None and (not isinstance(state, str) or state.lower() not in _KNOWN_STATES):
+        raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
     status = raw.get("status")
-    if status is not None and isinstance(status, str) and status.lower() in ERROR_STATES:
-        failed = True
-    return failed or raw.get("is_error") not in (None, False) or raw.get("isError") not in (None, False)
+    return ((state is not None and state.lower() in ERROR_STATES)
+            or (isinstance(status, str) and status.lower() in ERROR_STATES)
+            or raw.get("is_error") not in (None, False) or raw.get("isError") not in (None, False))
 
 
 def _str_id(value: Any) -> str:
@@ -220,7 +217,7 @@ def _str_id(value: Any) -> str:
 def _expand(raw: Any, index: int) -> list[Message]:
     """One received message → the ``Message`` objects it holds (an Anthropic user message with
     ``tool_result`` blocks → one ``tool`` message per block, then a user message with its text)."""
-    if type(raw) is not dict:  # a dict is the common case: no abstract-class checks for it
+    if type(raw) is not dict:  # pragma: no mutate — a dict skips the abstract-class checks; they pass it too
         if isinstance(raw, Message):
             return [raw]
         if not isinstance(raw, Mapping):

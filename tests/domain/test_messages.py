@@ -107,3 +107,46 @@ def test_parsed_messages_carry_every_field_of_the_record():
         assert set(vars(m.tool_calls[0])) == {"name", "arguments", "id", "problem"} if m.tool_calls else True
     assert parsed[0].tool_calls[0].arguments == {"k": 1}
     assert parsed[1] == Message(role="tool", content="r", tool_call_id="a", index=1)
+
+
+@pytest.mark.parametrize(("role", "said"), [
+    pytest.param({"name": "user"}, "got an object", id="an object"),
+    pytest.param(["user"], "got a list", id="a list"),
+    pytest.param(3, "got int", id="a number"),
+])
+def test_a_role_that_is_no_string_is_refused_naming_its_kind_and_the_message(role, said):
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "user", "content": "hi"}, {"role": role, "content": "x"}])
+    assert str(refused.value).endswith(f"role must be one of user, assistant, tool, system, {said}")
+    assert refused.value.index == 1
+
+
+def test_exactly_max_messages_are_accepted_and_one_more_is_refused_counting_them():
+    from skills_app.domain.limits import MAX_MESSAGES
+
+    assert len(parse_messages([{"role": "user", "content": "x"}] * MAX_MESSAGES)) == MAX_MESSAGES
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "user", "content": "x"}] * (MAX_MESSAGES + 1))
+    assert str(refused.value) == f"{MAX_MESSAGES + 1} messages; at most {MAX_MESSAGES} are accepted"
+
+
+def test_as_messages_passes_a_parsed_tuple_through_and_reads_anything_else():
+    from skills_app.domain.messages import as_messages
+
+    parsed = parse_messages([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
+    assert as_messages(parsed) is parsed
+    again = as_messages(list(parsed))
+    assert type(again) is tuple and again == parsed
+    raw = ({"role": "user", "content": "a"}, {"role": "assistant", "content": "b"})
+    read = as_messages(raw)
+    assert all(type(m) is Message for m in read) and read == parsed
+    assert [m.index for m in read] == [0, 1]
+    assert [m.index for m in as_messages(({"role": "user", "content": "a"}, parsed[1]))] == [0, 1]
+
+
+def test_a_status_that_is_no_error_flag_leaves_a_result_successful_and_failed_marks_it_failed():
+    ok, failed = parse_messages([
+        {"role": "tool", "tool_call_id": "a", "content": "x", "status": "ok"},
+        {"role": "tool", "tool_call_id": "b", "content": "x", "status": "Failed"},
+    ])
+    assert (ok.state, failed.state) == ("success", "error")
