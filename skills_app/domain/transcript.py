@@ -76,7 +76,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
 
     One pass (``EvidenceReader`` reads the same way, one message at a time).
     """
-    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)
+    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)  # pragma: no mutate  # manuals never change the pairing
     for m in messages:
         reader.append(m)
     return Pairing(answers=dict(reader._answers), warnings=tuple(reader._pair_warnings))
@@ -123,11 +123,12 @@ def _latest(manuals: Iterable[LoadedManual]) -> dict[str, tuple[bool, LoadedManu
 
 
 def _note(latest: dict[str, tuple[bool, LoadedManual | None]], m: LoadedManual) -> None:
-    """Fold one manual into ``latest`` (see ``Evidence.latest``)."""
+    """Fold one manual into ``latest`` (see ``Evidence.latest``); manuals come in message order, so
+    a later manual of the same version is the newer."""
     unversioned, newest = latest.get(m.code, (False, None))
     if m.version is None:
         unversioned = True
-    elif newest is None or (m.version, m.position) > (newest.version, newest.position):
+    elif newest is None or m.version >= newest.version:
         newest = m
     latest[m.code] = (unversioned, newest)
 
@@ -243,33 +244,10 @@ class EvidenceReader:
         return self._evidence
 
     def _pair(self, m: Message, pos: int) -> None:
-        """One step of ``pair_results``."""
+        """One step of ``pair_results``: ``m`` is a tool result or an assistant message making
+        calls (``append`` pairs no other)."""
         warnings = self._pair_warnings
-        if m.role == "assistant" and len(m.tool_calls) == 1:  # the common case: no id to share
-            only = m.tool_calls[0]
-            if only.id:
-                self._open_calls.setdefault(only.id, []).append((pos, 0))
-        elif m.role == "assistant" and m.tool_calls:
-            seen: dict[str, int] = {}
-            for k, c in enumerate(m.tool_calls):
-                if c.id:
-                    seen[c.id] = seen.get(c.id, 0) + 1
-                    self._open_calls.setdefault(c.id, []).append((pos, k))
-            for call_id, n in seen.items():
-                if n > 1:
-                    warnings.append(Problem(
-                        "duplicate_call_id",
-                        "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
-                        "by position",
-                        {**_where(m, pos), "call_id": call_id, "count": n}))
-            missing = [c.name for c in m.tool_calls if not c.id]
-            if missing and len(m.tool_calls) > 1:
-                warnings.append(Problem(
-                    "call_id_missing",
-                    "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
-                    "answer them",
-                    {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
-        elif m.role == "tool":
+        if m.role == "tool":
             if m.tool_call_id:
                 candidates = self._open_calls.get(m.tool_call_id) or []
                 if not candidates:
@@ -298,6 +276,30 @@ class EvidenceReader:
                     return
             self._answered.add(pick)
             self._answers[pos] = pick
+        elif len(m.tool_calls) == 1:  # the common case: no id to share
+            only = m.tool_calls[0]
+            if only.id:
+                self._open_calls.setdefault(only.id, []).append((pos, 0))
+        else:  # several calls
+            seen: dict[str, int] = {}
+            for k, c in enumerate(m.tool_calls):
+                if c.id:
+                    seen[c.id] = seen.get(c.id, 0) + 1
+                    self._open_calls.setdefault(c.id, []).append((pos, k))
+            for call_id, n in seen.items():
+                if n > 1:
+                    warnings.append(Problem(
+                        "duplicate_call_id",
+                        "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
+                        "by position",
+                        {**_where(m, pos), "call_id": call_id, "count": n}))
+            missing = [c.name for c in m.tool_calls if not c.id]
+            if missing:
+                warnings.append(Problem(
+                    "call_id_missing",
+                    "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
+                    "answer them",
+                    {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
 
     def _read_result(self, m: Message, pos: int) -> None:
         """One step of ``read_evidence``: what the tool result at ``pos`` proves."""
