@@ -160,7 +160,7 @@ class EvidenceReader:
     """``read_evidence`` kept up to date as messages are appended (docs/rule.md, "Cost").
 
     ``append(m)`` reads one message in O(calls of m) — the pairing state (open calls by id, the
-    answered calls) and the loaded manuals are kept, never rebuilt — so reading a transcript
+    answers) and the loaded manuals are kept, never rebuilt — so reading a transcript
     message by message costs O(messages + calls) in all, and ``evidence()`` after any prefix
     equals ``read_evidence`` of that prefix. ``replace(position, m)`` swaps in a message with the
     same role, calls and ``tool_call_id`` (an eviction placeholder): only that message is read
@@ -174,7 +174,6 @@ class EvidenceReader:
         self.messages: list[Message] = []
         self._read_manuals = manuals
         self._open_calls: dict[str, list[tuple[int, int]]] = {}
-        self._answered: set[tuple[int, int]] = set()
         self._answers: dict[int, tuple[int, int]] = {}
         self._message_problems: list[Problem] = []
         self._pair_warnings: list[Problem] = []
@@ -264,17 +263,15 @@ class EvidenceReader:
                     first -= 1
                 pick = candidates.pop(first)
             else:
-                prev = self.messages[pos - 1] if pos > 0 else None
-                pick = (pos - 1, 0)
-                if (prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1
-                        or prev.tool_calls[0].id or pick in self._answered):
+                prev = self.messages[pos - 1]  # at position 0, ``m`` itself: no assistant message
+                if prev.role != "assistant" or len(prev.tool_calls) != 1 or prev.tool_calls[0].id:
                     warnings.append(Problem(
                         "result_id_missing",
                         "messages[%(index)s]: a tool result without an id that does not directly follow an "
                         "assistant message with exactly one call without an id; it counts for nothing",
                         _where(m, pos)))
                     return
-            self._answered.add(pick)
+                pick = (pos - 1, 0)  # a call without an id: only the result right after it can answer it
             self._answers[pos] = pick
         elif len(m.tool_calls) == 1:  # the common case: no id to share
             only = m.tool_calls[0]

@@ -171,3 +171,37 @@ def test_an_assistant_message_carrying_the_marker_is_no_manual() -> None:
     ])
     evidence = read_evidence(msgs, marker_key=MARKER, eviction_prefix=EVICTED_PREFIX)
     assert (evidence.manuals, evidence.warnings) == ((), ())
+
+
+def test_a_result_answers_the_nearest_unanswered_call_with_its_id_then_the_one_before() -> None:
+    msgs = as_messages([assistant("", call("lookup", "x", q="1")), assistant("", call("ship", "x")),
+                        tool_result("x", "shipped"), tool_result("x", "found")])
+    pairing = pair_results(msgs)
+    assert dict(pairing.answers) == {2: (1, 0), 3: (0, 0)}
+    assert (pairing.call_of(msgs, 2).name, pairing.call_of(msgs, 3).name) == ("ship", "lookup")
+    assert pairing.warnings == ()
+
+
+def test_a_result_answers_the_first_of_the_nearest_messages_calls_sharing_its_id() -> None:
+    msgs = as_messages([assistant("", call("lookup", "x", q="1")),
+                        assistant("", call("ship", "x"), call("export", "x")),
+                        tool_result("x", "one"), tool_result("x", "two"), tool_result("x", "three")])
+    pairing = pair_results(msgs)
+    assert dict(pairing.answers) == {2: (1, 0), 3: (1, 1), 4: (0, 0)}
+    assert [(w.code, w.params["index"], w.params["count"]) for w in pairing.warnings] == [("duplicate_call_id", 1, 2)]
+
+
+def test_a_result_without_an_id_answers_only_the_one_call_without_an_id_right_before_it() -> None:
+    msgs = as_messages([tool_result("", "first"), assistant("", call("lookup", "", q="1")), tool_result("", "found"),
+                        tool_result("", "again")])
+    pairing = pair_results(msgs)
+    assert dict(pairing.answers) == {2: (1, 0)}
+    assert [(w.code, w.params["index"]) for w in pairing.warnings] == [("result_id_missing", 0),
+                                                                       ("result_id_missing", 3)]
+
+
+def test_a_reader_that_read_nothing_proves_nothing() -> None:
+    reader = EvidenceReader(marker_key=MARKER, eviction_prefix=EVICTED_PREFIX)
+    evidence = reader.evidence()
+    assert (len(reader), evidence.manuals, evidence.warnings, evidence.latest, evidence.codes) == (
+        0, (), (), {}, frozenset())
