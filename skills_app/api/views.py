@@ -307,14 +307,14 @@ class RoundsApi(RuntimeApi):
         catalog = served.catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
         fields = self.OutputSerializer._declared_fields
-        data: dict[str, Any] = {"release": catalog.release, **view.as_dict(only=fields)}
+        data: dict[str, Any] = {"release": catalog.release, **view.as_dict(only=fields, copies=False)}
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
             data.update(tools=tools, tools_chars=payload_chars(tools))
-        # ``RoundView.as_dict`` holds JSON types only: the documented fields are picked in the
-        # OutputSerializer's order rather than copied item by item through it (2,000 tool names on
-        # a large catalog); tests/api/test_rounds.py checks the two give the same JSON
+        # ``RoundView.as_dict`` holds JSON types only (tuples render as arrays): the documented fields
+        # are picked in the OutputSerializer's order rather than copied item by item through it
+        # (2,000 tool names on a large catalog); tests/api/test_rounds.py checks the two give the same JSON
         return Response({k: data[k] for k in fields if k in data}, headers=served.headers())
 
 

@@ -93,9 +93,10 @@ def build_frozen(cls: type, values: dict[str, Any]) -> Any:
     which name every one of its fields: what its ``__init__`` makes, without the
     ``object.__setattr__`` per field that makes a frozen dataclass ~3× slower to build — and a
     runtime request reads up to ``MAX_MESSAGES`` of them (docs/benchmarks.md, "rounds"). Equal,
-    hashable and immutable like one built by ``cls(**values)``."""
+    hashable and immutable like one built by ``cls(**values)``; ``values`` (a dict of its own,
+    not used after) becomes the instance's ``__dict__``."""
     obj = object.__new__(cls)
-    obj.__dict__.update(values)
+    object.__setattr__(obj, "__dict__", values)  # ``values`` becomes its attributes: no second dict
     return obj
 
 
