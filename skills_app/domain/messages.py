@@ -291,7 +291,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
         "role": role,
         "content": text,
         "tool_calls": tuple(calls),
-        "tool_call_id": call_id if type(call_id) is str else _str_id(call_id),
+        "tool_call_id": call_id if type(call_id) is str else "" if call_id is None else _str_id(call_id),
         "state": state,
         "metadata": dict(metadata) if metadata else {},
         "index": index,
