@@ -10,6 +10,7 @@ authenticated users only); every error is rendered by
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from django.http import HttpResponse, HttpResponseNotModified
@@ -17,6 +18,7 @@ from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import exceptions, serializers
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -159,11 +161,20 @@ def _served(request: Request, body: dict[str, Any] | None = None) -> Served:
     )
 
 
+class RuntimeNegotiation(DefaultContentNegotiation):
+    """DRF's content negotiation without its ``?format=`` switch: the runtime answers JSON only, so
+    ``?format=api`` is an unknown query parameter, refused with a 400 naming it like any other
+    (``ReleaseQuerySerializer``), not a 404 for a renderer the API does not have."""
+
+    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)
+
+
 class RuntimeApi(APIView):
     """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts)."""
 
     parser_classes = [JSONParser]
     renderer_classes = [RuntimeJSONRenderer]
+    content_negotiation_class = RuntimeNegotiation
 
 
 class CatalogApi(RuntimeApi):

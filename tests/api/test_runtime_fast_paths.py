@@ -156,3 +156,13 @@ def test_each_input_serializer_binds_its_own_field_copies_and_keeps_no_state_bet
     assert first.fields["call"] is not second.fields["call"]
     assert first.fields["call"].fields["name"] is not second.fields["call"].fields["name"]  # nested: deep copies
     assert first.fields["call"].fields["name"].parent is first.fields["call"]
+
+
+@pytest.mark.parametrize("fmt", ["api", "xml", "json"])
+def test_a_format_query_parameter_is_an_unknown_parameter_named_in_a_400(api_client, bitmall, fmt):
+    for answer in (api_client.get(f"/api/v1/runtime/catalog?format={fmt}"),
+                   api_client.post(f"/api/v1/runtime/rounds?format={fmt}", {"messages": []}, format="json")):
+        assert answer.status_code == 400 and answer["Content-Type"] == "application/json"
+        error = answer.json()["error"]
+        assert error["code"] == "invalid" and list(error["details"]) == ["format"]
+        assert "unknown query parameter 'format'; parameters: release, label, draft." in error["details"]["format"][0]
