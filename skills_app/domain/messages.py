@@ -132,7 +132,7 @@ def _content_text(content: Any, index: int, *, where: str = "content") -> str:
             elif kind in NON_TEXT_BLOCKS:
                 continue
             else:
-                raise MessageError(f"{where}[{k}]: block type {kind!r} is not understood", index=index)
+                raise MessageError(f"{where}[{k}]: block type {part.get('type')!r} is not understood", index=index)
         return "".join(parts)
     raise MessageError(f"content must be a string, got {type(content).__name__}", index=index)
 
