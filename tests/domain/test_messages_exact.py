@@ -70,3 +70,18 @@ def test_a_transcript_refusal_names_its_source_or_transcript_when_none_is_given(
         assert default.value.source == "<transcript>"
         assert str(default.value) == (f"<transcript>:{line}: {cause}" if line else f"<transcript>: {cause}")
     assert [m.content for m in parse_transcript(json.dumps({"messages": [{"role": "user", "content": "x"}]}))] == ["x"]
+
+
+def test_content_parts_read_refusals_skip_images_and_refuse_what_is_not_text_naming_the_part():
+    [m] = parse_messages([{"role": "assistant", "content": [
+        {"type": "image", "source": {}}, "a", {"type": "refusal", "refusal": "no"}, {"type": "refusal"},
+        {"type": "text"}, {"type": "output_text", "text": "b"}]}])
+    assert m.content == "anob"  # a text or refusal block with neither key reads as no text
+    for content, cause in (
+            (["a", 5], "content[1] must be a text or a content block object"),
+            ([{"foo": 1}], "content[0]: block type None is not understood"),
+            ([{"type": "text", "text": 5}], "content[0] (text) has no text"),
+            ([{"type": "refusal", "refusal": ["x"]}], "content[0] (refusal) has no text")):
+        with pytest.raises(MessageError) as refused:
+            parse_messages([{"role": "user", "content": "ok"}, {"role": "user", "content": content}])
+        assert (refused.value.index, refused.value.cause, str(refused.value)) == (1, cause, f"messages[1]: {cause}")
