@@ -148,7 +148,7 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
     ``problem.params`` hold ``index`` (message, 0-based, may be ``None``), ``number`` (1-based),
     ``position`` and ``tool``. Never raises (docs/transcripts.md, "Arguments").
     """
-    if type(raw) is dict:  # the common case: an object as sent (no problem to describe)
+    if type(raw) is dict:  # pragma: no mutate — a fast path: a dict reaches the same answer below
         return dict(raw), None
     params = {"index": index, "number": None if index is None else index + 1, "position": position, "tool": name,
               "where": f"messages[{index}]: " if index is not None else "",
