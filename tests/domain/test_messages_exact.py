@@ -85,3 +85,23 @@ def test_content_parts_read_refusals_skip_images_and_refuse_what_is_not_text_nam
         with pytest.raises(MessageError) as refused:
             parse_messages([{"role": "user", "content": "ok"}, {"role": "user", "content": content}])
         assert (refused.value.index, refused.value.cause, str(refused.value)) == (1, cause, f"messages[1]: {cause}")
+
+
+def test_a_bad_arguments_warning_names_the_message_its_number_the_call_and_the_tool():
+    from skills_app.domain.messages import parse_arguments
+
+    [_user, m] = parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
+        {"id": "a", "name": "lookup", "arguments": {}}, {"id": "b", "name": "pay", "arguments": "not json"}]}])
+    [problem] = m.problems
+    assert problem.code == "arguments_unparseable"
+    assert dict(problem.params) == {"index": 1, "number": 2, "position": 1, "tool": "pay", "where": "messages[1]: ",
+                                    "call": "tool_calls[1] (pay)", "cause": "Expecting value"}
+    assert problem == "messages[1]: tool_calls[1] (pay): arguments are not valid JSON (Expecting value); read as no arguments"
+    args, alone = parse_arguments("[1]", name="pay")  # a call checked on its own: no message, no position
+    assert args == {} and alone.code == "arguments_not_object"
+    assert dict(alone.params) == {"index": None, "number": None, "position": None, "tool": "pay", "where": "",
+                                  "call": "call (pay)", "kind": "list"}
+    assert alone == "call (pay): arguments are list, not a JSON object; read as no arguments"
+    args, first = parse_arguments('"{\\"a\\": 1}"', name="pay", index=0, position=0)
+    assert args == {"a": 1} and first.code == "arguments_double_encoded" and first.params["number"] == 1
+    assert first == "messages[0]: tool_calls[0] (pay): arguments are JSON text inside a JSON string; decoded once more"
