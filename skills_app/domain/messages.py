@@ -168,7 +168,7 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
             try:
                 inner = json.loads(value)
             except (json.JSONDecodeError, RecursionError):
-                inner = None
+                inner = None  # pragma: no mutate — any value that is no mapping reads the same
             if isinstance(inner, Mapping):
                 return dict(inner), Problem(
                     "arguments_double_encoded",

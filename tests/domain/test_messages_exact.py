@@ -105,3 +105,12 @@ def test_a_bad_arguments_warning_names_the_message_its_number_the_call_and_the_t
     args, first = parse_arguments('"{\\"a\\": 1}"', name="pay", index=0, position=0)
     assert args == {"a": 1} and first.code == "arguments_double_encoded" and first.params["number"] == 1
     assert first == "messages[0]: tool_calls[0] (pay): arguments are JSON text inside a JSON string; decoded once more"
+
+
+def test_arguments_nested_too_deeply_are_a_warning_saying_so_never_a_crash():
+    from skills_app.domain.messages import parse_arguments
+
+    args, problem = parse_arguments("[" * 100_000 + "]" * 100_000, name="pay", index=2, position=0)
+    assert args == {} and problem.code == "arguments_unparseable" and problem.params["cause"] == "nested too deeply"
+    assert problem == ("messages[2]: tool_calls[0] (pay): arguments are not valid JSON (nested too deeply); "
+                       "read as no arguments")
