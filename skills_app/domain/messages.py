@@ -182,10 +182,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
 
 
 def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
-    if type(raw) is not dict and not isinstance(raw, Mapping):
-        raise MessageError(f"tool_calls[{position}] must be an object", index=index)
+    if type(raw) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
+        if not isinstance(raw, Mapping):
+            raise MessageError(f"tool_calls[{position}] must be an object", index=index)
     function = raw.get("function")
-    if function is not None and (type(function) is dict or isinstance(function, Mapping)):  # OpenAI shape
+    if isinstance(function, Mapping):  # OpenAI shape
         name = function.get("name")
         arguments: Any = function.get("arguments", {})
     else:
