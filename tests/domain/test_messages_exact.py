@@ -157,3 +157,8 @@ def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_not
     evidence = read_evidence(msgs, marker_key="ragent_loaded_skill", eviction_prefix="[evicted")
     assert evidence.manuals == ()  # fail closed: the manual loads nothing
     assert [w.code for w in evidence.warnings] == ["result_unpaired"]
+
+
+def test_openais_developer_role_is_read_as_a_system_message():
+    [m] = parse_messages([{"role": "developer", "content": "be brief"}])
+    assert (m.role, m.content) == ("system", "be brief")
