@@ -182,10 +182,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
 
 
 def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
-    if type(raw) is not dict and not isinstance(raw, Mapping):
-        raise MessageError(f"tool_calls[{position}] must be an object", index=index)
+    if type(raw) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
+        if not isinstance(raw, Mapping):
+            raise MessageError(f"tool_calls[{position}] must be an object", index=index)
     function = raw.get("function")
-    if function is not None and (type(function) is dict or isinstance(function, Mapping)):  # OpenAI shape
+    if isinstance(function, Mapping):  # OpenAI shape
         name = function.get("name")
         arguments: Any = function.get("arguments", {})
     else:
@@ -193,7 +194,7 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
         arguments = raw.get("input", {}) if raw.get("type") == TOOL_USE else raw.get("arguments", {})
     if not isinstance(name, str) or not name:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
-    if type(arguments) is dict:  # the common case, as parse_arguments reads it (no problem to describe)
+    if type(arguments) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
         args, problem = dict(arguments), None
     else:
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
@@ -228,7 +229,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
         if not isinstance(raw, Mapping):
             raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
-    if type(role) is not str or role not in _ROLE_SET:  # a role as sent (most messages) skips both checks
+    if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate — a fast path: a role as sent skips the checks
         if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
             kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
             raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)

@@ -114,3 +114,51 @@ def test_arguments_nested_too_deeply_are_a_warning_saying_so_never_a_crash():
     assert args == {} and problem.code == "arguments_unparseable" and problem.params["cause"] == "nested too deeply"
     assert problem == ("messages[2]: tool_calls[0] (pay): arguments are not valid JSON (nested too deeply); "
                        "read as no arguments")
+
+
+def test_a_call_without_arguments_has_none_and_no_warning_in_every_shape():
+    [m] = parse_messages([{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "lookup"}],
+        "tool_calls": [{"id": "o1", "type": "function", "function": {"name": "pay"}}, {"id": "p1", "name": "ship"}]}])
+    assert [(c.name, c.id, dict(c.arguments), c.problem) for c in m.tool_calls] == [
+        ("pay", "o1", {}, None), ("ship", "p1", {}, None), ("lookup", "t1", {}, None)]
+    assert m.problems == ()
+
+
+def test_a_function_field_that_is_no_object_is_ignored_and_the_call_read_by_its_name():
+    [m] = parse_messages([{"role": "assistant", "tool_calls": [
+        {"id": "c1", "name": "pay", "function": "pay_order", "arguments": {"n": 1}}]}])
+    assert [(c.name, dict(c.arguments)) for c in m.tool_calls] == [("pay", {"n": 1})]
+
+
+@pytest.mark.parametrize("call", ["pay", 5, ["pay"], None])
+def test_a_call_that_is_no_object_is_refused_naming_the_message_and_the_call(call):
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
+            {"id": "a", "name": "lookup"}, call]}])
+    assert (refused.value.index, str(refused.value)) == (1, "messages[1]: tool_calls[1] must be an object")
+
+
+@pytest.mark.parametrize("name", [5, "", None, ["pay"]])
+def test_a_call_without_a_tool_name_as_text_is_refused(name):
+    call = {"id": "c1", "arguments": {}} if name is None else {"id": "c1", "name": name, "arguments": {}}
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "assistant", "tool_calls": [call]}])
+    assert str(refused.value) == "messages[0]: tool_calls[0] has no tool name"
+
+
+def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_nothing():
+    from skills_app.domain.transcript import read_evidence
+
+    msgs = parse_messages([{"role": "assistant", "tool_calls": [
+        {"id": 5, "name": "load_skill", "arguments": {"skill_code": "alpha"}}]},
+        {"role": "tool", "tool_call_id": 5, "content": "# alpha manual"}])
+    assert msgs[0].tool_calls[0].id == "" and msgs[1].tool_call_id == "5"
+    evidence = read_evidence(msgs, marker_key="ragent_loaded_skill", eviction_prefix="[evicted")
+    assert evidence.manuals == ()  # fail closed: the manual loads nothing
+    assert [w.code for w in evidence.warnings] == ["result_unpaired"]
+
+
+def test_openais_developer_role_is_read_as_a_system_message():
+    [m] = parse_messages([{"role": "developer", "content": "be brief"}])
+    assert (m.role, m.content) == ("system", "be brief")
