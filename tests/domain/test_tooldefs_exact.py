@@ -127,3 +127,33 @@ def test_the_cache_of_checked_schemas_is_bounded_dropping_the_oldest(monkeypatch
 def test_a_definition_lists_the_name_problems_then_the_schema_ones() -> None:
     assert [p.code for p in validate_tool_definition("bad name", {"type": "array"})] == [
         "tool_name_invalid", "input_schema_type"]
+
+
+def test_a_ref_after_a_data_keyword_is_still_looked_up() -> None:
+    schema = {"type": "object", "properties": {"q": {"enum": [1], "items": {"$ref": "#/nope"}}}}
+    assert [p.params for p in validate_input_schema(schema)] == [{"ref": "'#/nope'"}]
+
+
+def test_a_pattern_that_is_no_regular_expression_is_refused_where_it_enters() -> None:
+    """The meta-schema check runs with its format checker: ``"format": "regex"`` of ``pattern``."""
+    (problem,) = validate_input_schema({"type": "object", "properties": {"q": {"type": "string", "pattern": "("}}})
+    assert (problem.code, problem.params) == (
+        "input_schema_invalid", {"where": "properties/q/pattern", "cause": "'(' is not a 'regex'"})
+
+
+def test_the_meta_schema_validator_of_a_draft_is_built_once() -> None:
+    from jsonschema import Draft202012Validator
+
+    validate_input_schema({"type": "object", "title": "one"})
+    built = tooldefs._META_VALIDATORS[Draft202012Validator]
+    validate_input_schema({"type": "object", "title": "two"})
+    assert tooldefs._META_VALIDATORS == {Draft202012Validator: built}
+    assert tooldefs._META_VALIDATORS[Draft202012Validator] is built
+
+
+def test_schemas_that_are_no_json_text_are_each_checked_and_never_kept() -> None:
+    """A set, say, cannot be written as JSON: such a schema has no cache key, so two of them never
+    share an answer."""
+    assert [p.code for p in validate_input_schema({"type": "array", "default": {1}})] == ["input_schema_type"]
+    assert validate_input_schema({"type": "object", "default": {2}}) == ()
+    assert tooldefs._SCHEMA_PROBLEMS == {}
