@@ -13,7 +13,7 @@ import time
 from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from itertools import filterfalse, repeat
+from itertools import filterfalse
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .catalog import Catalog
@@ -243,23 +243,23 @@ class _Shown:
         return made
 
 
-def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None = None,
-          shown: Callable[[tuple[str, ...]], set[str]] = set) -> tuple[tuple[str, ...], ...]:
+def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str],
+          shown: Callable[[tuple[str, ...]], set[str]]) -> tuple[tuple[str, ...], ...]:
     """The round's change list, derived from the two visible lists only (docs/simulator.md):
     ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
-    ``newly_hidden`` (tools now masked). A withheld tool is in neither list. ``shown`` turns a
-    visible list into a set (a run's ``_Shown``, or ``set``)."""
+    ``newly_hidden`` (tools now masked). A withheld tool is in neither list. ``gated`` is
+    ``catalog.gated_set``; ``shown`` turns a visible list into a set (a run's ``_Shown``, or ``set``)."""
     if prev is None:
         return (), (), (), ()
     if prev.visible == view.visible:
         return (), (), (), ()
     before, after = shown(prev.visible), shown(view.visible)
-    if gated is None:
-        gated = frozenset(view.gated)
     newly_visible = tuple(filterfalse(before.__contains__, view.visible))
     newly_hidden = tuple(filterfalse(after.__contains__, prev.visible))
-    newly_released = tuple(filter(gated.__contains__, newly_visible))
-    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))
+    # The restrictions are fixed for a run, so only gated tools change visibility and a tool that
+    # leaves the visible list is masked: each filter keeps every name (not mutated, see the reasons).
+    newly_released = tuple(filter(gated.__contains__, newly_visible))  # pragma: no mutate — only gated tools become visible in a run
+    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))  # pragma: no mutate — a tool hidden in a run is masked (withheld is fixed)
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
@@ -269,11 +269,13 @@ def _state(view: RoundView, tool: str, shown: frozenset[str] | set[str]) -> str:
         return MASKED
     if tool in view.withheld:
         return WITHHELD
-    return RELEASED if tool in shown else OPEN
+    if tool in shown:
+        return RELEASED
+    return OPEN  # a fallback: a registered gated tool is always one of the three (rules._round_shape)
 
 
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
-            shown: Callable[[tuple[str, ...]], set[str]] = set) -> dict[str, tuple[str, ...]]:
+            shown: Callable[[tuple[str, ...]], set[str]]) -> dict[str, tuple[str, ...]]:
     """Gated tool → its state in each round (docs/simulator.md, "The matrix").
 
     The first column is built whole. Each later one copies the one before and rewrites only the
@@ -284,8 +286,8 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
     gated = catalog.gated_tool_ids
     columns: list[list[str]] = []
     prev: RoundView | None = None
-    before: set[str] = set()
-    column: list[str] = []
+    before: set[str]  # both set by the first round, which builds its column whole
+    column: list[str]
     for r in rounds:
         view = r.view
         after = shown(view.visible)
@@ -293,14 +295,15 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
             # later keys win: masked over withheld over visible (released), else open
             state = {**dict.fromkeys(view.visible, RELEASED), **dict.fromkeys(view.withheld, WITHHELD),
                      **dict.fromkeys(view.masked, MASKED)}
-            column = list(map(state.get, gated, repeat(OPEN)))
+            column = [state.get(tool) or OPEN for tool in gated]  # (a map over repeat(OPEN) had an endless mutant)
         elif view.visible is not prev.visible or view.withheld != prev.withheld:
             changed = (before ^ after) | (prev.withheld.keys() ^ view.withheld.keys())
             if changed:
                 position = _gated_positions(catalog)
                 column = column.copy()
                 for tool in changed:
-                    for at in position.get(tool, ()):
+                    at = position.get(tool)
+                    if at is not None:
                         column[at] = _state(view, tool, after)
         columns.append(column)
         prev, before = view, after
@@ -309,14 +312,12 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
     return dict(zip(gated, zip(*columns)))
 
 
-def _gated_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
-    """Gated tool → its rows in the matrix (one, unless ``gated_tool_ids`` lists a name twice)."""
-    def build() -> dict[str, tuple[int, ...]]:
-        out: dict[str, tuple[int, ...]] = {}
-        for i, tool in enumerate(catalog.gated_tool_ids):
-            out[tool] = out.get(tool, ()) + (i,)
-        return out
-    return catalog.derived("_simulator_gated_positions", build)
+def _gated_positions(catalog: Catalog) -> Mapping[str, int]:
+    """Gated tool → its row in the matrix: the last one when ``gated_tool_ids`` lists a name twice,
+    the row ``dict(zip(gated, …))`` keeps."""
+    def build() -> dict[str, int]:
+        return {tool: i for i, tool in enumerate(catalog.gated_tool_ids)}
+    return catalog.derived("_simulator_gated_positions", build)  # pragma: no mutate — any key no other derived value uses does
 
 
 def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:
@@ -452,7 +453,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     shown = _Shown()
     total = sum(1 for step in script.steps if step.kind == "assistant")
     catalog.prepare()  # the catalog's one-time derived views are not the run's time
-    start = clock() if budget is not None else 0.0
+    start = clock()
     stopped: Problem | None = None
     for step in script.steps:
         if step.kind in ("user", "system"):
@@ -568,7 +569,7 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
     last_user = ""
     total = sum(1 for m in msgs if m.role == "assistant")
     catalog.prepare()  # the catalog's one-time derived views are not the run's time
-    start = clock() if budget is not None else 0.0
+    start = clock()
     stopped: Problem | None = None
     for i, m in enumerate(msgs):
         if m.role == "user":
@@ -583,26 +584,24 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
         outcomes = []
         for call in m.tool_calls:
             verdict = guard(catalog, call, restrictions=restrictions, view=view)
-            result = None
-            if call.id:
-                later = results_by_id.get(call.id, ())
-                k = bisect_right(later, i)
-                result = msgs[later[k]] if k < len(later) else None
+            later = results_by_id.get(call.id, ())  # a call without an id: none (only ids are keys)
+            k = bisect_right(later, i)
+            result = msgs[later[k]] if k < len(later) else None
             outcomes.append(CallOutcome(
                 verdict=verdict,
                 result=result.content if result else "",
                 state=result.state if result else "",
             ))
-        nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
+        nv, nh, nr, nm = _diff(prev, view, catalog.gated_set, set)
         rounds.append(SimRound(
             index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
-            calls=tuple(outcomes), say=m.content, user=last_user,
-            newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=i,
+            calls=tuple(outcomes), say=m.content, user=last_user, newly_visible=nv, newly_released=nr, context_size=i,
+            newly_hidden=nh, newly_masked=nm,  # pragma: no mutate — () either way: a transcript only adds manuals, so a replay never hides a tool
         ))
         prev = view
         reader.append(m)
     return Simulation(
-        scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds),
+        scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds, set),
         access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release,
         warnings=restrictions.warnings, messages=msgs, stopped=stopped,
     )
