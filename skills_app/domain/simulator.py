@@ -280,9 +280,10 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
 
     The first column is built whole. Each later one copies the one before and rewrites only the
     tools whose state may have changed: a registered gated tool is, in every round, exactly one
-    of masked, withheld or visible (``rules._round_shape``), so with the same withheld tools its
-    state changes only if it entered or left the visible list. That costs O(gated) copying in C
-    plus O(visible + withheld + changes) per round, not a dict of every gated tool."""
+    of masked, withheld or visible (``rules._round_shape``), and the withheld tools are the same in
+    every round of a run (they depend on the run's restrictions only), so a tool's state changes
+    only if it entered or left the visible list. That costs O(gated) copying in C plus
+    O(visible + changes) per round, not a dict of every gated tool."""
     gated = catalog.gated_tool_ids
     columns: list[list[str]] = []
     prev: RoundView | None = None
@@ -296,8 +297,8 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
             state = {**dict.fromkeys(view.visible, RELEASED), **dict.fromkeys(view.withheld, WITHHELD),
                      **dict.fromkeys(view.masked, MASKED)}
             column = [state.get(tool) or OPEN for tool in gated]  # (a map over repeat(OPEN) had an endless mutant)
-        elif view.visible is not prev.visible or view.withheld != prev.withheld:
-            changed = (before ^ after) | (prev.withheld.keys() ^ view.withheld.keys())
+        elif view.visible is not prev.visible:
+            changed = before ^ after
             if changed:
                 position = _gated_positions(catalog)
                 column = column.copy()
@@ -442,6 +443,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     profile = access_profile if access_profile is not None else script.access_profile
     stage_name = stage if stage is not None else script.stage
     allowed = allowed_tools if allowed_tools is not None else script.allowed_tools
+    allowed = tuple(allowed) if allowed is not None else None  # read once: it may be an iterator
     restrictions = resolve_restrictions(catalog, access_profile=profile, stage=stage_name, allowed_tools=allowed)
     reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
     context = reader.messages  # the retained messages, appended to through ``reader`` only
@@ -521,7 +523,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
         access_profile=restrictions.profile,
         stage=restrictions.stage,
         release=catalog.release,
-        allowed_tools=tuple(allowed) if allowed is not None else None,
+        allowed_tools=allowed,
         events=tuple(events),
         warnings=restrictions.warnings,
         messages=tuple(context),
@@ -558,7 +560,8 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
             budget: float | None, clock: Callable[[], float]) -> Simulation:
     """``replay`` with the collector as the caller left it."""
     msgs = as_messages(messages)
-    restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+    allowed = tuple(allowed_tools) if allowed_tools is not None else None  # read once: it may be an iterator
+    restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed)
     results_by_id: dict[str, list[int]] = {}
     for j, r in enumerate(msgs):
         if r.role == "tool" and r.tool_call_id:
@@ -602,6 +605,6 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
         reader.append(m)
     return Simulation(
         scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds, set),
-        access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release,
+        access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release, allowed_tools=allowed,
         warnings=restrictions.warnings, messages=msgs, stopped=stopped,
     )
