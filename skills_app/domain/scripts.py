@@ -175,6 +175,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
     if kind == "assistant":
         if body is None:
             body = {}
+        body = _as_typed(body, body_node)  # ``assistant: yes`` says "yes", as ``say: yes`` does
         if isinstance(body, str):
             body = {"say": body}
         if not isinstance(body, Mapping):
