@@ -237,7 +237,9 @@ def _number_calls(steps: tuple[Step, ...]) -> tuple[Step, ...]:
         for c in step.calls:
             n += 1
             calls.append(replace(c, id=f"call_{n}"))
-        out.append(replace(step, calls=tuple(calls)) if calls else step)
+        if calls:
+            step = replace(step, calls=tuple(calls))
+        out.append(step)
     return tuple(out)
 
 
