@@ -350,7 +350,10 @@ def _apply_assistant(
             content, state = verdict.message, "error"
             meta = {"refused": verdict.reason}
         elif verdict.verdict == CONFIRM:
-            args = json.dumps(dict(call.arguments), ensure_ascii=False)
+            args = json.dumps(
+                dict(call.arguments),
+                ensure_ascii=False,  # pragma: no mutate — json reads it by its truth: None is False too
+            )
             content, state = f"已生成确认卡片，等待用户确认：{call.name} {args}", "success"
             meta = {"confirmation_required": True}
         elif call.name == LOAD_SKILL:
@@ -365,8 +368,8 @@ def _apply_assistant(
 
 def _describe_result(index: int, message: Message, called: Mapping[str, str], catalog: Catalog) -> str:
     """``"message 3: load_skill(alpha)"`` / ``"message 5: query_order"`` for an eviction note."""
-    code = message.metadata.get(catalog.marker_key)
-    if isinstance(code, str) and code:
+    code = message.metadata.get(catalog.marker_key)  # set by load_from_manuals only: a skill code
+    if code:
         return f"message {index}: {LOAD_SKILL}({code})"
     return f"message {index}: {called.get(message.tool_call_id, 'tool result')}"
 
