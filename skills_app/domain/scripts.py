@@ -95,14 +95,15 @@ def _as_typed(value: Any, node: yaml.Node | None) -> Any:
     return value
 
 
-def _parse_calls(raw: Any, node: yaml.Node | None, source: str, line: int) -> tuple[ToolCall, ...]:
+def _parse_calls(raw: Any, node: yaml.Node | None, source: str) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise ScriptError("'calls' must be a list of {tool_name: {arguments}}", source=source, line=_line(node, line))
+        # ``node`` is the value of the step's ``calls`` key, there whenever ``raw`` is
+        raise ScriptError("'calls' must be a list of {tool_name: {arguments}}", source=source, line=_line(node))
     calls: list[ToolCall] = []
     for i, item in enumerate(raw):
-        item_line = _line(_seq_child(node, i), line)
+        item_line = _line(_seq_child(node, i))  # ``node`` is the list ``raw`` was read from: item ``i`` is in it
         if isinstance(item, Mapping) and "name" in item and set(item) <= {"name", "arguments", "id"}:
             name, args = item["name"], item.get("arguments") or {}
         elif isinstance(item, Mapping) and len(item) == 1:
@@ -189,7 +190,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
         say = _as_typed(body.get("say"), _mapping_child(body_node, "say")) or ""
         if not isinstance(say, str):
             raise ScriptError("'say' must be text", source=source, line=body_line)
-        calls = _parse_calls(body.get("calls"), _mapping_child(body_node, "calls"), source, body_line)
+        calls = _parse_calls(body.get("calls"), _mapping_child(body_node, "calls"), source)
         results = body.get("results") or {}
         if not isinstance(results, Mapping):
             raise ScriptError("'results' must map tool names to text", source=source, line=body_line)

@@ -68,6 +68,8 @@ INVALID = [
     ("system not text", "steps:\n  - system: {a: 1}\n  - assistant: x\n", 2, "'system' must be text"),
     ("assistant a list", "steps:\n  - assistant: [a]\n", 2, "'assistant' must be text or {say, calls, results, expect}"),
     ("say not text", "steps:\n  - assistant:\n      say: [a]\n", 3, "'say' must be text"),
+    ("calls not a list, on the line of its value", "steps:\n  - assistant:\n      say: hi\n      calls: lookup\n", 4,
+     "'calls' must be a list of {tool_name: {arguments}}"),
     ("a call without a name", "steps:\n  - assistant:\n      calls:\n        - name: ''\n", 4, "a call has no tool name"),
     ("a call named by a number", "steps:\n  - assistant:\n      calls:\n        - {5: {}}\n", 4,
      "a call has no tool name"),
