@@ -40,9 +40,11 @@ def test_numbers_dates_and_booleans_are_read_as_the_text_typed() -> None:
     )
 
 
-def test_a_call_in_the_name_form_gets_the_scripts_own_id_and_empty_arguments() -> None:
-    script = parse_script("- assistant:\n    calls:\n      - {name: lookup, id: mine}\n      - name: ship\n")
-    assert script.steps[0].calls == (ToolCall("lookup", {}, id="call_1"), ToolCall("ship", {}, id="call_2"))
+def test_a_call_in_the_name_form_gets_the_scripts_own_id_and_its_arguments_or_none() -> None:
+    script = parse_script("- assistant:\n    calls:\n      - {name: lookup, id: mine}\n      - name: ship\n"
+                          "      - {name: export, arguments: {q: x}, id: theirs}\n")
+    assert script.steps[0].calls == (ToolCall("lookup", {}, id="call_1"), ToolCall("ship", {}, id="call_2"),
+                                     ToolCall("export", {"q": "x"}, id="call_3"))
 
 
 def test_compact_and_evict_take_one_index_or_a_list() -> None:
