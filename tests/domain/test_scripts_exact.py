@@ -62,6 +62,8 @@ INVALID = [
     ("access_profile not a name", "access_profile: [a]\nsteps: [{assistant: x}]\n", 1,
      "'access_profile' must be a name or null"),
     ("steps not a list", "steps: x\n", 1, "'steps' must be a non-empty list"),
+    ("no steps key, on line 1", "name: x\ndescription: y\n", 1, "'steps' must be a non-empty list"),
+    ("user null", "steps:\n  - user: null\n  - assistant: x\n", 2, "'user' must be text"),
     ("unknown keys named in order, line of the first", "name: x\nzz: 1\naa: 2\nsteps: [{assistant: x}]\n", 3,
      "unknown key aa, zz; known: name, description, access_profile, stage, allowed_tools, steps"),
     ("a list of no steps", "- 1\n", 1, "a step must be a mapping with one of: user, system, assistant, compact, evict"),
