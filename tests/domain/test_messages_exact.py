@@ -137,3 +137,28 @@ def test_a_call_that_is_no_object_is_refused_naming_the_message_and_the_call(cal
         parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
             {"id": "a", "name": "lookup"}, call]}])
     assert (refused.value.index, str(refused.value)) == (1, "messages[1]: tool_calls[1] must be an object")
+
+
+@pytest.mark.parametrize("name", [5, "", None, ["pay"]])
+def test_a_call_without_a_tool_name_as_text_is_refused(name):
+    call = {"id": "c1", "arguments": {}} if name is None else {"id": "c1", "name": name, "arguments": {}}
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "assistant", "tool_calls": [call]}])
+    assert str(refused.value) == "messages[0]: tool_calls[0] has no tool name"
+
+
+def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_nothing():
+    from skills_app.domain.transcript import read_evidence
+
+    msgs = parse_messages([{"role": "assistant", "tool_calls": [
+        {"id": 5, "name": "load_skill", "arguments": {"skill_code": "alpha"}}]},
+        {"role": "tool", "tool_call_id": 5, "content": "# alpha manual"}])
+    assert msgs[0].tool_calls[0].id == "" and msgs[1].tool_call_id == "5"
+    evidence = read_evidence(msgs, marker_key="ragent_loaded_skill", eviction_prefix="[evicted")
+    assert evidence.manuals == ()  # fail closed: the manual loads nothing
+    assert [w.code for w in evidence.warnings] == ["result_unpaired"]
+
+
+def test_openais_developer_role_is_read_as_a_system_message():
+    [m] = parse_messages([{"role": "developer", "content": "be brief"}])
+    assert (m.role, m.content) == ("system", "be brief")
