@@ -571,3 +571,128 @@ def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fix
     with django_assert_num_queries(2):
         assert [(r.number, [label.name for label in r.labels.all()]) for r in release_page_queryset()] == [
             (2, ["staging"]), (1, ["production"])]
+
+
+# --- release_publish and publish_review (skills_app/releases.py) ---
+
+def _unmet_expectation_keys() -> list[str]:
+    """After release 1: order_change loses change_address, so cancel-iphone's expectations are unmet."""
+    from skills_app.releases import PublishRefused
+
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
+    with pytest.raises(PublishRefused) as refused:
+        release_publish(user=COMMAND_LINE, note="second")
+    return [r.key for r in refused.value.reasons]
+
+
+def test_a_publish_keeps_the_override_note_only_when_a_ticked_off_expectation_was_unmet(bitmall) -> None:
+    keys = ["scenario:cancel-iphone:round 9: stale tick"]
+    first = release_publish(user=COMMAND_LINE, note="one", overrides=keys, override_note="no longer needed")
+    keys = _unmet_expectation_keys()
+    second = release_publish(user=COMMAND_LINE, note="two", overrides=["", *keys, "scenario:gone:x"],
+                             override_note="  change_address moves to its own manual ")
+    assert [(r.number, r.overrides, r.override_note) for r in Release.objects.filter(pk__in=[first.pk, second.pk])
+            .order_by("number")] == [(1, [], ""), (2, sorted(keys), "change_address moves to its own manual")]
+
+
+def test_labels_moved_by_a_publish_record_the_publisher_as_who_moved_them(bitmall, publisher) -> None:
+    from skills_app.models import LabelMove
+
+    release = release_publish(user=publisher, note="one", move_labels=["production", "staging"])
+    assert dict(ReleaseLabel.objects.values_list("name", "release__number")) == {"production": 1, "staging": 1}
+    assert [(m.label, m.from_release, m.to_release_id, m.moved_by, m.moved_by_name)
+            for m in LabelMove.objects.order_by("id")] == [
+        ("production", None, release.pk, publisher, "pub"), ("staging", None, release.pk, publisher, "pub")]
+
+
+def test_the_publish_review_compares_the_draft_with_the_latest_release(bitmall) -> None:
+    from skills_app.releases import publish_review
+
+    first = publish_review()
+    assert (first.latest_number, first.latest_sha256, first.latest) == (None, None, None)
+    assert "fault_diagnosis" in first.diff.skills_added
+    _two_releases()
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    review = publish_review()
+    two = Release.objects.get(number=2)
+    assert (review.latest_number, review.latest_sha256, review.latest.release) == (2, two.sha256, 2)
+    assert (review.diff.skills_added, review.diff.skills_removed, [c.name for c in review.diff.skills_changed]) == (
+        (), (), ["order_change"])
+    assert [(f.field, f.after) for f in review.diff.skills_changed[0].changes] == [
+        ("description", "新的说明。"), ("version", 2)]
+
+
+def test_a_draft_kept_across_a_publish_is_compared_with_the_new_release(bitmall, monkeypatch) -> None:
+    """A process keeps its draft catalog until a write to the draft; a publish writes none."""
+    from skills_app import selectors
+    from skills_app.releases import publish_review
+
+    kept = selectors.catalog_draft()
+    monkeypatch.setattr(selectors, "catalog_draft", lambda: kept)
+    assert "fault_diagnosis" in publish_review().diff.skills_added
+    release_publish(user=COMMAND_LINE, note="one")
+    review = publish_review()
+    assert (review.draft is kept, review.latest_number, review.diff.skills_added, review.diff.skills_changed) == (
+        True, 1, (), ())
+
+
+def test_a_publish_names_the_server_of_a_gated_tool_that_is_unavailable_or_orphaned(bitmall) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+    from skills_app.releases import PublishRefused
+
+    now = timezone.now()
+    McpTool.objects.filter(name="change_address").update(removed_at=now, server="bitmall", mcp_server=None)
+    McpTool.objects.filter(name="apply_after_sale").update(synced_at=now, server="shop", mcp_server=None)
+    with pytest.raises(PublishRefused) as refused:
+        release_publish(user=COMMAND_LINE, note="one")
+    assert [(r.code, str(r.message)) for r in refused.value.reasons
+            if r.code in ("gate_unavailable", "gate_orphaned", "gate_dangling")] == [
+        ("gate_orphaned", "skill 'after_sale_apply' is broken: it gates 'apply_after_sale', whose MCP server record "
+                          "'shop' was deleted (register the server again and sync it, or remove the tool from the skill)"),
+        ("gate_unavailable", "skill 'order_change' is broken: it gates 'change_address', which MCP server 'bitmall' "
+                             "no longer offers (sync the server again, or remove the tool from the skill)")]
+    assert Release.objects.count() == 0
+
+
+def test_the_unavailable_and_orphaned_tools_come_from_one_read_of_the_mcp_nodes(bitmall, monkeypatch) -> None:
+    from django.utils import timezone
+
+    from skills_app import selectors
+    from skills_app.models import McpTool
+    from skills_app.releases import _unavailable_and_orphaned
+
+    McpTool.objects.filter(name="apply_after_sale").update(synced_at=timezone.now(), server="shop", mcp_server=None)
+    reads = []
+    read = selectors.mcp_nodes
+    monkeypatch.setattr(selectors, "mcp_nodes", lambda **kw: reads.append(kw) or read(**kw))
+    assert _unavailable_and_orphaned() == ({"apply_after_sale": "shop"}, {"apply_after_sale": "shop"})
+    assert reads == [{}]
+
+
+def test_the_publish_review_hashes_the_draft_once_and_no_release_whose_digest_it_has(bitmall, monkeypatch) -> None:
+    from skills_app import scenario_results
+    from skills_app.releases import publish_review
+
+    release_publish(user=COMMAND_LINE, note="one")
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    hashed = []
+    digest = scenario_results.catalog_sha256
+    monkeypatch.setattr(scenario_results, "catalog_sha256", lambda catalog: hashed.append(catalog) or digest(catalog))
+    review = publish_review()
+    assert len(review.scenarios) >= 1
+    assert len(hashed) == 1 and hashed[0] is review.draft
+
+
+def test_the_publish_review_keeps_each_scenario_result_for_the_scenarios_page(bitmall) -> None:
+    from skills_app.models import Scenario
+    from skills_app.releases import publish_review
+    from skills_app.scenario_results import cached_results
+
+    release_publish(user=COMMAND_LINE, note="one")
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    review = publish_review()
+    names = sorted(Scenario.objects.values_list("name", flat=True))
+    assert names and sorted(cached_results(Scenario.objects.all(), review.sha256)) == names
+    assert sorted(cached_results(Scenario.objects.all(), review.latest_sha256)) == names
