@@ -696,3 +696,128 @@ def test_the_publish_review_keeps_each_scenario_result_for_the_scenarios_page(bi
     names = sorted(Scenario.objects.values_list("name", flat=True))
     assert names and sorted(cached_results(Scenario.objects.all(), review.sha256)) == names
     assert sorted(cached_results(Scenario.objects.all(), review.latest_sha256)) == names
+
+
+# --- scenario_save and intent_node_save (skills_app/services.py) ---
+
+SCRIPT = "- user: 帮我取消订单\n- assistant: 好的\n"
+
+
+def test_a_scenario_is_saved_with_its_descriptions_and_catalog_and_a_replace_keeps_the_english_one(bitmall) -> None:
+    from skills_app.models import Scenario
+
+    services.scenario_save(name="probe", script=SCRIPT, description="说明", catalog="bitmall",
+                           description_en="About it", create=True)
+    saved = services.scenario_save(name="probe", script="- assistant: y\n", description="第二版")
+    assert list(Scenario.objects.filter(name="probe").values_list("pk", "script", "description", "description_en",
+                                                                  "catalog")) == [
+        (saved.pk, "- assistant: y\n", "第二版", "About it", "")]
+
+
+def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall) -> None:
+    from skills_app.models import Scenario
+
+    before = list(Scenario.objects.values_list("name", "script", "description"))
+    with pytest.raises(ValidationError) as refused:
+        services.scenario_save(name="cancel-iphone", script=SCRIPT, description="另一个", create=True)
+    assert refused.value.message_dict == {"name": ["A scenario named 'cancel-iphone' already exists."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
+        ("scenario_name_taken", {"name": "cancel-iphone"})]
+    assert list(Scenario.objects.values_list("name", "script", "description")) == before
+
+
+def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
+    from types import SimpleNamespace
+
+    from skills_app.models import Scenario
+
+    class Racing:  # its look-up finds nothing: the other request has not committed yet
+        objects = SimpleNamespace(filter=lambda **kw: Scenario.objects.none())
+
+        def __new__(cls, **kw):
+            return Scenario(**kw)
+
+    monkeypatch.setattr(services, "Scenario", Racing)
+    with pytest.raises(ValidationError) as refused:
+        services.scenario_save(name="cancel-iphone", script=SCRIPT, create=True)
+    assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
+        ("scenario_name_taken", "A scenario named '%(name)s' already exists.", {"name": "cancel-iphone"})]
+    assert Scenario.objects.filter(name="cancel-iphone").count() == 1
+
+
+def test_a_scenario_whose_script_does_not_parse_is_refused_with_the_code_a_page_translates_by(bitmall) -> None:
+    with pytest.raises(ValidationError) as refused:
+        services.scenario_save(name="broken", script="- user: [\n")
+    [error] = refused.value.error_dict["script"]
+    assert (error.code, error.message) == ("script_invalid", "%(message)s")
+    assert error.params["message"].startswith("scenario 'broken':")
+
+
+def test_an_intent_node_is_saved_with_exactly_the_values_given_and_saving_it_again_replaces_them(bitmall) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import IntentNode
+
+    category = IntentNode.objects.get(intent_code="after_sale")
+    fields = ("name", "kind", "parent_id", "level", "mcp_tool_id", "require_confirm", "description", "examples",
+              "sort_order", "enabled", "deleted_at")
+    node = services.intent_node_save(intent_code="refund_topic", name="退款", kind="MCP", parent=category,
+                                     mcp_tool_id="refund_money", require_confirm=True, description="退款到账",
+                                     examples=("我要退款", "钱退了吗"), sort_order=5, enabled=False)
+    assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
+        "退款", "MCP", category.pk, 2, "refund_money", True, "退款到账", ["我要退款", "钱退了吗"], 5, False, None)
+    IntentNode.objects.filter(pk=node.pk).update(deleted_at=timezone.now())
+    again = services.intent_node_save(intent_code="refund_topic", name="退款（新）", kind="SYSTEM", mcp_tool_id=None)
+    assert again.pk == node.pk
+    assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
+        "退款（新）", "SYSTEM", None, 0, "", False, "", [], 0, True, None)
+    under_domain = services.intent_node_save(intent_code="refund", name="退款", kind="SYSTEM",
+                                             parent=IntentNode.objects.get(intent_code="orders"))
+    assert IntentNode.objects.get(pk=under_domain.pk).level == 1
+
+
+def test_a_node_under_a_topic_is_refused_on_its_parent_alone(bitmall) -> None:
+    from django.utils import translation
+
+    from skills_app.models import IntentNode
+
+    topic = IntentNode.objects.get(intent_code="cancel_order_topic")
+    with translation.override("en"), pytest.raises(ValidationError) as refused:
+        services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
+    assert refused.value.message_dict == {
+        "parent": ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]}
+
+
+# --- skill_update (skills_app/services.py) ---
+
+def test_an_update_records_who_made_it_and_why_and_no_reason_when_none_is_given(bitmall, editor) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_update(skill=skill, user=editor, reason="排到最前", sort_order=-1)
+    services.skill_update(skill=skill, user=editor, description="发货前取消订单或改地址。")
+    assert [(r.history_user, r.history_change_reason, r.sort_order, r.version)
+            for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")][-2:] == [
+        (editor, "排到最前", -1, 1), (editor, None, -1, 2)]
+    assert Skill.objects.get(pk=skill.pk).updated_by == editor
+    services.skill_update(skill=skill, user=COMMAND_LINE, enabled=False)  # manage.py: no user row
+    assert Skill.objects.filter(pk=skill.pk).values_list("enabled", "updated_by").get() == (False, None)
+
+
+def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by(bitmall) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, skill_code="order_edit")
+    assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
+        ("skill_code_immutable", {"code": "order_change"})]
+    services.skill_update(skill=skill, name="订单修改（他人先保存）")
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, name="我的修改", expected_version=1)
+    assert (refused.value.messages, refused.value.code, refused.value.params) == (
+        ["This skill was saved as version 2 while you were editing version 1. "
+         "Reload the page to see the change, then edit again."], "skill_stale", {"current": 2, "base": 1})
+    services.skill_delete(skill=skill)
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, name="我的修改")
+    assert (refused.value.messages, refused.value.code, refused.value.params) == (
+        ["skill 'order_change' is deleted; restore it before editing."], "skill_deleted", {"code": "order_change"})
+    assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 3)
