@@ -712,6 +712,9 @@ def test_a_scenario_is_saved_with_its_descriptions_and_catalog_and_a_replace_kee
     assert list(Scenario.objects.filter(name="probe").values_list("pk", "script", "description", "description_en",
                                                                   "catalog")) == [
         (saved.pk, "- assistant: y\n", "第二版", "About it", "")]
+    bare = services.scenario_save(name="bare", script=SCRIPT)
+    assert Scenario.objects.filter(pk=bare.pk).values_list("description", "description_en", "catalog").get() == (
+        "", "", "")
 
 
 def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall) -> None:
@@ -821,3 +824,86 @@ def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by
     assert (refused.value.messages, refused.value.code, refused.value.params) == (
         ["skill 'order_change' is deleted; restore it before editing."], "skill_deleted", {"code": "order_change"})
     assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 3)
+
+
+# --- the first round's writes, run again (skills_app/services.py) ---
+
+@pytest.mark.parametrize("save", [services.access_profile_save, services.stage_save], ids=["access profile", "stage"])
+def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall, save) -> None:
+    model = AccessProfile if save is services.access_profile_save else Stage
+    save(name="reader", description="只读", tools="query_order, query_cart", create=True)
+    with pytest.raises(ValidationError) as refused:
+        save(name="reader", description="另一个", tools=["query_order"], create=True)
+    assert refused.value.message_dict == {"name": ["'reader' already exists."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
+        ("restriction_name_taken", {"name": "reader"})]
+    assert list(model.objects.values_list("name", "description", "tools")) == [
+        ("reader", "只读", ["query_order", "query_cart"])]
+
+
+def test_a_new_profile_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
+    from types import SimpleNamespace
+
+    services.access_profile_save(name="reader", tools=["query_order"])
+
+    class Racing:  # its look-up finds nothing: the other request has not committed yet
+        objects = SimpleNamespace(filter=lambda **kw: AccessProfile.objects.none())
+
+        def __new__(cls, **kw):
+            return AccessProfile(**kw)
+
+    monkeypatch.setattr(services, "AccessProfile", Racing)
+    with pytest.raises(ValidationError) as refused:
+        services.access_profile_save(name="reader", tools=["query_cart"], create=True)
+    assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
+        ("restriction_name_taken", "'%(name)s' already exists.", {"name": "reader"})]
+    assert list(AccessProfile.objects.values_list("name", "tools")) == [("reader", ["query_order"])]
+
+
+def test_a_stage_naming_a_tool_its_server_no_longer_lists_is_refused(bitmall) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+
+    McpTool.objects.filter(name="query_cart").update(removed_at=timezone.now())
+    with pytest.raises(ValidationError) as refused:
+        services.stage_save(name="browse", tools=["query_order", "query_cart"])
+    assert refused.value.message_dict == {"tools": ["'query_cart' is not a registered MCP tool."]}
+    assert not Stage.objects.exists()
+
+
+def test_creating_deleting_and_restoring_name_the_user_and_no_reason_in_the_history(bitmall, editor) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_delete(skill=skill, user=editor)
+    services.skill_restore(skill=skill, user=editor)
+    assert [(r.history_user, r.history_change_reason, r.version, r.deleted_at is None)
+            for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")][-2:] == [
+        (editor, None, 2, False), (editor, None, 3, True)]
+    created = services.skill_create(**NEW_SKILL, user=editor)
+    assert [(r.history_user, r.history_change_reason) for r in created.history.all()] == [(editor, None)]
+
+
+def test_a_restore_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """A create of the code committed between the restore's check and its save (PostgreSQL)."""
+    old = services.skill_delete(skill=Skill.objects.live().get(skill_code="order_change"))
+    services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
+    monkeypatch.setattr(services, "_check_code_free", lambda code: None)  # the check passed before the other commit
+    with pytest.raises(ValidationError) as refused:
+        services.skill_restore(skill=old)
+    assert [(e.code, e.message, e.params) for e in refused.value.error_dict["skill_code"]] == [
+        ("skill_code_taken", "a live skill with code '%(code)s' already exists.", {"code": "order_change"})]
+    assert Skill.objects.get(pk=old.pk).deleted_at is not None
+
+
+def test_saving_a_gated_node_as_another_kind_with_its_tool_kept_is_refused_as_gated(bitmall) -> None:
+    """A KB node registers no tool, whatever its ``mcp_tool_id`` says: the gate refuses first."""
+    from skills_app.models import IntentNode
+
+    node = IntentNode.objects.get(intent_code="cancel_order_topic")
+    with pytest.raises(ValidationError) as refused:
+        services.intent_node_save(intent_code=node.intent_code, name=node.name, kind=IntentNode.Kind.KB,
+                                  parent=node.parent, mcp_tool_id="cancel_order")
+    assert (refused.value.code, refused.value.params) == (
+        "node_gated", {"code": "cancel_order_topic", "tool": "cancel_order", "skills": "order_change"})
+    assert IntentNode.objects.filter(pk=node.pk).values_list("kind", "mcp_tool_id").get() == ("MCP", "cancel_order")
