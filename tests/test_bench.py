@@ -51,3 +51,22 @@ def test_page_runs_merge_into_the_median_of_their_medians_and_the_most_queries()
     merged = merge_page_runs([run(4.0, 4, 3.5), run(9.0, 5, 3.1), run(5.0, 4, 4.2)])
     assert merged == {"skills": 5, "runs": 3,
                       "/skills/": {"queries": 5, "ms": {"median": 5.0, "min": 3.1, "n": 27}}}
+
+
+def test_the_simulator_rows_compare_the_fastest_runs_and_note_the_medians():
+    from bench.__main__ import rows_from
+
+    def size(low: float, median: float, calls: int, n: int) -> dict:
+        return {"min": low, "median": median, "n": n, "calls": calls}
+
+    sim = {"20x2": size(0.001, 0.0015, 40, 14), "200x2": size(0.0105, 0.0110, 400, 7),
+           "200x40": size(0.1, 0.2, 8000, 3)}
+    rows = rows_from({"sim": {"large": sim}})
+    growth, per_call = rows
+    assert growth["metric"] == "simulate 200 vs 20 rounds ×2 calls, large"
+    assert growth["value"] == 10.5 and growth["floor"] == 1.0 and growth["ratio"] == 10.5 and growth["pass"] is True
+    assert growth["note"] == "median 11.0 / 1.5 ms, n=7+14"
+    assert per_call["value"] == 12.5 and per_call["floor"] == 25.0 and per_call["ratio"] == 0.5
+    assert per_call["note"] == "200×40 total 0.10 s (median 0.20 s, n=3)"
+    sim["200x2"] = size(0.0121, 0.0121, 400, 7)
+    assert rows_from({"sim": {"large": sim}})[0]["pass"] is False  # 12.1× the 20-round run

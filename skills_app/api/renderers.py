@@ -48,6 +48,8 @@ class RuntimeJSONRenderer(ORJSONRenderer):
         except (TypeError, orjson.JSONEncodeError):  # JSONEncodeError is a TypeError; named for the reader
             return json.dumps(data, cls=encoders.JSONEncoder, ensure_ascii=True, separators=(",", ":"),
                               default=RuntimeJSONRenderer.default).encode("ascii")
+        if body.isascii():  # the common answer (tool names, codes, English warnings): nothing to escape.
+            return body     # One pass in C; searching 55 KB for each separator took 0.08 ms (docs/benchmarks.md)
         for raw, escaped in _LINE_SEPARATORS:
             if raw in body:
                 body = body.replace(raw, escaped)

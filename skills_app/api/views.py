@@ -10,6 +10,7 @@ authenticated users only); every error is rendered by
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from django.http import HttpResponse, HttpResponseNotModified
@@ -17,6 +18,7 @@ from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import exceptions, serializers
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -159,11 +161,20 @@ def _served(request: Request, body: dict[str, Any] | None = None) -> Served:
     )
 
 
+class RuntimeNegotiation(DefaultContentNegotiation):
+    """DRF's content negotiation without its ``?format=`` switch: the runtime answers JSON only, so
+    ``?format=api`` is an unknown query parameter, refused with a 400 naming it like any other
+    (``ReleaseQuerySerializer``), not a 404 for a renderer the API does not have."""
+
+    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)
+
+
 class RuntimeApi(APIView):
     """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts)."""
 
     parser_classes = [JSONParser]
     renderer_classes = [RuntimeJSONRenderer]
+    content_negotiation_class = RuntimeNegotiation
 
 
 class CatalogApi(RuntimeApi):
@@ -307,14 +318,14 @@ class RoundsApi(RuntimeApi):
         catalog = served.catalog
         view = compute_round(catalog, serializer.validated_data["messages"], **serializer.restrictions())
         fields = self.OutputSerializer._declared_fields
-        data: dict[str, Any] = {"release": catalog.release, **view.as_dict(only=fields)}
+        data: dict[str, Any] = {"release": catalog.release, **view.as_dict(only=fields, copies=False)}
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
             data.update(tools=tools, tools_chars=payload_chars(tools))
-        # ``RoundView.as_dict`` holds JSON types only: the documented fields are picked in the
-        # OutputSerializer's order rather than copied item by item through it (2,000 tool names on
-        # a large catalog); tests/api/test_rounds.py checks the two give the same JSON
+        # ``RoundView.as_dict`` holds JSON types only (tuples render as arrays): the documented fields
+        # are picked in the OutputSerializer's order rather than copied item by item through it
+        # (2,000 tool names on a large catalog); tests/api/test_rounds.py checks the two give the same JSON
         return Response({k: data[k] for k in fields if k in data}, headers=served.headers())
 
 

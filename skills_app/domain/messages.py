@@ -18,6 +18,7 @@ from .errors import MessageError, Problem, ScriptError
 from .limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_MESSAGES, MAX_SCRIPT_CHARS
 
 ROLES = ("user", "assistant", "tool", "system")
+_ROLE_SET = frozenset(ROLES)
 #: Roles accepted on input and the role they are read as (OpenAI's newer ``developer`` role is a
 #: system message).
 ROLE_ALIASES = {"developer": "system"}
@@ -92,9 +93,10 @@ def build_frozen(cls: type, values: dict[str, Any]) -> Any:
     which name every one of its fields: what its ``__init__`` makes, without the
     ``object.__setattr__`` per field that makes a frozen dataclass ~3× slower to build — and a
     runtime request reads up to ``MAX_MESSAGES`` of them (docs/benchmarks.md, "rounds"). Equal,
-    hashable and immutable like one built by ``cls(**values)``."""
+    hashable and immutable like one built by ``cls(**values)``; ``values`` (a dict of its own,
+    not used after) becomes the instance's ``__dict__``."""
     obj = object.__new__(cls)
-    obj.__dict__.update(values)
+    object.__setattr__(obj, "__dict__", values)  # ``values`` becomes its attributes: no second dict
     return obj
 
 
@@ -130,7 +132,7 @@ def _content_text(content: Any, index: int, *, where: str = "content") -> str:
             elif kind in NON_TEXT_BLOCKS:
                 continue
             else:
-                raise MessageError(f"{where}[{k}]: block type {kind!r} is not understood", index=index)
+                raise MessageError(f"{where}[{k}]: block type {part.get('type')!r} is not understood", index=index)
         return "".join(parts)
     raise MessageError(f"content must be a string, got {type(content).__name__}", index=index)
 
@@ -146,7 +148,7 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
     ``problem.params`` hold ``index`` (message, 0-based, may be ``None``), ``number`` (1-based),
     ``position`` and ``tool``. Never raises (docs/transcripts.md, "Arguments").
     """
-    if type(raw) is dict:  # the common case: an object as sent (no problem to describe)
+    if type(raw) is dict:  # pragma: no mutate — a fast path: a dict reaches the same answer below
         return dict(raw), None
     params = {"index": index, "number": None if index is None else index + 1, "position": position, "tool": name,
               "where": f"messages[{index}]: " if index is not None else "",
@@ -166,7 +168,7 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
             try:
                 inner = json.loads(value)
             except (json.JSONDecodeError, RecursionError):
-                inner = None
+                inner = None  # pragma: no mutate — any value that is no mapping reads the same
             if isinstance(inner, Mapping):
                 return dict(inner), Problem(
                     "arguments_double_encoded",
@@ -180,10 +182,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
 
 
 def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
-    if type(raw) is not dict and not isinstance(raw, Mapping):
-        raise MessageError(f"tool_calls[{position}] must be an object", index=index)
+    if type(raw) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
+        if not isinstance(raw, Mapping):
+            raise MessageError(f"tool_calls[{position}] must be an object", index=index)
     function = raw.get("function")
-    if function is not None and (type(function) is dict or isinstance(function, Mapping)):  # OpenAI shape
+    if isinstance(function, Mapping):  # OpenAI shape
         name = function.get("name")
         arguments: Any = function.get("arguments", {})
     else:
@@ -191,7 +194,10 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
         arguments = raw.get("input", {}) if raw.get("type") == TOOL_USE else raw.get("arguments", {})
     if not isinstance(name, str) or not name:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
-    args, problem = parse_arguments(arguments, name=name, index=index, position=position)
+    if type(arguments) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
+        args, problem = dict(arguments), None
+    else:
+        args, problem = parse_arguments(arguments, name=name, index=index, position=position)
     call_id = raw.get("id")
     return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id if isinstance(call_id, str) else "",
                              "problem": problem})
@@ -223,12 +229,13 @@ def _expand(raw: Any, index: int) -> list[Message]:
         if not isinstance(raw, Mapping):
             raise MessageError("a message must be a JSON object", index=index)
     role = raw.get("role")
-    if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
-        kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
-        raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)
-    role = ROLE_ALIASES.get(role, role)
-    if role not in ROLES:
-        raise MessageError(f"role must be one of {', '.join(ROLES)}, got {role!r}", index=index)
+    if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate — a fast path: a role as sent skips the checks
+        if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
+            kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
+            raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)
+        role = ROLE_ALIASES.get(role, role)
+        if role not in ROLES:
+            raise MessageError(f"role must be one of {', '.join(ROLES)}, got {role!r}", index=index)
     if raw.get("function_call") is not None:
         raise MessageError("legacy 'function_call' is not understood; send 'tool_calls' "
                            "(OpenAI) or 'tool_use' blocks (Anthropic)", index=index)
@@ -253,7 +260,12 @@ def _expand(raw: Any, index: int) -> list[Message]:
         text = _content_text(kept, index)
     else:
         text = _content_text(content, index)
-    calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)] if raw_calls else []
+    if not raw_calls:
+        calls = []
+    elif len(raw_calls) == 1:  # the common case: one call a message
+        calls = [_parse_call(raw_calls[0], index, 0)]
+    else:
+        calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)]
     results: list[Message] = []
     for k, block in blocks:
         kind = block["type"]
@@ -271,8 +283,8 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 state="error" if _is_error(block, index, f"content[{k}]: ") else "success",
                 index=index,
             ))
-    problems = tuple(c.problem for c in calls if c.problem is not None) if calls else ()
-    state = "error" if _is_error(raw, index) else "success"
+    problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()
+    state = "error" if not _ERROR_FLAG_KEYS.isdisjoint(raw) and _is_error(raw, index) else "success"
     call_id = raw.get("tool_call_id")
     if results:
         return results + ([Message(role="user", content=text, index=index)] if text.strip() else [])
@@ -280,7 +292,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
         "role": role,
         "content": text,
         "tool_calls": tuple(calls),
-        "tool_call_id": call_id if type(call_id) is str else _str_id(call_id),
+        "tool_call_id": call_id if type(call_id) is str else "" if call_id is None else _str_id(call_id),
         "state": state,
         "metadata": dict(metadata) if metadata else {},
         "index": index,

@@ -158,24 +158,32 @@ class RoundView:
         shown = frozenset(self.mcp_visible)
         return tuple(t for t in self.gated if t in shown)
 
-    def as_dict(self, only: Container[str] | None = None) -> dict[str, Any]:
+    def as_dict(self, only: Container[str] | None = None, *, copies: bool = True) -> dict[str, Any]:
         """JSON shape of docs/runtime-api.md ``rounds`` (lists always present). ``only`` names the
         keys wanted (the others are not computed: ``released`` and ``gated`` cost O(gated tools));
-        ``None`` = all, in this order."""
+        ``None`` = all, in this order. ``copies=False`` gives the view's own tuples and mappings
+        instead of lists and dicts of their own (for a read-only use such as rendering: a large
+        catalog's ``masked`` holds thousands of tools)."""
+        seq: Callable[[Any], Any] = list if copies else tuple  # tuple() of a tuple is that tuple
+        mapping: Callable[[Any], Any] = dict if copies else _itself
         fields: tuple[tuple[str, Callable[[], Any]], ...] = (
-            ("loaded", lambda: list(self.loaded)),
-            ("masked", lambda: dict(self.masked)),
-            ("visible", lambda: list(self.visible)),
+            ("loaded", lambda: seq(self.loaded)),
+            ("masked", lambda: mapping(self.masked)),
+            ("visible", lambda: seq(self.visible)),
             ("count", lambda: self.count),
-            ("builtins", lambda: list(self.builtins)),
-            ("mcp_visible", lambda: list(self.mcp_visible)),
-            ("released", lambda: list(self.released)),
-            ("gated", lambda: list(self.gated)),
-            ("withheld", lambda: dict(self.withheld)),
-            ("warnings", lambda: list(self.warnings)),
+            ("builtins", lambda: seq(self.builtins)),
+            ("mcp_visible", lambda: seq(self.mcp_visible)),
+            ("released", lambda: seq(self.released)),
+            ("gated", lambda: seq(self.gated)),
+            ("withheld", lambda: mapping(self.withheld)),
+            ("warnings", lambda: seq(self.warnings)),
             ("warning_details", lambda: [warning_detail(w) for w in self.warnings]),
         )
         return {key: build() for key, build in fields if only is None or key in only}
+
+
+def _itself(value: Any) -> Any:
+    return value
 
 
 def warning_detail(warning: str) -> dict[str, Any]:

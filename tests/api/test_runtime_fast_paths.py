@@ -127,3 +127,42 @@ def test_a_query_parameter_given_twice_is_refused_naming_it(api_client, bitmall)
     answer = api_client.get("/api/v1/runtime/catalog?release=1&release=1")
     assert answer.status_code == 400
     assert "query parameter 'release' is given 2 times; give it once." in json.dumps(answer.json())
+
+
+def test_an_answer_with_other_non_ascii_text_is_written_as_it_is_and_an_ascii_one_untouched():
+    renderer = RuntimeJSONRenderer()
+    assert renderer.render({"name": "取消订单", "note": "é\u2027"}) == '{"name":"取消订单","note":"é\u2027"}'.encode()
+    assert renderer.render({"visible": ("cancel_order", "pay_order"), "count": 2}) == (
+        b'{"visible":["cancel_order","pay_order"],"count":2}')
+    # a separator after plenty of non-ASCII text is still escaped, and only it
+    assert renderer.render({"content": "手册" * 500 + "\u2029"}) == ('{"content":"' + "手册" * 500 + '\\u2029"}').encode()
+
+
+def test_each_input_serializer_binds_its_own_field_copies_and_keeps_no_state_between_requests():
+    from skills_app.api.views import CheckCallApi, RoundsApi
+
+    bad = RoundsApi.InputSerializer(data={"messages": [], "allowed_tools": ["pay_order", {"x": 1}], "stage": 7})
+    with translation.override("en"):
+        assert not bad.is_valid()
+        assert bad.errors == {"allowed_tools": {1: ["Not a valid string."]}}
+    good = RoundsApi.InputSerializer(data={"messages": [], "allowed_tools": ["pay_order"], "stage": "paying"})
+    assert good.is_valid(), good.errors
+    assert good.validated_data["allowed_tools"] == ["pay_order"] and good.validated_data["stage"] == "paying"
+    assert good.restrictions() == {"access_profile": None, "stage": "paying", "allowed_tools": ["pay_order"]}
+    for name, field in good.fields.items():
+        assert field.parent is good and field.field_name == name and field is not bad.fields[name]
+        assert RoundsApi.InputSerializer._declared_fields[name].parent is None  # the declared field is never bound
+    first, second = CheckCallApi.InputSerializer(data={}), CheckCallApi.InputSerializer(data={})
+    assert first.fields["call"] is not second.fields["call"]
+    assert first.fields["call"].fields["name"] is not second.fields["call"].fields["name"]  # nested: deep copies
+    assert first.fields["call"].fields["name"].parent is first.fields["call"]
+
+
+@pytest.mark.parametrize("fmt", ["api", "xml", "json"])
+def test_a_format_query_parameter_is_an_unknown_parameter_named_in_a_400(api_client, bitmall, fmt):
+    for answer in (api_client.get(f"/api/v1/runtime/catalog?format={fmt}"),
+                   api_client.post(f"/api/v1/runtime/rounds?format={fmt}", {"messages": []}, format="json")):
+        assert answer.status_code == 400 and answer["Content-Type"] == "application/json"
+        error = answer.json()["error"]
+        assert error["code"] == "invalid" and list(error["details"]) == ["format"]
+        assert "unknown query parameter 'format'; parameters: release, label, draft." in error["details"]["format"][0]

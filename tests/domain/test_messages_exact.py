@@ -1,0 +1,164 @@
+"""Exact values of message reading that the mutation run of ``domain/messages.py`` found unpinned
+(docs/testing.md, "Score"): a message's JSON shape, content parts, ids that are not strings, the
+single-message reader and the transcript reader's refusals naming their source."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skills_app.domain.errors import MessageError, ScriptError
+from skills_app.domain.limits import MAX_SCRIPT_CHARS
+from skills_app.domain.messages import parse_message, parse_messages, parse_transcript
+
+
+def test_a_tool_result_reads_back_as_its_json_shape_with_id_state_and_metadata():
+    [m] = parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "done", "status": "failed",
+                           "metadata": {"k": 1}}])
+    assert m.as_dict() == {"role": "tool", "content": "done", "tool_call_id": "c1", "state": "error",
+                           "metadata": {"k": 1}}
+    [u] = parse_messages([{"role": "user", "content": "hi"}])
+    assert u.as_dict() == {"role": "user", "content": "hi"}  # no id or state for a message that is no result
+
+
+def test_text_parts_of_a_content_list_are_joined_in_order():
+    [m] = parse_messages([{"role": "user", "content": ["a", {"type": "text", "text": "b"}, "c"]}])
+    assert m.content == "abc"
+
+
+def test_a_block_whose_type_is_not_a_string_is_read_by_its_text():
+    [m] = parse_messages([{"role": "user", "content": [{"type": 5, "text": "hi"}, {"type": None, "text": "!"}]}])
+    assert m.content == "hi!"
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "user", "content": [{"type": 5}]}])
+    assert str(refused.value) == "messages[0]: content[0]: block type 5 is not understood"  # as sent
+
+
+@pytest.mark.parametrize(("sent", "read"), [(7, "7"), (None, ""), ("c9", "c9"), (2.5, "2.5")])
+def test_a_result_id_that_is_not_a_string_is_read_as_its_text(sent, read):
+    [m] = parse_messages([{"role": "tool", "tool_call_id": sent, "content": "ok"}])
+    assert m.tool_call_id == read
+    blocks = parse_messages([{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": sent, "content": "ok"}]}])
+    assert [b.tool_call_id for b in blocks] == [read]
+
+
+def test_one_message_is_read_with_its_index_and_a_message_of_several_results_gives_the_first():
+    m = parse_message({"role": "assistant", "content": "ok"}, 3)
+    assert (m.role, m.content, m.index) == ("assistant", "ok", 3)
+    assert parse_message({"role": "user", "content": "hi"}).index == 0
+    first = parse_message({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "one"},
+        {"type": "tool_result", "tool_use_id": "b", "content": "two"}]}, 2)
+    assert (first.role, first.tool_call_id, first.content, first.index) == ("tool", "a", "one", 2)
+    with pytest.raises(MessageError) as refused:
+        parse_message({"role": "robot"}, 4)
+    assert refused.value.index == 4
+
+
+def test_a_transcript_refusal_names_its_source_or_transcript_when_none_is_given():
+    too_long = "[" + " " * MAX_SCRIPT_CHARS + "]"
+    for text, cause, line in ((too_long, f"the transcript has {len(too_long)} characters; at most "
+                               f"{MAX_SCRIPT_CHARS} are replayed", None),
+                              ("[\n{]", "invalid JSON: Expecting property name enclosed in double quotes", 2),
+                              ("[" * 100_000 + "]" * 100_000, "the transcript is nested too deeply", None)):
+        with pytest.raises(ScriptError) as named:
+            parse_transcript(text, source="chat.json")
+        assert (named.value.source, named.value.cause, named.value.line) == ("chat.json", cause, line)
+        with pytest.raises(ScriptError) as default:
+            parse_transcript(text)
+        assert default.value.source == "<transcript>"
+        assert str(default.value) == (f"<transcript>:{line}: {cause}" if line else f"<transcript>: {cause}")
+    assert [m.content for m in parse_transcript(json.dumps({"messages": [{"role": "user", "content": "x"}]}))] == ["x"]
+
+
+def test_content_parts_read_refusals_skip_images_and_refuse_what_is_not_text_naming_the_part():
+    [m] = parse_messages([{"role": "assistant", "content": [
+        {"type": "image", "source": {}}, "a", {"type": "refusal", "refusal": "no"}, {"type": "refusal"},
+        {"type": "text"}, {"type": "output_text", "text": "b"}]}])
+    assert m.content == "anob"  # a text or refusal block with neither key reads as no text
+    for content, cause in (
+            (["a", 5], "content[1] must be a text or a content block object"),
+            ([{"foo": 1}], "content[0]: block type None is not understood"),
+            ([{"type": "text", "text": 5}], "content[0] (text) has no text"),
+            ([{"type": "refusal", "refusal": ["x"]}], "content[0] (refusal) has no text")):
+        with pytest.raises(MessageError) as refused:
+            parse_messages([{"role": "user", "content": "ok"}, {"role": "user", "content": content}])
+        assert (refused.value.index, refused.value.cause, str(refused.value)) == (1, cause, f"messages[1]: {cause}")
+
+
+def test_a_bad_arguments_warning_names_the_message_its_number_the_call_and_the_tool():
+    from skills_app.domain.messages import parse_arguments
+
+    [_user, m] = parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
+        {"id": "a", "name": "lookup", "arguments": {}}, {"id": "b", "name": "pay", "arguments": "not json"}]}])
+    [problem] = m.problems
+    assert problem.code == "arguments_unparseable"
+    assert dict(problem.params) == {"index": 1, "number": 2, "position": 1, "tool": "pay", "where": "messages[1]: ",
+                                    "call": "tool_calls[1] (pay)", "cause": "Expecting value"}
+    assert problem == "messages[1]: tool_calls[1] (pay): arguments are not valid JSON (Expecting value); read as no arguments"
+    args, alone = parse_arguments("[1]", name="pay")  # a call checked on its own: no message, no position
+    assert args == {} and alone.code == "arguments_not_object"
+    assert dict(alone.params) == {"index": None, "number": None, "position": None, "tool": "pay", "where": "",
+                                  "call": "call (pay)", "kind": "list"}
+    assert alone == "call (pay): arguments are list, not a JSON object; read as no arguments"
+    args, first = parse_arguments('"{\\"a\\": 1}"', name="pay", index=0, position=0)
+    assert args == {"a": 1} and first.code == "arguments_double_encoded" and first.params["number"] == 1
+    assert first == "messages[0]: tool_calls[0] (pay): arguments are JSON text inside a JSON string; decoded once more"
+
+
+def test_arguments_nested_too_deeply_are_a_warning_saying_so_never_a_crash():
+    from skills_app.domain.messages import parse_arguments
+
+    args, problem = parse_arguments("[" * 100_000 + "]" * 100_000, name="pay", index=2, position=0)
+    assert args == {} and problem.code == "arguments_unparseable" and problem.params["cause"] == "nested too deeply"
+    assert problem == ("messages[2]: tool_calls[0] (pay): arguments are not valid JSON (nested too deeply); "
+                       "read as no arguments")
+
+
+def test_a_call_without_arguments_has_none_and_no_warning_in_every_shape():
+    [m] = parse_messages([{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "lookup"}],
+        "tool_calls": [{"id": "o1", "type": "function", "function": {"name": "pay"}}, {"id": "p1", "name": "ship"}]}])
+    assert [(c.name, c.id, dict(c.arguments), c.problem) for c in m.tool_calls] == [
+        ("pay", "o1", {}, None), ("ship", "p1", {}, None), ("lookup", "t1", {}, None)]
+    assert m.problems == ()
+
+
+def test_a_function_field_that_is_no_object_is_ignored_and_the_call_read_by_its_name():
+    [m] = parse_messages([{"role": "assistant", "tool_calls": [
+        {"id": "c1", "name": "pay", "function": "pay_order", "arguments": {"n": 1}}]}])
+    assert [(c.name, dict(c.arguments)) for c in m.tool_calls] == [("pay", {"n": 1})]
+
+
+@pytest.mark.parametrize("call", ["pay", 5, ["pay"], None])
+def test_a_call_that_is_no_object_is_refused_naming_the_message_and_the_call(call):
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
+            {"id": "a", "name": "lookup"}, call]}])
+    assert (refused.value.index, str(refused.value)) == (1, "messages[1]: tool_calls[1] must be an object")
+
+
+@pytest.mark.parametrize("name", [5, "", None, ["pay"]])
+def test_a_call_without_a_tool_name_as_text_is_refused(name):
+    call = {"id": "c1", "arguments": {}} if name is None else {"id": "c1", "name": name, "arguments": {}}
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "assistant", "tool_calls": [call]}])
+    assert str(refused.value) == "messages[0]: tool_calls[0] has no tool name"
+
+
+def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_nothing():
+    from skills_app.domain.transcript import read_evidence
+
+    msgs = parse_messages([{"role": "assistant", "tool_calls": [
+        {"id": 5, "name": "load_skill", "arguments": {"skill_code": "alpha"}}]},
+        {"role": "tool", "tool_call_id": 5, "content": "# alpha manual"}])
+    assert msgs[0].tool_calls[0].id == "" and msgs[1].tool_call_id == "5"
+    evidence = read_evidence(msgs, marker_key="ragent_loaded_skill", eviction_prefix="[evicted")
+    assert evidence.manuals == ()  # fail closed: the manual loads nothing
+    assert [w.code for w in evidence.warnings] == ["result_unpaired"]
+
+
+def test_openais_developer_role_is_read_as_a_system_message():
+    [m] = parse_messages([{"role": "developer", "content": "be brief"}])
+    assert (m.role, m.content) == ("system", "be brief")
