@@ -243,8 +243,9 @@ def _expand(raw: Any, index: int) -> list[Message]:
     if not isinstance(raw_calls, list):
         raise MessageError("tool_calls must be a list", index=index)
     metadata = raw.get("metadata") or {}
-    if type(metadata) is not dict and not isinstance(metadata, Mapping):
-        raise MessageError("metadata must be an object", index=index)
+    if type(metadata) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
+        if not isinstance(metadata, Mapping):
+            raise MessageError("metadata must be an object", index=index)
     content = raw.get("content")
     blocks: list[tuple[int, Mapping[str, Any]]] = []
     if type(content) is str:  # the common case

@@ -87,7 +87,11 @@ def resolve_restrictions(
     """
     if access_profile is None and stage is None and allowed_tools is None:  # the common case: none
         return _UNRESTRICTED
-    registered = _per_catalog(catalog, "_rules_mcp_tool_set", lambda: frozenset(catalog.mcp_tool_names))
+    registered = _per_catalog(
+        catalog,
+        "_rules_mcp_tool_set",  # pragma: no mutate — any key no other value uses on the catalog does
+        lambda: frozenset(catalog.mcp_tool_names),
+    )
     warnings: list[Problem] = []
 
     def lookup(kind: str, name: str, table: Mapping[str, Restriction]) -> frozenset[str]:
@@ -258,17 +262,24 @@ def _per_catalog(catalog: Catalog, key: str, build: Any) -> Any:
 def _catalog_warnings(catalog: Catalog) -> tuple[tuple[Problem, ...], tuple[Problem, ...]]:
     """The warnings every round of ``catalog`` carries whatever the messages: invalid tool
     definitions, and skills gating unregistered tools (the restrictions' warnings go between)."""
-    return _per_catalog(catalog, "_rules_catalog_warnings", lambda: (tool_definition_warnings(catalog), tuple(
-        Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
-                {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
-        for code, ids in catalog.dangling_tool_ids.items()
-    )))
+    return _per_catalog(
+        catalog,
+        "_rules_catalog_warnings",  # pragma: no mutate — any key no other value uses on the catalog does
+        lambda: (tool_definition_warnings(catalog), tuple(
+            Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
+                    {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
+            for code, ids in catalog.dangling_tool_ids.items()
+        )),
+    )
 
 
 def _enabled_versions(catalog: Catalog) -> Mapping[str, tuple[int, tuple[str, ...]]]:
     """Enabled skill code → (current version, tool_ids), for ``transcript.outdated_warnings``."""
-    return _per_catalog(catalog, "_rules_enabled_versions",
-                        lambda: {s.code: (s.version, s.tool_ids) for s in catalog.enabled_skills})
+    return _per_catalog(
+        catalog,
+        "_rules_enabled_versions",  # pragma: no mutate — any key no other value uses on the catalog does
+        lambda: {s.code: (s.version, s.tool_ids) for s in catalog.enabled_skills},
+    )
 
 
 def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[str]) -> tuple:
@@ -276,10 +287,15 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
     names the skill ``codes``: depends on the catalog, the restrictions and the loaded set only,
     so it is computed once per distinct set (O(tools)) and kept on the catalog (bounded by
     ``ROUND_SHAPE_CACHE_SIZE``). ``masked`` / ``withheld`` are shared: callers copy them."""
-    cache: dict = _per_catalog(catalog, "_rules_round_shapes", dict)
+    cache: dict = _per_catalog(
+        catalog,
+        "_rules_round_shapes",  # pragma: no mutate — any key no other value uses on the catalog does
+        dict,
+    )
     enabled = catalog.skills_by_code
-    loaded_set = (codes if type(codes) is frozenset and codes <= enabled.keys()
-                  else frozenset(c for c in codes if c in enabled))
+    loaded_set = frozenset(codes)  # the evidence's own set (frozenset() of a frozenset is that object): its hash is kept
+    if not loaded_set <= enabled.keys():  # pragma: no mutate — `<` sends only an equal set to the filter, which gives it back equal
+        loaded_set = frozenset(c for c in loaded_set if c in enabled)
     key = (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit, loaded_set)
     hit = cache.get(key)
     if hit is not None:
@@ -353,11 +369,15 @@ def _enabled_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
 
 def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """Names of the registered tools in registration order: all, the builtins, the others."""
-    return _per_catalog(catalog, "_rules_registered_kinds", lambda: (
-        tuple(t.name for t in catalog.registered_tools),
-        tuple(t.name for t in catalog.registered_tools if t.kind == BUILTIN),
-        tuple(t.name for t in catalog.registered_tools if t.kind != BUILTIN),
-    ))
+    return _per_catalog(
+        catalog,
+        "_rules_registered_kinds",  # pragma: no mutate — any key no other value uses on the catalog does
+        lambda: (
+            tuple(t.name for t in catalog.registered_tools),
+            tuple(t.name for t in catalog.registered_tools if t.kind == BUILTIN),
+            tuple(t.name for t in catalog.registered_tools if t.kind != BUILTIN),
+        ),
+    )
 
 
 def round_from_evidence(catalog: Catalog, evidence: transcript.Evidence, restrictions: Restrictions) -> RoundView:
@@ -422,7 +442,11 @@ class Verdict:
 def _validators(catalog: Catalog) -> dict[int, Any]:
     """The JSON-Schema validators of ``catalog``'s tools, built on first use (keyed by the id of
     the schema object, which the frozen catalog keeps alive)."""
-    return _per_catalog(catalog, "_rules_validators", dict)
+    return _per_catalog(
+        catalog,
+        "_rules_validators",  # pragma: no mutate — any key no other value uses on the catalog does
+        dict,
+    )
 
 
 def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],

@@ -61,7 +61,10 @@ def _check_schema(cls: Any, schema: Any) -> None:
     ``SchemaError`` (the first error ``iter_errors`` yields)."""
     validator = _META_VALIDATORS.get(cls)
     if validator is None:
-        meta_cls = jsonschema.validators.validator_for(cls.META_SCHEMA, default=cls)
+        meta_cls = jsonschema.validators.validator_for(
+            cls.META_SCHEMA,
+            default=cls,  # pragma: no mutate — never used: each draft's meta-schema names its own $schema
+        )
         validator = _META_VALIDATORS[cls] = meta_cls(schema=cls.META_SCHEMA, format_checker=meta_cls.FORMAT_CHECKER)
     for error in validator.iter_errors(schema):
         raise jsonschema.exceptions.SchemaError.create_from(error)
@@ -81,7 +84,10 @@ def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     A schema already checked (same JSON text, key order included) is answered from a cache.
     """
     try:
-        key = json.dumps(schema, ensure_ascii=False)
+        key = json.dumps(
+            schema,
+            ensure_ascii=False,  # pragma: no mutate — escaped or not, one JSON text per schema: as good a key
+        )
         if json.loads(key) != schema:  # a tuple, a non-str key …: not plain JSON, not cached
             key = None
     except (TypeError, ValueError, RecursionError):

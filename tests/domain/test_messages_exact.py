@@ -162,3 +162,14 @@ def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_not
 def test_openais_developer_role_is_read_as_a_system_message():
     [m] = parse_messages([{"role": "developer", "content": "be brief"}])
     assert (m.role, m.content) == ("system", "be brief")
+
+
+def test_metadata_may_be_any_mapping_and_is_kept_as_a_dict_of_its_own():
+    from types import MappingProxyType
+
+    sent = {"ragent_loaded_skill": "alpha"}
+    [m] = parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "x", "metadata": MappingProxyType(sent)}])
+    assert m.metadata == sent and type(m.metadata) is dict
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "x", "metadata": ["alpha"]}])
+    assert str(refused.value) == "messages[0]: metadata must be an object"
