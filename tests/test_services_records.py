@@ -571,3 +571,339 @@ def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fix
     with django_assert_num_queries(2):
         assert [(r.number, [label.name for label in r.labels.all()]) for r in release_page_queryset()] == [
             (2, ["staging"]), (1, ["production"])]
+
+
+# --- release_publish and publish_review (skills_app/releases.py) ---
+
+def _unmet_expectation_keys() -> list[str]:
+    """After release 1: order_change loses change_address, so cancel-iphone's expectations are unmet."""
+    from skills_app.releases import PublishRefused
+
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
+    with pytest.raises(PublishRefused) as refused:
+        release_publish(user=COMMAND_LINE, note="second")
+    return [r.key for r in refused.value.reasons]
+
+
+def test_a_publish_keeps_the_override_note_only_when_a_ticked_off_expectation_was_unmet(bitmall) -> None:
+    keys = ["scenario:cancel-iphone:round 9: stale tick"]
+    first = release_publish(user=COMMAND_LINE, note="one", overrides=keys, override_note="no longer needed")
+    keys = _unmet_expectation_keys()
+    second = release_publish(user=COMMAND_LINE, note="two", overrides=["", *keys, "scenario:gone:x"],
+                             override_note="  change_address moves to its own manual ")
+    assert [(r.number, r.overrides, r.override_note) for r in Release.objects.filter(pk__in=[first.pk, second.pk])
+            .order_by("number")] == [(1, [], ""), (2, sorted(keys), "change_address moves to its own manual")]
+
+
+def test_labels_moved_by_a_publish_record_the_publisher_as_who_moved_them(bitmall, publisher) -> None:
+    from skills_app.models import LabelMove
+
+    release = release_publish(user=publisher, note="one", move_labels=["production", "staging"])
+    assert dict(ReleaseLabel.objects.values_list("name", "release__number")) == {"production": 1, "staging": 1}
+    assert [(m.label, m.from_release, m.to_release_id, m.moved_by, m.moved_by_name)
+            for m in LabelMove.objects.order_by("id")] == [
+        ("production", None, release.pk, publisher, "pub"), ("staging", None, release.pk, publisher, "pub")]
+
+
+def test_the_publish_review_compares_the_draft_with_the_latest_release(bitmall) -> None:
+    from skills_app.releases import publish_review
+
+    first = publish_review()
+    assert (first.latest_number, first.latest_sha256, first.latest) == (None, None, None)
+    assert "fault_diagnosis" in first.diff.skills_added
+    _two_releases()
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    review = publish_review()
+    two = Release.objects.get(number=2)
+    assert (review.latest_number, review.latest_sha256, review.latest.release) == (2, two.sha256, 2)
+    assert (review.diff.skills_added, review.diff.skills_removed, [c.name for c in review.diff.skills_changed]) == (
+        (), (), ["order_change"])
+    assert [(f.field, f.after) for f in review.diff.skills_changed[0].changes] == [
+        ("description", "新的说明。"), ("version", 2)]
+
+
+def test_a_draft_kept_across_a_publish_is_compared_with_the_new_release(bitmall, monkeypatch) -> None:
+    """A process keeps its draft catalog until a write to the draft; a publish writes none."""
+    from skills_app import selectors
+    from skills_app.releases import publish_review
+
+    kept = selectors.catalog_draft()
+    monkeypatch.setattr(selectors, "catalog_draft", lambda: kept)
+    assert "fault_diagnosis" in publish_review().diff.skills_added
+    release_publish(user=COMMAND_LINE, note="one")
+    review = publish_review()
+    assert (review.draft is kept, review.latest_number, review.diff.skills_added, review.diff.skills_changed) == (
+        True, 1, (), ())
+
+
+def test_a_publish_names_the_server_of_a_gated_tool_that_is_unavailable_or_orphaned(bitmall) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+    from skills_app.releases import PublishRefused
+
+    now = timezone.now()
+    McpTool.objects.filter(name="change_address").update(removed_at=now, server="bitmall", mcp_server=None)
+    McpTool.objects.filter(name="apply_after_sale").update(synced_at=now, server="shop", mcp_server=None)
+    with pytest.raises(PublishRefused) as refused:
+        release_publish(user=COMMAND_LINE, note="one")
+    assert [(r.code, str(r.message)) for r in refused.value.reasons
+            if r.code in ("gate_unavailable", "gate_orphaned", "gate_dangling")] == [
+        ("gate_orphaned", "skill 'after_sale_apply' is broken: it gates 'apply_after_sale', whose MCP server record "
+                          "'shop' was deleted (register the server again and sync it, or remove the tool from the skill)"),
+        ("gate_unavailable", "skill 'order_change' is broken: it gates 'change_address', which MCP server 'bitmall' "
+                             "no longer offers (sync the server again, or remove the tool from the skill)")]
+    assert Release.objects.count() == 0
+
+
+def test_the_unavailable_and_orphaned_tools_come_from_one_read_of_the_mcp_nodes(bitmall, monkeypatch) -> None:
+    from django.utils import timezone
+
+    from skills_app import selectors
+    from skills_app.models import McpTool
+    from skills_app.releases import _unavailable_and_orphaned
+
+    McpTool.objects.filter(name="apply_after_sale").update(synced_at=timezone.now(), server="shop", mcp_server=None)
+    reads = []
+    read = selectors.mcp_nodes
+    monkeypatch.setattr(selectors, "mcp_nodes", lambda **kw: reads.append(kw) or read(**kw))
+    assert _unavailable_and_orphaned() == ({"apply_after_sale": "shop"}, {"apply_after_sale": "shop"})
+    assert reads == [{}]
+
+
+def test_the_publish_review_hashes_the_draft_once_and_no_release_whose_digest_it_has(bitmall, monkeypatch) -> None:
+    from skills_app import scenario_results
+    from skills_app.releases import publish_review
+
+    release_publish(user=COMMAND_LINE, note="one")
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    hashed = []
+    digest = scenario_results.catalog_sha256
+    monkeypatch.setattr(scenario_results, "catalog_sha256", lambda catalog: hashed.append(catalog) or digest(catalog))
+    review = publish_review()
+    assert len(review.scenarios) >= 1
+    assert len(hashed) == 1 and hashed[0] is review.draft
+
+
+def test_the_publish_review_keeps_each_scenario_result_for_the_scenarios_page(bitmall) -> None:
+    from skills_app.models import Scenario
+    from skills_app.releases import publish_review
+    from skills_app.scenario_results import cached_results
+
+    release_publish(user=COMMAND_LINE, note="one")
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    review = publish_review()
+    names = sorted(Scenario.objects.values_list("name", flat=True))
+    assert names and sorted(cached_results(Scenario.objects.all(), review.sha256)) == names
+    assert sorted(cached_results(Scenario.objects.all(), review.latest_sha256)) == names
+
+
+# --- scenario_save and intent_node_save (skills_app/services.py) ---
+
+SCRIPT = "- user: 帮我取消订单\n- assistant: 好的\n"
+
+
+def test_a_scenario_is_saved_with_its_descriptions_and_catalog_and_a_replace_keeps_the_english_one(bitmall) -> None:
+    from skills_app.models import Scenario
+
+    services.scenario_save(name="probe", script=SCRIPT, description="说明", catalog="bitmall",
+                           description_en="About it", create=True)
+    saved = services.scenario_save(name="probe", script="- assistant: y\n", description="第二版")
+    assert list(Scenario.objects.filter(name="probe").values_list("pk", "script", "description", "description_en",
+                                                                  "catalog")) == [
+        (saved.pk, "- assistant: y\n", "第二版", "About it", "")]
+    bare = services.scenario_save(name="bare", script=SCRIPT)
+    assert Scenario.objects.filter(pk=bare.pk).values_list("description", "description_en", "catalog").get() == (
+        "", "", "")
+
+
+def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall) -> None:
+    from skills_app.models import Scenario
+
+    before = list(Scenario.objects.values_list("name", "script", "description"))
+    with pytest.raises(ValidationError) as refused:
+        services.scenario_save(name="cancel-iphone", script=SCRIPT, description="另一个", create=True)
+    assert refused.value.message_dict == {"name": ["A scenario named 'cancel-iphone' already exists."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
+        ("scenario_name_taken", {"name": "cancel-iphone"})]
+    assert list(Scenario.objects.values_list("name", "script", "description")) == before
+
+
+def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
+    from types import SimpleNamespace
+
+    from skills_app.models import Scenario
+
+    class Racing:  # its look-up finds nothing: the other request has not committed yet
+        objects = SimpleNamespace(filter=lambda **kw: Scenario.objects.none())
+
+        def __new__(cls, **kw):
+            return Scenario(**kw)
+
+    monkeypatch.setattr(services, "Scenario", Racing)
+    with pytest.raises(ValidationError) as refused:
+        services.scenario_save(name="cancel-iphone", script=SCRIPT, create=True)
+    assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
+        ("scenario_name_taken", "A scenario named '%(name)s' already exists.", {"name": "cancel-iphone"})]
+    assert Scenario.objects.filter(name="cancel-iphone").count() == 1
+
+
+def test_a_scenario_whose_script_does_not_parse_is_refused_with_the_code_a_page_translates_by(bitmall) -> None:
+    with pytest.raises(ValidationError) as refused:
+        services.scenario_save(name="broken", script="- user: [\n")
+    [error] = refused.value.error_dict["script"]
+    assert (error.code, error.message) == ("script_invalid", "%(message)s")
+    assert error.params["message"].startswith("scenario 'broken':")
+
+
+def test_an_intent_node_is_saved_with_exactly_the_values_given_and_saving_it_again_replaces_them(bitmall) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import IntentNode
+
+    category = IntentNode.objects.get(intent_code="after_sale")
+    fields = ("name", "kind", "parent_id", "level", "mcp_tool_id", "require_confirm", "description", "examples",
+              "sort_order", "enabled", "deleted_at")
+    node = services.intent_node_save(intent_code="refund_topic", name="退款", kind="MCP", parent=category,
+                                     mcp_tool_id="refund_money", require_confirm=True, description="退款到账",
+                                     examples=("我要退款", "钱退了吗"), sort_order=5, enabled=False)
+    assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
+        "退款", "MCP", category.pk, 2, "refund_money", True, "退款到账", ["我要退款", "钱退了吗"], 5, False, None)
+    IntentNode.objects.filter(pk=node.pk).update(deleted_at=timezone.now())
+    again = services.intent_node_save(intent_code="refund_topic", name="退款（新）", kind="SYSTEM", mcp_tool_id=None)
+    assert again.pk == node.pk
+    assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
+        "退款（新）", "SYSTEM", None, 0, "", False, "", [], 0, True, None)
+    under_domain = services.intent_node_save(intent_code="refund", name="退款", kind="SYSTEM",
+                                             parent=IntentNode.objects.get(intent_code="orders"))
+    assert IntentNode.objects.get(pk=under_domain.pk).level == 1
+
+
+def test_a_node_under_a_topic_is_refused_on_its_parent_alone(bitmall) -> None:
+    from django.utils import translation
+
+    from skills_app.models import IntentNode
+
+    topic = IntentNode.objects.get(intent_code="cancel_order_topic")
+    with translation.override("en"), pytest.raises(ValidationError) as refused:
+        services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
+    assert refused.value.message_dict == {
+        "parent": ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]}
+
+
+# --- skill_update (skills_app/services.py) ---
+
+def test_an_update_records_who_made_it_and_why_and_no_reason_when_none_is_given(bitmall, editor) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_update(skill=skill, user=editor, reason="排到最前", sort_order=-1)
+    services.skill_update(skill=skill, user=editor, description="发货前取消订单或改地址。")
+    assert [(r.history_user, r.history_change_reason, r.sort_order, r.version)
+            for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")][-2:] == [
+        (editor, "排到最前", -1, 1), (editor, None, -1, 2)]
+    assert Skill.objects.get(pk=skill.pk).updated_by == editor
+    services.skill_update(skill=skill, user=COMMAND_LINE, enabled=False)  # manage.py: no user row
+    assert Skill.objects.filter(pk=skill.pk).values_list("enabled", "updated_by").get() == (False, None)
+
+
+def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by(bitmall) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, skill_code="order_edit")
+    assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
+        ("skill_code_immutable", {"code": "order_change"})]
+    services.skill_update(skill=skill, name="订单修改（他人先保存）")
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, name="我的修改", expected_version=1)
+    assert (refused.value.messages, refused.value.code, refused.value.params) == (
+        ["This skill was saved as version 2 while you were editing version 1. "
+         "Reload the page to see the change, then edit again."], "skill_stale", {"current": 2, "base": 1})
+    services.skill_delete(skill=skill)
+    with pytest.raises(ValidationError) as refused:
+        services.skill_update(skill=skill, name="我的修改")
+    assert (refused.value.messages, refused.value.code, refused.value.params) == (
+        ["skill 'order_change' is deleted; restore it before editing."], "skill_deleted", {"code": "order_change"})
+    assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 3)
+
+
+# --- the first round's writes, run again (skills_app/services.py) ---
+
+@pytest.mark.parametrize("save", [services.access_profile_save, services.stage_save], ids=["access profile", "stage"])
+def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall, save) -> None:
+    model = AccessProfile if save is services.access_profile_save else Stage
+    save(name="reader", description="只读", tools="query_order, query_cart", create=True)
+    with pytest.raises(ValidationError) as refused:
+        save(name="reader", description="另一个", tools=["query_order"], create=True)
+    assert refused.value.message_dict == {"name": ["'reader' already exists."]}
+    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
+        ("restriction_name_taken", {"name": "reader"})]
+    assert list(model.objects.values_list("name", "description", "tools")) == [
+        ("reader", "只读", ["query_order", "query_cart"])]
+
+
+def test_a_new_profile_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
+    from types import SimpleNamespace
+
+    services.access_profile_save(name="reader", tools=["query_order"])
+
+    class Racing:  # its look-up finds nothing: the other request has not committed yet
+        objects = SimpleNamespace(filter=lambda **kw: AccessProfile.objects.none())
+
+        def __new__(cls, **kw):
+            return AccessProfile(**kw)
+
+    monkeypatch.setattr(services, "AccessProfile", Racing)
+    with pytest.raises(ValidationError) as refused:
+        services.access_profile_save(name="reader", tools=["query_cart"], create=True)
+    assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
+        ("restriction_name_taken", "'%(name)s' already exists.", {"name": "reader"})]
+    assert list(AccessProfile.objects.values_list("name", "tools")) == [("reader", ["query_order"])]
+
+
+def test_a_stage_naming_a_tool_its_server_no_longer_lists_is_refused(bitmall) -> None:
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+
+    McpTool.objects.filter(name="query_cart").update(removed_at=timezone.now())
+    with pytest.raises(ValidationError) as refused:
+        services.stage_save(name="browse", tools=["query_order", "query_cart"])
+    assert refused.value.message_dict == {"tools": ["'query_cart' is not a registered MCP tool."]}
+    assert not Stage.objects.exists()
+
+
+def test_creating_deleting_and_restoring_name_the_user_and_no_reason_in_the_history(bitmall, editor) -> None:
+    skill = Skill.objects.live().get(skill_code="order_change")
+    services.skill_delete(skill=skill, user=editor)
+    services.skill_restore(skill=skill, user=editor)
+    assert [(r.history_user, r.history_change_reason, r.version, r.deleted_at is None)
+            for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")][-2:] == [
+        (editor, None, 2, False), (editor, None, 3, True)]
+    created = services.skill_create(**NEW_SKILL, user=editor)
+    assert [(r.history_user, r.history_change_reason) for r in created.history.all()] == [(editor, None)]
+
+
+def test_a_restore_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """A create of the code committed between the restore's check and its save (PostgreSQL)."""
+    old = services.skill_delete(skill=Skill.objects.live().get(skill_code="order_change"))
+    services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
+    monkeypatch.setattr(services, "_check_code_free", lambda code: None)  # the check passed before the other commit
+    with pytest.raises(ValidationError) as refused:
+        services.skill_restore(skill=old)
+    assert [(e.code, e.message, e.params) for e in refused.value.error_dict["skill_code"]] == [
+        ("skill_code_taken", "a live skill with code '%(code)s' already exists.", {"code": "order_change"})]
+    assert Skill.objects.get(pk=old.pk).deleted_at is not None
+
+
+def test_saving_a_gated_node_as_another_kind_with_its_tool_kept_is_refused_as_gated(bitmall) -> None:
+    """A KB node registers no tool, whatever its ``mcp_tool_id`` says: the gate refuses first."""
+    from skills_app.models import IntentNode
+
+    node = IntentNode.objects.get(intent_code="cancel_order_topic")
+    with pytest.raises(ValidationError) as refused:
+        services.intent_node_save(intent_code=node.intent_code, name=node.name, kind=IntentNode.Kind.KB,
+                                  parent=node.parent, mcp_tool_id="cancel_order")
+    assert (refused.value.code, refused.value.params) == (
+        "node_gated", {"code": "cancel_order_topic", "tool": "cancel_order", "skills": "order_change"})
+    assert IntentNode.objects.filter(pk=node.pk).values_list("kind", "mcp_tool_id").get() == ("MCP", "cancel_order")

@@ -248,7 +248,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
             raise MessageError("metadata must be an object", index=index)
     content = raw.get("content")
     blocks: list[tuple[int, Mapping[str, Any]]] = []
-    if type(content) is str:  # the common case
+    if type(content) is str:  # pragma: no mutate — a fast path: _content_text returns a string as it is
         text = content
     elif isinstance(content, list):
         kept = []

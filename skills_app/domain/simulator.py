@@ -13,7 +13,7 @@ import time
 from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from itertools import filterfalse, repeat
+from itertools import filterfalse
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .catalog import Catalog
@@ -243,23 +243,23 @@ class _Shown:
         return made
 
 
-def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str] | None = None,
-          shown: Callable[[tuple[str, ...]], set[str]] = set) -> tuple[tuple[str, ...], ...]:
+def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str],
+          shown: Callable[[tuple[str, ...]], set[str]]) -> tuple[tuple[str, ...], ...]:
     """The round's change list, derived from the two visible lists only (docs/simulator.md):
     ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
-    ``newly_hidden`` (tools now masked). A withheld tool is in neither list. ``shown`` turns a
-    visible list into a set (a run's ``_Shown``, or ``set``)."""
+    ``newly_hidden`` (tools now masked). A withheld tool is in neither list. ``gated`` is
+    ``catalog.gated_set``; ``shown`` turns a visible list into a set (a run's ``_Shown``, or ``set``)."""
     if prev is None:
         return (), (), (), ()
     if prev.visible == view.visible:
         return (), (), (), ()
     before, after = shown(prev.visible), shown(view.visible)
-    if gated is None:
-        gated = frozenset(view.gated)
     newly_visible = tuple(filterfalse(before.__contains__, view.visible))
     newly_hidden = tuple(filterfalse(after.__contains__, prev.visible))
-    newly_released = tuple(filter(gated.__contains__, newly_visible))
-    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))
+    # The restrictions are fixed for a run, so only gated tools change visibility and a tool that
+    # leaves the visible list is masked: each filter keeps every name (not mutated, see the reasons).
+    newly_released = tuple(filter(gated.__contains__, newly_visible))  # pragma: no mutate — only gated tools become visible in a run
+    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))  # pragma: no mutate — a tool hidden in a run is masked (withheld is fixed)
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
@@ -269,23 +269,26 @@ def _state(view: RoundView, tool: str, shown: frozenset[str] | set[str]) -> str:
         return MASKED
     if tool in view.withheld:
         return WITHHELD
-    return RELEASED if tool in shown else OPEN
+    if tool in shown:
+        return RELEASED
+    return OPEN  # a fallback: a registered gated tool is always one of the three (rules._round_shape)
 
 
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
-            shown: Callable[[tuple[str, ...]], set[str]] = set) -> dict[str, tuple[str, ...]]:
+            shown: Callable[[tuple[str, ...]], set[str]]) -> dict[str, tuple[str, ...]]:
     """Gated tool → its state in each round (docs/simulator.md, "The matrix").
 
     The first column is built whole. Each later one copies the one before and rewrites only the
     tools whose state may have changed: a registered gated tool is, in every round, exactly one
-    of masked, withheld or visible (``rules._round_shape``), so with the same withheld tools its
-    state changes only if it entered or left the visible list. That costs O(gated) copying in C
-    plus O(visible + withheld + changes) per round, not a dict of every gated tool."""
+    of masked, withheld or visible (``rules._round_shape``), and the withheld tools are the same in
+    every round of a run (they depend on the run's restrictions only), so a tool's state changes
+    only if it entered or left the visible list. That costs O(gated) copying in C plus
+    O(visible + changes) per round, not a dict of every gated tool."""
     gated = catalog.gated_tool_ids
     columns: list[list[str]] = []
     prev: RoundView | None = None
-    before: set[str] = set()
-    column: list[str] = []
+    before: set[str]  # both set by the first round, which builds its column whole
+    column: list[str]
     for r in rounds:
         view = r.view
         after = shown(view.visible)
@@ -293,14 +296,15 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
             # later keys win: masked over withheld over visible (released), else open
             state = {**dict.fromkeys(view.visible, RELEASED), **dict.fromkeys(view.withheld, WITHHELD),
                      **dict.fromkeys(view.masked, MASKED)}
-            column = list(map(state.get, gated, repeat(OPEN)))
-        elif view.visible is not prev.visible or view.withheld != prev.withheld:
-            changed = (before ^ after) | (prev.withheld.keys() ^ view.withheld.keys())
+            column = [state.get(tool) or OPEN for tool in gated]  # (a map over repeat(OPEN) had an endless mutant)
+        elif view.visible is not prev.visible:
+            changed = before ^ after
             if changed:
                 position = _gated_positions(catalog)
                 column = column.copy()
                 for tool in changed:
-                    for at in position.get(tool, ()):
+                    at = position.get(tool)
+                    if at is not None:
                         column[at] = _state(view, tool, after)
         columns.append(column)
         prev, before = view, after
@@ -309,14 +313,12 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
     return dict(zip(gated, zip(*columns)))
 
 
-def _gated_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
-    """Gated tool → its rows in the matrix (one, unless ``gated_tool_ids`` lists a name twice)."""
-    def build() -> dict[str, tuple[int, ...]]:
-        out: dict[str, tuple[int, ...]] = {}
-        for i, tool in enumerate(catalog.gated_tool_ids):
-            out[tool] = out.get(tool, ()) + (i,)
-        return out
-    return catalog.derived("_simulator_gated_positions", build)
+def _gated_positions(catalog: Catalog) -> Mapping[str, int]:
+    """Gated tool → its row in the matrix: the last one when ``gated_tool_ids`` lists a name twice,
+    the row ``dict(zip(gated, …))`` keeps."""
+    def build() -> dict[str, int]:
+        return {tool: i for i, tool in enumerate(catalog.gated_tool_ids)}
+    return catalog.derived("_simulator_gated_positions", build)  # pragma: no mutate — any key no other derived value uses does
 
 
 def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:
@@ -348,7 +350,10 @@ def _apply_assistant(
             content, state = verdict.message, "error"
             meta = {"refused": verdict.reason}
         elif verdict.verdict == CONFIRM:
-            args = json.dumps(dict(call.arguments), ensure_ascii=False)
+            args = json.dumps(
+                dict(call.arguments),
+                ensure_ascii=False,  # pragma: no mutate — json reads it by its truth: None is False too
+            )
             content, state = f"已生成确认卡片，等待用户确认：{call.name} {args}", "success"
             meta = {"confirmation_required": True}
         elif call.name == LOAD_SKILL:
@@ -363,8 +368,8 @@ def _apply_assistant(
 
 def _describe_result(index: int, message: Message, called: Mapping[str, str], catalog: Catalog) -> str:
     """``"message 3: load_skill(alpha)"`` / ``"message 5: query_order"`` for an eviction note."""
-    code = message.metadata.get(catalog.marker_key)
-    if isinstance(code, str) and code:
+    code = message.metadata.get(catalog.marker_key)  # set by load_from_manuals only: a skill code
+    if code:
         return f"message {index}: {LOAD_SKILL}({code})"
     return f"message {index}: {called.get(message.tool_call_id, 'tool result')}"
 
@@ -441,6 +446,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     profile = access_profile if access_profile is not None else script.access_profile
     stage_name = stage if stage is not None else script.stage
     allowed = allowed_tools if allowed_tools is not None else script.allowed_tools
+    allowed = tuple(allowed) if allowed is not None else None  # read once: it may be an iterator
     restrictions = resolve_restrictions(catalog, access_profile=profile, stage=stage_name, allowed_tools=allowed)
     reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
     context = reader.messages  # the retained messages, appended to through ``reader`` only
@@ -452,7 +458,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     shown = _Shown()
     total = sum(1 for step in script.steps if step.kind == "assistant")
     catalog.prepare()  # the catalog's one-time derived views are not the run's time
-    start = clock() if budget is not None else 0.0
+    start = clock()
     stopped: Problem | None = None
     for step in script.steps:
         if step.kind in ("user", "system"):
@@ -520,7 +526,7 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
         access_profile=restrictions.profile,
         stage=restrictions.stage,
         release=catalog.release,
-        allowed_tools=tuple(allowed) if allowed is not None else None,
+        allowed_tools=allowed,
         events=tuple(events),
         warnings=restrictions.warnings,
         messages=tuple(context),
@@ -557,7 +563,8 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
             budget: float | None, clock: Callable[[], float]) -> Simulation:
     """``replay`` with the collector as the caller left it."""
     msgs = as_messages(messages)
-    restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+    allowed = tuple(allowed_tools) if allowed_tools is not None else None  # read once: it may be an iterator
+    restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed)
     results_by_id: dict[str, list[int]] = {}
     for j, r in enumerate(msgs):
         if r.role == "tool" and r.tool_call_id:
@@ -568,7 +575,7 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
     last_user = ""
     total = sum(1 for m in msgs if m.role == "assistant")
     catalog.prepare()  # the catalog's one-time derived views are not the run's time
-    start = clock() if budget is not None else 0.0
+    start = clock()
     stopped: Problem | None = None
     for i, m in enumerate(msgs):
         if m.role == "user":
@@ -583,26 +590,24 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
         outcomes = []
         for call in m.tool_calls:
             verdict = guard(catalog, call, restrictions=restrictions, view=view)
-            result = None
-            if call.id:
-                later = results_by_id.get(call.id, ())
-                k = bisect_right(later, i)
-                result = msgs[later[k]] if k < len(later) else None
+            later = results_by_id.get(call.id, ())  # a call without an id: none (only ids are keys)
+            k = bisect_right(later, i)
+            result = msgs[later[k]] if k < len(later) else None
             outcomes.append(CallOutcome(
                 verdict=verdict,
                 result=result.content if result else "",
                 state=result.state if result else "",
             ))
-        nv, nh, nr, nm = _diff(prev, view, catalog.gated_set)
+        nv, nh, nr, nm = _diff(prev, view, catalog.gated_set, set)
         rounds.append(SimRound(
             index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
-            calls=tuple(outcomes), say=m.content, user=last_user,
-            newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=i,
+            calls=tuple(outcomes), say=m.content, user=last_user, newly_visible=nv, newly_released=nr, context_size=i,
+            newly_hidden=nh, newly_masked=nm,  # pragma: no mutate — () either way: a transcript only adds manuals, so a replay never hides a tool
         ))
         prev = view
         reader.append(m)
     return Simulation(
-        scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds),
-        access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release,
+        scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds, set),
+        access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release, allowed_tools=allowed,
         warnings=restrictions.warnings, messages=msgs, stopped=stopped,
     )

@@ -173,3 +173,17 @@ def test_metadata_may_be_any_mapping_and_is_kept_as_a_dict_of_its_own():
     with pytest.raises(MessageError) as refused:
         parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "x", "metadata": ["alpha"]}])
     assert str(refused.value) == "messages[0]: metadata must be an object"
+
+
+def test_anthropic_blocks_in_the_wrong_message_are_refused_and_bad_input_warns_with_its_place():
+    with pytest.raises(MessageError) as refused:
+        parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+            {"type": "text", "text": "ok"}, {"type": "tool_result", "tool_use_id": "t", "content": "x"}]}])
+    assert (refused.value.index, str(refused.value)) == (
+        1, "messages[1]: content[1]: block type 'tool_result' belongs to a user message")
+    [_u, m] = parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "lookup", "input": {}},
+        {"type": "tool_use", "id": "t2", "name": "pay", "input": "not json"}]}])
+    [problem] = m.problems
+    assert (problem.params["index"], problem.params["position"], problem.params["tool"]) == (1, 1, "pay")
+    assert problem.startswith("messages[1]: tool_calls[1] (pay): arguments are not valid JSON")

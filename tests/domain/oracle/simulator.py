@@ -439,5 +439,6 @@ def replay(
     return Simulation(
         scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds),
         access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release,
+        allowed_tools=tuple(allowed_tools) if allowed_tools is not None else None,
         warnings=restrictions.warnings, messages=msgs,
     )

@@ -1,0 +1,123 @@
+"""Scenario scripts, exactly (issue 11, mutation testing of ``domain/scripts.py``): the defaults a
+script gets, scalars read as the text typed, and every refusal not in ``test_scripts.py`` with its
+line and cause."""
+from __future__ import annotations
+
+import pytest
+
+from skills_app.domain import ScriptError, Step, ToolCall, parse_script
+
+
+def test_a_bare_list_of_steps_is_an_untitled_script_without_restrictions() -> None:
+    script = parse_script("- user: hi\n- assistant: x\n")
+    assert (script.name, script.description, script.access_profile, script.stage, script.allowed_tools,
+            script.source) == ("untitled", "", None, None, None, "<script>")
+
+
+def test_script_fields_are_read_and_blank_restrictions_are_none() -> None:
+    script = parse_script("name: 12\ndescription: about refunds\naccess_profile: ''\nstage: ''\nallowed_tools: []\n"
+                          "steps: [{assistant: x}]\n", source="s.yaml")
+    assert (script.name, script.description, script.access_profile, script.stage, script.allowed_tools,
+            script.source) == ("12", "about refunds", None, None, (), "s.yaml")
+
+
+def test_numbers_dates_and_booleans_are_read_as_the_text_typed() -> None:
+    script = parse_script(
+        "- user: 88239\n"
+        "- system: 2026-03-02\n"
+        "- assistant: yes\n"
+        "- assistant:\n"
+        "    say: 3.5\n"
+        "    calls: [lookup, ship]\n"
+        "    results: {lookup: 88239, ship: {content: '7'}}\n"
+    )
+    assert script.steps == (
+        Step("user", 1, text="88239"),
+        Step("system", 2, text="2026-03-02"),
+        Step("assistant", 3, text="yes"),
+        Step("assistant", 4, text="3.5", calls=(ToolCall("lookup", {}, id="call_1"), ToolCall("ship", {}, id="call_2")),
+             results={"lookup": "88239", "ship": {"content": "7"}}),
+    )
+
+
+def test_a_call_in_the_name_form_gets_the_scripts_own_id_and_its_arguments_or_none() -> None:
+    script = parse_script("- assistant:\n    calls:\n      - {name: lookup, id: mine}\n      - name: ship\n"
+                          "      - {name: export, arguments: {q: x}, id: theirs}\n")
+    assert script.steps[0].calls == (ToolCall("lookup", {}, id="call_1"), ToolCall("ship", {}, id="call_2"),
+                                     ToolCall("export", {"q": "x"}, id="call_3"))
+
+
+def test_compact_and_evict_take_one_index_or_a_list() -> None:
+    script = parse_script("- assistant:\n    calls: [a]\n- compact: {drop: 2}\n- evict: {tool: a}\n"
+                          "- evict: {index: 1}\n- assistant: {}\n")
+    assert script.steps[1:] == (
+        Step("compact", 3, drop=(2,)),
+        Step("evict", 4, evict_tool="a"),
+        Step("evict", 5, drop=(1,)),
+        Step("assistant", 6),
+    )
+
+
+INVALID = [
+    ("access_profile not a name", "access_profile: [a]\nsteps: [{assistant: x}]\n", 1,
+     "'access_profile' must be a name or null"),
+    ("steps not a list", "steps: x\n", 1, "'steps' must be a non-empty list"),
+    ("no steps key, on line 1", "name: x\ndescription: y\n", 1, "'steps' must be a non-empty list"),
+    ("user null", "steps:\n  - user: null\n  - assistant: x\n", 2, "'user' must be text"),
+    ("unknown keys named in order, line of the first", "name: x\nzz: 1\naa: 2\nsteps: [{assistant: x}]\n", 3,
+     "unknown key aa, zz; known: name, description, access_profile, stage, allowed_tools, steps"),
+    ("a list of no steps", "- 1\n", 1, "a step must be a mapping with one of: user, system, assistant, compact, evict"),
+    ("an empty step", "steps:\n  - {}\n  - assistant: x\n", 2,
+     "a step must be a mapping with one of: user, system, assistant, compact, evict"),
+    ("system not text", "steps:\n  - system: {a: 1}\n  - assistant: x\n", 2, "'system' must be text"),
+    ("assistant a list", "steps:\n  - assistant: [a]\n", 2, "'assistant' must be text or {say, calls, results, expect}"),
+    ("say not text", "steps:\n  - assistant:\n      say: [a]\n", 3, "'say' must be text"),
+    ("calls not a list, on the line of its value", "steps:\n  - assistant:\n      say: hi\n      calls: lookup\n", 4,
+     "'calls' must be a list of {tool_name: {arguments}}"),
+    ("a call without a name", "steps:\n  - assistant:\n      calls:\n        - name: ''\n", 4, "a call has no tool name"),
+    ("a call named by a number", "steps:\n  - assistant:\n      calls:\n        - {5: {}}\n", 4,
+     "a call has no tool name"),
+    ("a call that is a number", "steps:\n  - assistant:\n      calls:\n        - 5\n", 4,
+     "each call must be a single {tool_name: {arguments}} mapping"),
+    ("a result content not text", "steps:\n  - assistant:\n      results: {a: {content: [x]}}\n", 3,
+     "result of 'a' must be text or {content, state: success|error}"),
+    ("expect twice", "steps:\n  - assistant:\n      expect: {count: 1}\n    expect: {count: 2}\n", 2,
+     "'expect' is given twice (inside and beside 'assistant'); keep one"),
+    ("two unknown expectations named in order", "steps:\n  - assistant:\n      expect: {visble: [a], cout: 1}\n", 3,
+     "unknown expectation cout, visble; known: count, visible, mcp_visible, includes, excludes, masked, loaded"),
+    ("expect not a mapping", "steps:\n  - assistant:\n      expect: [a]\n", 3, "'expect' must be a mapping"),
+    ("expect count a boolean", "steps:\n  - assistant:\n      expect: {count: true}\n", 3,
+     "expect.count must be an integer"),
+    ("expect mcp_visible not a list", "steps:\n  - assistant:\n      expect: {mcp_visible: a}\n", 3,
+     "expect.mcp_visible must be a list of names"),
+    ("expect includes not names", "steps:\n  - assistant:\n      expect: {includes: [[a]]}\n", 3,
+     "expect.includes must be a list of names"),
+    ("expect excludes not names", "steps:\n  - assistant:\n      expect: {excludes: [a, 2]}\n", 3,
+     "expect.excludes must be a list of names"),
+    ("expect loaded not names", "steps:\n  - assistant:\n      expect: {loaded: [1]}\n", 3,
+     "expect.loaded must be a list of names"),
+    ("expect masked neither list nor mapping", "steps:\n  - assistant:\n      expect: {masked: x}\n", 3,
+     "expect.masked must be a list of tools or a {tool: skill} mapping"),
+    ("expect on a compact step", "steps:\n  - user: hi\n  - compact: {drop: [1]}\n    expect: {count: 1}\n"
+     "  - assistant: x\n", 3, "'expect' belongs to an assistant step"),
+    ("compact with another key", "steps:\n  - user: hi\n  - compact: {drop: [1], x: 1}\n  - assistant: x\n", 3,
+     "'compact' must be {drop: [1-based indices]}"),
+    ("compact index a boolean", "steps:\n  - user: hi\n  - compact: {drop: [true]}\n  - assistant: x\n", 3,
+     "compact.drop must be a list of 1-based message indices"),
+    ("evict index not a number", "steps:\n  - evict: {index: a}\n  - assistant: x\n", 2,
+     "evict.index must be a list of 1-based message indices"),
+    ("evict empty", "steps:\n  - evict: {}\n  - assistant: x\n", 2,
+     "'evict' must be {tool: name} or {index: [1-based indices]}"),
+    ("evict not a mapping", "steps:\n  - evict: x\n  - assistant: x\n", 2,
+     "'evict' must be {tool: name} or {index: [1-based indices]}"),
+    ("evict tool not a name", "steps:\n  - evict: {tool: [a]}\n  - assistant: x\n", 2, "evict.tool must be a tool name"),
+    ("a NUL character", "steps:\n  - user: a\x00\n", 2, "the script contains a NUL character"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "cause"), [pytest.param(t, ln, c, id=i) for i, t, ln, c in INVALID])
+def test_more_invalid_forms_name_file_line_and_cause(text: str, line: int, cause: str) -> None:
+    with pytest.raises(ScriptError) as exc:
+        parse_script(text, source="scenarios/x.yaml")
+    err = exc.value
+    assert (err.source, err.line, err.cause) == ("scenarios/x.yaml", line, cause)
