@@ -187,3 +187,19 @@ def test_anthropic_blocks_in_the_wrong_message_are_refused_and_bad_input_warns_w
     [problem] = m.problems
     assert (problem.params["index"], problem.params["position"], problem.params["tool"]) == (1, 1, "pay")
     assert problem.startswith("messages[1]: tool_calls[1] (pay): arguments are not valid JSON")
+
+
+def test_an_anthropic_result_block_reads_its_error_flag_and_refuses_bad_content_or_state_naming_the_block():
+    blocks = parse_messages([{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "boom"}], "is_error": True},
+        {"type": "tool_result", "tool_use_id": "b", "content": "fine"}]}])
+    assert [(m.role, m.tool_call_id, m.content, m.state) for m in blocks] == [
+        ("tool", "a", "boom", "error"), ("tool", "b", "fine", "success")]
+    for block, cause in (({"type": "tool_result", "tool_use_id": "a", "content": [5]},
+                          "content[1].content[0] must be a text or a content block object"),
+                         ({"type": "tool_result", "tool_use_id": "a", "content": "x", "state": 5},
+                          "content[1]: state must be success or error, got 5")):
+        with pytest.raises(MessageError) as refused:
+            parse_messages([{"role": "user", "content": "hi"}, {"role": "user", "content": [
+                {"type": "text", "text": "see"}, block]}])
+        assert (refused.value.index, refused.value.cause) == (1, cause)
