@@ -287,15 +287,19 @@ def _expand(raw: Any, index: int) -> list[Message]:
     problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate — fast path
     state = "error" if not _ERROR_FLAG_KEYS.isdisjoint(raw) and _is_error(raw, index) else "success"
     call_id = raw.get("tool_call_id")
+    if call_id is None:  # pragma: no mutate — a fast path: _str_id(None) is ""
+        call_id = ""
+    elif type(call_id) is not str:  # pragma: no mutate — a fast path: _str_id returns a string as it is
+        call_id = _str_id(call_id)
     if results:
         return results + ([Message(role="user", content=text, index=index)] if text.strip() else [])
     return [build_frozen(Message, {
         "role": role,
         "content": text,
         "tool_calls": tuple(calls),
-        "tool_call_id": call_id if type(call_id) is str else "" if call_id is None else _str_id(call_id),
+        "tool_call_id": call_id,
         "state": state,
-        "metadata": dict(metadata) if metadata else {},
+        "metadata": dict(metadata),
         "index": index,
         "problems": problems,
     })]
