@@ -217,7 +217,7 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
 
 
 def _str_id(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))
+    return "" if value is None else str(value)  # str() of a string is that string
 
 
 def _expand(raw: Any, index: int) -> list[Message]:
