@@ -729,19 +729,26 @@ def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothin
     assert list(Scenario.objects.values_list("name", "script", "description")) == before
 
 
-def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
-    """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
+def _losing_the_race(model):
+    """``model`` as a service sees it when another request created the same name between the
+    service's look-up and its insert: the look-up finds nothing (the other request has not
+    committed yet), the instance it builds is a real row, refused by the database's unique index."""
     from types import SimpleNamespace
 
-    from skills_app.models import Scenario
-
-    class Racing:  # its look-up finds nothing: the other request has not committed yet
-        objects = SimpleNamespace(filter=lambda **kw: Scenario.objects.none())
+    class Racing:
+        objects = SimpleNamespace(filter=lambda **kw: model.objects.none())
 
         def __new__(cls, **kw):
-            return Scenario(**kw)
+            return model(**kw)
 
-    monkeypatch.setattr(services, "Scenario", Racing)
+    return Racing
+
+
+def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
+    """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
+    from skills_app.models import Scenario
+
+    monkeypatch.setattr(services, "Scenario", _losing_the_race(Scenario))
     with pytest.raises(ValidationError) as refused:
         services.scenario_save(name="cancel-iphone", script=SCRIPT, create=True)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
@@ -843,17 +850,8 @@ def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_an
 
 def test_a_new_profile_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
     """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
-    from types import SimpleNamespace
-
     services.access_profile_save(name="reader", tools=["query_order"])
-
-    class Racing:  # its look-up finds nothing: the other request has not committed yet
-        objects = SimpleNamespace(filter=lambda **kw: AccessProfile.objects.none())
-
-        def __new__(cls, **kw):
-            return AccessProfile(**kw)
-
-    monkeypatch.setattr(services, "AccessProfile", Racing)
+    monkeypatch.setattr(services, "AccessProfile", _losing_the_race(AccessProfile))
     with pytest.raises(ValidationError) as refused:
         services.access_profile_save(name="reader", tools=["query_cart"], create=True)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
