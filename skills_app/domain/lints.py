@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
-from .catalog import Catalog, Skill, Tool
+from .catalog import BUILTIN, Catalog, Skill, Tool
 from .limits import DESCRIPTION_LINT_LENGTH, MANUAL_LINT_LENGTH
 
 DESCRIPTION_LONG = "description_long"
@@ -100,9 +100,9 @@ def manual_mentions(content: str, registered: frozenset[str]) -> tuple[tuple[str
     for m in _TOKENS.finditer(content):
         token = m.group("code") or m.group("call") or m.group("word")
         if token in registered:
-            named.setdefault(token, None)
+            named.setdefault(token)
         elif m.group("word") is None:
-            strangers.setdefault(token, None)
+            strangers.setdefault(token)
     return tuple(named), tuple(strangers)
 
 
@@ -134,16 +134,16 @@ def tools_mentioned(content: str, tools: frozenset[str] | set[str] | tuple[str, 
     instead — the same names in the same order, without an alternation of 2,000 names tried at
     every position. Empty ``tools`` or ``content`` mention nothing."""
     names = frozenset(t for t in tools if t)
-    if not names or not content:
+    if not names or not content:  # pragma: no mutate — a fast path: either empty finds nothing below
         return ()
     found: dict[str, None] = {}
-    if _NOT_WORD.search("".join(names)) is None:
+    if _NOT_WORD.search("".join(names)) is None:  # pragma: no mutate — any word-character joiner reads the same
         for m in _WORD_RUN.finditer(content):
             if m.group(0) in names:
-                found.setdefault(m.group(0), None)
+                found.setdefault(m.group(0))
         return tuple(found)
     for m in _mention_pattern(names).finditer(content):
-        found.setdefault(m.group(0), None)
+        found.setdefault(m.group(0))
     return tuple(found)
 
 
@@ -158,7 +158,7 @@ def _argument_names(catalog: Catalog) -> frozenset[str]:
                 names.update(str(k) for k in props)
         return frozenset(names)
 
-    return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)
+    return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)  # pragma: no mutate — any key no other value uses
 
 
 def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],
@@ -206,7 +206,10 @@ def _context(catalog: Catalog) -> _Context:
             by_description.setdefault(key, []).append(s.code)
     return _Context(
         registered=registered,
-        known=registered | frozenset(catalog.builtin_names) | codes | _argument_names(catalog),
+        # what a manual may name besides its registered tools (those are sorted out before this
+        # check, ``manual_mentions``): builtins (``load_skill`` is unregistered with no skill
+        # enabled), skill codes and argument names
+        known=frozenset(catalog.builtin_names) | codes | _argument_names(catalog),
         owners=catalog.gating_skills,
         tools={t.name: t for t in catalog.registered_tools},
         by_description=by_description,
@@ -231,7 +234,7 @@ def lint_catalog(catalog: Catalog) -> tuple[Lint, ...]:
         out += _lints_of(s, ctx)
     gated = set(catalog.gated_tool_ids)
     for t in catalog.registered_tools:
-        if t.kind != "builtin" and t.require_confirm and t.name not in gated:
+        if t.kind != BUILTIN and t.require_confirm and t.name not in gated:
             out.append(Lint(CONFIRM_UNGATED, None, t.name, {"tool": t.name}))
     return tuple(out)
 
