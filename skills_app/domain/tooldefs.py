@@ -116,10 +116,10 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
         problems.append(Problem("input_schema_type", "inputSchema must have \"type\": \"object\", got %(value)s",
                                 {"value": repr(schema.get("type"))}))
     try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)  # pragma: no mutate — the library's own default is Draft 2020-12 too
         _check_schema(cls, schema)
     except jsonschema.exceptions.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.path) or "(root)"
+        where = "/".join(str(p) for p in exc.path) or "(root)"  # pragma: no mutate — a mapping always passes the meta-schema's root checks
         return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
                                    "%(cause)s", {"where": where, "cause": exc.message}))
     except (RecursionError, TypeError, ValueError) as exc:
@@ -131,10 +131,9 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
         return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
                                    "%(cause)s", {"where": "(root)", "cause": "nested too deeply"}))
     if refs:
-        spec = referencing.jsonschema.specification_with(
-            cls.META_SCHEMA.get("$schema", ""), default=referencing.jsonschema.DRAFT202012)
+        spec = referencing.jsonschema.specification_with(cls.META_SCHEMA["$schema"])  # each names its dialect
         resource = referencing.Resource(contents=dict(schema), specification=spec)
-        base = resource.id() or "urn:skill-console:input-schema"
+        base = resource.id() or "urn:skill-console:input-schema"  # pragma: no mutate — any absolute URI is a base for a schema without $id
         resolver = referencing.Registry().with_resource(base, resource).resolver(base_uri=base)
         for ref in refs:
             try:

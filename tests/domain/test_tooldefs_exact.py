@@ -157,3 +157,23 @@ def test_schemas_that_are_no_json_text_are_each_checked_and_never_kept() -> None
     assert [p.code for p in validate_input_schema({"type": "array", "default": {1}})] == ["input_schema_type"]
     assert validate_input_schema({"type": "object", "default": {2}}) == ()
     assert tooldefs._SCHEMA_PROBLEMS == {}
+
+
+def test_a_schema_the_library_cannot_even_read_is_invalid_at_its_root_naming_the_error():
+    from skills_app.domain.tooldefs import _validate_input_schema
+
+    [problem] = _validate_input_schema({"type": "object", "$schema": ["not", "a", "uri"]})
+    assert (problem.code, dict(problem.params)) == ("input_schema_invalid", {"where": "(root)", "cause": "TypeError"})
+    assert problem == "inputSchema is not a valid JSON Schema at (root): TypeError"
+
+
+def test_refs_resolve_by_the_rules_of_the_schemas_own_dialect():
+    from skills_app.domain.tooldefs import _validate_input_schema
+
+    anchored = {"type": "object", "definitions": {"a": {"$id": "#foo", "type": "string"}},
+                "properties": {"x": {"$ref": "#foo"}}}
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", **anchored}
+    assert _validate_input_schema(draft7) == ()  # draft-07: an $id of "#foo" names an anchor
+    # 2020-12 has no such anchors: the same schema is refused there (its meta-schema already says so)
+    assert [p.code for p in _validate_input_schema({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                                                    **anchored})] == ["input_schema_invalid"]
