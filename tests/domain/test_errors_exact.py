@@ -31,3 +31,14 @@ def test_a_problem_pickles_with_its_code_template_and_params():
     assert type(back) is Problem and back == "messages[2]: empty"
     assert (back.code, back.template, dict(back.params)) == ("manual_empty", "messages[%(index)s]: empty",
                                                             {"index": 2, "skill": "alpha"})
+
+
+def test_a_script_refusal_names_its_source_and_line_and_keeps_them_in_its_details():
+    from skills_app.domain.errors import ScriptError
+
+    pasted = ScriptError("'steps' must be a non-empty list")
+    assert str(pasted) == "<script>: 'steps' must be a non-empty list"
+    assert pasted.details == {"source": "<script>", "line": None, "cause": "'steps' must be a non-empty list"}
+    filed = ScriptError("'user' must be text", source="cancel.yaml", line=4)
+    assert str(filed) == "cancel.yaml:4: 'user' must be text"
+    assert filed.details == {"source": "cancel.yaml", "line": 4, "cause": "'user' must be text"}
