@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections import OrderedDict
 from typing import Any, Callable, TypeVar
 
+from cachetools import LRUCache
 from django.db import connections, transaction
 
 from .domain import Catalog
@@ -37,8 +37,10 @@ KEEP = 4
 FRAGMENTS_KEPT = 48
 
 _lock = threading.Lock()
-_kept: OrderedDict[uuid.UUID, dict[str, Any]] = OrderedDict()
-_fragments: OrderedDict[tuple, Any] = OrderedDict()
+#: Both least recently used first out (cachetools' ``LRUCache``; every access under ``_lock``).
+_kept: LRUCache[uuid.UUID, dict[str, Any]] = LRUCache(maxsize=KEEP)
+_fragments: LRUCache[tuple, Any] = LRUCache(maxsize=FRAGMENTS_KEPT)
+_MISSING = object()
 T = TypeVar("T")
 
 
@@ -75,17 +77,14 @@ def draft_value(name: str, build: Callable[[], T], *, settings: Any = None, usin
         return build()
     with _lock:
         values = _kept.get(token)
-        if values is not None:
-            _kept.move_to_end(token)
-            if name in values:
-                return values[name]
+        if values is not None and name in values:
+            return values[name]
     built = build()
     with _lock:
-        values = _kept.setdefault(token, {})
+        values = _kept.get(token)
+        if values is None:
+            values = _kept[token] = {}
         values[name] = built
-        _kept.move_to_end(token)
-        while len(_kept) > KEEP:
-            _kept.popitem(last=False)
     return built
 
 
@@ -102,15 +101,12 @@ def draft_fragment(key: tuple, build: Callable[[], T], *, settings: Any = None, 
         return build()
     full = (token, *key)
     with _lock:
-        if full in _fragments:
-            _fragments.move_to_end(full)
-            return _fragments[full]
+        kept = _fragments.get(full, _MISSING)
+    if kept is not _MISSING:
+        return kept
     built = build()
     with _lock:
         _fragments[full] = built
-        _fragments.move_to_end(full)
-        while len(_fragments) > FRAGMENTS_KEPT:
-            _fragments.popitem(last=False)
     return built
 
 

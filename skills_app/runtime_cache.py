@@ -30,12 +30,12 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cachetools import LRUCache
 from django.conf import settings
 from django.core.cache import cache
 from django.db import InterfaceError, OperationalError, transaction
@@ -121,7 +121,7 @@ class Entry:
 
 
 _lock = threading.Lock()
-_entries: OrderedDict[tuple[int, str], Entry] = OrderedDict()
+_entries: LRUCache[tuple[int, str], Entry] = LRUCache(maxsize=LRU_SIZE)  # under _lock
 _sha256: dict[int, str] = {}
 _held: dict[str, tuple[Entry, str | None]] = {}
 _held_keys: dict[str, Any] | None = None
@@ -235,21 +235,15 @@ def _remember_entry(entry: Entry) -> Entry:
         key = (entry.number, entry.sha256)
         held = _entries.get(key)
         if held is not None:
-            _entries.move_to_end(key)
             return held
         _entries[key] = entry
-        while len(_entries) > LRU_SIZE:
-            _entries.popitem(last=False)
         return entry
 
 
 def cached_entry(pointer: Pointer) -> Entry | None:
     """The release ``pointer`` names if this process holds it (no query), else ``None``."""
     with _lock:
-        entry = _entries.get((pointer.number, pointer.sha256))
-        if entry is not None:
-            _entries.move_to_end((pointer.number, pointer.sha256))
-        return entry
+        return _entries.get((pointer.number, pointer.sha256))
 
 
 def entry(pointer: Pointer) -> Entry:

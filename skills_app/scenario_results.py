@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
+from cachetools import LRUCache
 from django.core.cache import cache
 
 from .domain import Catalog, DomainError, Simulation, parse_script, simulate
@@ -45,7 +45,7 @@ KEY_PREFIX = "scenario-result"
 #: under its key, so keeping it needs no invalidation.
 PROCESS_KEEP = 16
 
-_local: OrderedDict[str, "ScenarioResult"] = OrderedDict()
+_local: LRUCache[str, "ScenarioResult"] = LRUCache(maxsize=PROCESS_KEEP)  # under _local_lock
 _local_lock = threading.Lock()
 
 
@@ -141,9 +141,9 @@ def scenario_result(scenario, catalog: Catalog, *, catalog_sha: str | None = Non
     catalog's digest when the caller has it (``catalog_sha256``)."""
     key = result_key(scenario.name, scenario.script, catalog_sha or catalog_sha256(catalog))
     with _local_lock:
-        if key in _local:
-            _local.move_to_end(key)
-            return _local[key]
+        kept = _local.get(key)
+    if kept is not None:
+        return kept
     found = cache.get(key)
     if isinstance(found, ScenarioResult):
         _keep(key, found)
@@ -161,9 +161,6 @@ def _keep(key: str, result: ScenarioResult) -> None:
         return
     with _local_lock:
         _local[key] = result
-        _local.move_to_end(key)
-        while len(_local) > PROCESS_KEEP:
-            _local.popitem(last=False)
 
 
 def forget() -> None:
