@@ -115,6 +115,18 @@ def bitmall(db):
 
 
 @pytest.fixture
+def bitmall_nothing_kept():
+    """The bitmall demo catalog with this process's kept draft values and pages dropped before and
+    after the test (``draft_cache``; for ``transaction=True`` tests, where pages are kept)."""
+    from skills_app import draft_cache
+
+    draft_cache.draft_forget()
+    demo_load(name="bitmall")
+    yield
+    draft_cache.draft_forget()
+
+
+@pytest.fixture
 def returns(db):
     """The returns demo catalog (seed 004) in the test database."""
     return demo_load(name="returns")

@@ -7,18 +7,9 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from skills_app import draft_cache, selectors, services
-from skills_app.demo_catalogs import demo_load
 from skills_app.models import ConsoleSettings, IntentNode, Skill
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _bitmall():
-    draft_cache.draft_forget()
-    demo_load(name="bitmall")
-    yield
-    draft_cache.draft_forget()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("bitmall_nothing_kept")]
 
 
 def token():

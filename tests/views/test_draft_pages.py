@@ -8,21 +8,13 @@ from django.db import transaction
 from django.test import Client
 
 from skills_app import draft_cache, services
-from skills_app.demo_catalogs import demo_load
 from skills_app.models import IntentNode, Skill
 
 from ..conftest import user_with_role
 from .html import parse
 
-pytestmark = pytest.mark.django_db(transaction=True)  # outside a transaction: pages are kept
-
-
-@pytest.fixture(autouse=True)
-def _bitmall():
-    draft_cache.draft_forget()
-    demo_load(name="bitmall")
-    yield
-    draft_cache.draft_forget()
+# outside a transaction: pages are kept
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("bitmall_nothing_kept")]
 
 
 def login(django_user_model, name: str, role: str, **kwargs) -> Client:
