@@ -159,12 +159,11 @@ def publish_review() -> PublishReview:
     """The draft against the latest release: its snapshot hash, the diff, every saved scenario
     re-run (docs/releases.md). Reads only."""
     draft = selectors.catalog_draft()
-    # the latest release's id and number (its unique index), its sha256 once per process
-    # (runtime_cache.release_pointer: reading it with the row walks past the 1.3 MB snapshot stored
-    # before it), its Catalog from this process's held releases (runtime_cache: a release never
+    # the latest release's id, number and sha256 (columns stored before the large ones, migration
+    # 0014); its Catalog from this process's held releases (runtime_cache: a release never
     # changes, so it is parsed once per process, not per visit)
-    row = Release.objects.order_by("-number").values_list("pk", "number").first()
-    latest = runtime_cache.release_pointer(*row) if row else None
+    row = Release.objects.order_by("-number").values_list("pk", "number", "sha256").first()
+    latest = runtime_cache.Pointer(*row) if row else None
     latest_catalog = runtime_cache.entry(latest).catalog if latest else None
     sha256 = draft_sha256(draft)
     # derived from the MCP node rows only: kept per draft token (a scan of 2,000 rows otherwise)

@@ -122,7 +122,6 @@ class Entry:
 
 _lock = threading.Lock()
 _entries: LRUCache[tuple[int, str], Entry] = LRUCache(maxsize=LRU_SIZE)  # under _lock
-_sha256: dict[int, str] = {}
 _held: dict[str, tuple[Entry, str | None]] = {}
 _held_keys: dict[str, Any] | None = None
 _keys_refreshed = 0.0
@@ -134,7 +133,6 @@ def clear_process_cache() -> None:
     global _held_keys, _keys_refreshed
     with _lock:
         _entries.clear()
-        _sha256.clear()
         _held.clear()
         _held_keys = None
         _keys_refreshed = 0.0
@@ -209,22 +207,6 @@ def lookup(*, release: int | None = None, label: str | None = None) -> Pointer |
     if pointer is not None and gen is not None:
         cache.set(key, [pointer.release_id, pointer.number, pointer.sha256, pointer.label], timeout=lookup_ttl())
     return pointer
-
-
-def release_pointer(release_id: int, number: int) -> Pointer:
-    """The ``Pointer`` of the release ``release_id`` (number ``number``): its ``sha256`` read once
-    per process (one query the first time), as a release never changes. For pages that found the
-    release by number (its unique index): reading ``sha256`` with the row walks past the snapshot
-    stored before it in the table (~1.3 MB of SQLite overflow pages at 2,000 tools)."""
-    from .models import Release
-
-    with _lock:
-        sha256 = _sha256.get(release_id)
-    if sha256 is None:
-        sha256 = Release.objects.filter(pk=release_id).values_list("sha256", flat=True).get()
-        with _lock:
-            _sha256[release_id] = sha256
-    return Pointer(release_id, number, sha256)
 
 
 # --- the releases held --------------------------------------------------------------------------

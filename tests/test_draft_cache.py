@@ -121,19 +121,16 @@ def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
     assert releases.publish_review().diff is after_edit.diff
 
 
-def test_a_releases_sha256_is_read_once_per_process():
-    from skills_app import releases, runtime_cache
+def test_the_publish_review_names_the_latest_release_by_number_and_sha256_read_with_its_row():
+    from skills_app import releases
     from skills_app.domain.snapshot import catalog_to_snapshot
 
-    release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
-                                      user=releases.COMMAND_LINE, note="first")
-    runtime_cache.clear_process_cache()
-    with CaptureQueriesContext(connection) as ctx:
-        first = runtime_cache.release_pointer(release.pk, release.number)
-        again = runtime_cache.release_pointer(release.pk, release.number)
-    assert first == again == runtime_cache.Pointer(release.pk, 1, release.sha256)
-    assert len(ctx.captured_queries) == 1
-    runtime_cache.clear_process_cache()
-    with CaptureQueriesContext(connection) as ctx:
-        assert runtime_cache.release_pointer(release.pk, release.number) == first
-    assert len(ctx.captured_queries) == 1
+    first = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+                                    user=releases.COMMAND_LINE, note="first")
+    review = releases.publish_review()
+    assert (review.latest_number, review.latest_sha256) == (1, first.sha256)
+    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="改过的描述")
+    second = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+                                     user=releases.COMMAND_LINE, note="second")
+    review = releases.publish_review()
+    assert (review.latest_number, review.latest_sha256) == (2, second.sha256) and second.sha256 != first.sha256
