@@ -60,7 +60,7 @@ test: install chromium
 test-postgres: install
 	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider
 
-## Mutation testing of the domain, the services and the releases (slow, so not part of `make test`):
+## Mutation testing of the domain, the services, the releases and the MCP sync (slow, so not part of `make test`):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
 ## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
