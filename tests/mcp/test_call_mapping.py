@@ -169,3 +169,20 @@ def test_a_server_that_exits_mid_call_is_a_refusal_naming_it_and_its_stderr(db):
         mcp_call_target(target={"server": "shapes", "tool": "pay_order"}, arguments={})
     assert str(exc.value) == ("server 'shapes': MCPError: Connection closed "
                               "(server stderr: bitmall_mcp: exiting mid-call (variant 'shapes'))")
+
+
+@pytest.mark.parametrize("target", [["shop", "bitmall.query-order"], {"server": 5, "tool": "x"}, {"server": "shop"},
+                                    None])
+def test_a_call_target_not_of_two_texts_is_refused_naming_it(db, target):
+    """A runtime passing back something other than the verdict's ``{"server", "tool"}`` gets a
+    refusal quoting what it sent, before any record is read (fail closed)."""
+    with pytest.raises(SyncError) as exc:
+        mcp_call_target(target=target, arguments={})
+    assert str(exc.value) == f"a call target is {{'server': …, 'tool': …}}, not {target!r}"
+
+
+def test_a_target_naming_a_deleted_server_is_refused(db):
+    with pytest.raises(SyncError) as exc:
+        mcp_call_target(target={"server": "gone", "tool": "query_order"}, arguments={})
+    assert str(exc.value) == ("MCP server 'gone' is not registered (its record was deleted?); tool 'query_order' "
+                              "cannot be called")

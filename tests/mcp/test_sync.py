@@ -1,6 +1,7 @@
 """Syncing the real demo MCP server (docs/mcp.md) over stdio and streamable HTTP."""
 from __future__ import annotations
 
+import copy
 import io
 import sys
 
@@ -10,7 +11,7 @@ from django.core.management import call_command
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
-from skills_app.mcp_sync import mcp_server_sync
+from skills_app.mcp_sync import ListedTool, _describe, mcp_server_sync, schema_diff
 from skills_app.models import McpServer, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
 from skills_app.domain.releases import gate
@@ -195,3 +196,59 @@ def test_sync_mcp_demo_publishes_nothing_before_the_demo_release(bitmall):
     out = _manage("sync_mcp", "--demo")
     assert out.splitlines()[-1] == "synced 'bitmall': 14 tools; 14 added; 0 removed; 0 changed"
     assert release_latest() is None
+
+
+def _stored_query_order(**changes) -> McpTool:
+    fields = dict(name="query_order", title="查询订单", description="按订单号查询",
+                  input_schema={"type": "object", "required": ["order_no"],
+                                "properties": {"order_no": {"type": "string"},
+                                               "limit": {"type": "integer", "description": "最多几条"}}},
+                  output_schema=None, annotations={"readOnlyHint": True, "openWorldHint": False})
+    return McpTool(**{**fields, **changes})
+
+
+def _listed_as_stored(stored: McpTool, **changes) -> ListedTool:
+    fields = dict(name=stored.name, title=stored.title, description=stored.description,
+                  input_schema=copy.deepcopy(stored.input_schema), output_schema=stored.output_schema,
+                  annotations=dict(stored.annotations))
+    return ListedTool(**{**fields, **changes})
+
+
+def test_a_schema_diff_names_each_changed_field_by_its_wire_name_with_a_line_diff():
+    """The sync record's diff (the server page's history): JSON fields as sorted, indented JSON
+    (Chinese kept) with two lines of context, text fields as one line before and after."""
+    stored = _stored_query_order()
+    schema = copy.deepcopy(stored.input_schema)
+    schema["properties"]["channel"] = {"type": "string"}
+    listed = _listed_as_stored(stored, title="订单查询", input_schema=schema, output_schema={"type": "object"},
+                               annotations={"readOnlyHint": False, "openWorldHint": False})
+    assert schema_diff(stored, listed) == {"tool": "query_order", "fields": [
+        "inputSchema", "outputSchema", "annotations", "title"], "diff": [
+        "--- inputSchema (before)", "+++ inputSchema (after)", "@@ -1,4 +1,7 @@",
+        " {", '   "properties": {', '+    "channel": {', '+      "type": "string"', "+    },",
+        '     "limit": {', '       "description": "最多几条",',
+        "--- outputSchema (before)", "+++ outputSchema (after)", "@@ -0,0 +1,3 @@", "+{", '+  "type": "object"', "+}",
+        "--- annotations (before)", "+++ annotations (after)", "@@ -1,4 +1,4 @@",
+        " {", '   "openWorldHint": false,', '-  "readOnlyHint": true', '+  "readOnlyHint": false', " }",
+        "--- title (before)", "+++ title (after)", "-查询订单", "+订单查询"]}
+
+
+def test_a_schema_diff_of_a_later_field_alone_and_of_nothing():
+    stored = _stored_query_order()
+    assert schema_diff(stored, _listed_as_stored(stored, description="按单号查")) == {
+        "tool": "query_order", "fields": ["description"],
+        "diff": ["--- description (before)", "+++ description (after)", "-按订单号查询", "+按单号查"]}
+    # no output schema stored and an empty one listed: the same
+    assert schema_diff(stored, _listed_as_stored(stored, output_schema={})) is None
+
+
+@pytest.mark.parametrize(("exc", "line"), [
+    (ExceptionGroup("task group", [ValueError("first line\nsecond line"), KeyError("x")]), "ValueError: first line"),
+    (BaseExceptionGroup("outer", [ExceptionGroup("inner", [OSError("  spawn failed  ")])]), "OSError: spawn failed"),
+    (TimeoutError(), "TimeoutError"),
+    (RuntimeError("   \n  "), "RuntimeError"),
+])
+def test_a_failure_is_described_in_one_line_from_the_first_leaf_of_a_group(exc, line):
+    """What a failed sync or call records: the class of the first exception a task group wraps and
+    the first line of its message, or the class alone when the message is blank."""
+    assert _describe(exc) == line
