@@ -790,6 +790,10 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
 
 
 # ---- writing ---------------------------------------------------------------------------------
+#: Declaration files keep non-ASCII text as is (UTF-8), not as ``\\u`` escapes.
+_AS_WRITTEN = {"ensure_ascii": False}
+
+
 def _properties_text(skill: Skill, content_file: str) -> str:
     pairs = [("skill-code", skill.code), ("name", skill.name), ("description", skill.description),
              ("content-file", content_file)]
@@ -797,7 +801,11 @@ def _properties_text(skill: Skill, content_file: str) -> str:
         pairs.append(("tool-ids", ",".join(skill.tool_ids)))
     pairs += [("sort-order", str(skill.sort_order)), ("enabled", "true" if skill.enabled else "false")]
     head = "# Skill Console declaration (docs/import-export.md)\n"
-    return head + "".join(javaproperties.join_key_value(k, v, ensure_ascii=False) + "\n" for k, v in pairs)
+    return head + "".join(javaproperties.join_key_value(k, v, **_AS_WRITTEN) + "\n" for k, v in pairs)
+
+
+#: How the front matter is written: UTF-8 as is, keys in the order given, one line per value.
+_YAML_STYLE = {"allow_unicode": True, "sort_keys": False, "width": 10_000, "default_flow_style": False}
 
 
 def _skill_md_text(skill: Skill, name: str) -> str:
@@ -806,12 +814,12 @@ def _skill_md_text(skill: Skill, name: str) -> str:
         front["allowed-tools"] = " ".join(skill.tool_ids)
     front["metadata"] = {"skill-code": skill.code, "display-name": skill.name,
                          "sort-order": str(skill.sort_order), "enabled": "true" if skill.enabled else "false"}
-    text = yaml.safe_dump(front, allow_unicode=True, sort_keys=False, width=10_000, default_flow_style=False)
+    text = yaml.safe_dump(front, **_YAML_STYLE)
     return f"---\n{text}---\n\n{skill.content}"
 
 
 def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
-    """The files (relative path → UTF-8 bytes) that declare ``skills`` in ``format``:
+    """The files (relative path → UTF-8 bytes, ``str.encode``'s default) that declare ``skills`` in ``format``:
 
     - ``properties``: ``<code>.properties`` and its manual ``manuals/<code>.md``;
     - ``skill-md``: ``<name>/SKILL.md`` where the folder and ``name`` are the code with ``_`` as
@@ -825,17 +833,21 @@ def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
     if format == PROPERTIES:
         for s in skills:
             manual = f"manuals/{s.code}.md"
-            out[f"{s.code}.properties"] = _properties_text(s, manual).encode("utf-8")
+            out[f"{s.code}.properties"] = _properties_text(s, manual).encode()
             # the reader drops one leading BOM; a manual that starts with U+FEFF keeps it that way
-            out[manual] = (("\ufeff" if s.content.startswith("\ufeff") else "") + s.content).encode("utf-8")
+            out[manual] = (("\ufeff" if s.content.startswith("\ufeff") else "") + s.content).encode()
         return out
     if format == SKILL_MD:
         names = [agent_skill_name(s.code) for s in skills]
         for s, name in zip(skills, names):
             folder = name if names.count(name) == 1 else s.code
-            out[f"{folder}/{SKILL_MD_NAME}"] = _skill_md_text(s, folder).encode("utf-8")
+            out[f"{folder}/{SKILL_MD_NAME}"] = _skill_md_text(s, folder).encode()
         return out
     raise ValueError(f"unknown format '{format}'; formats: {', '.join(FORMATS)}")
+
+
+#: The timestamp of every exported zip entry (a zip keeps even seconds only).
+_ZIP_TIME = (2026, 1, 1, 0, 0, 0)
 
 
 def zip_files(files: Mapping[str, bytes], *, folder: str = "") -> bytes:
@@ -844,7 +856,7 @@ def zip_files(files: Mapping[str, bytes], *, folder: str = "") -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:  # each entry says its compression
         for path in sorted(files):
-            info = zipfile.ZipInfo(f"{folder}/{path}" if folder else path, date_time=(2026, 1, 1, 0, 0, 0))
+            info = zipfile.ZipInfo(f"{folder}/{path}" if folder else path, date_time=_ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, files[path])

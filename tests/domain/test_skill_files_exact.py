@@ -874,6 +874,9 @@ def test_a_skill_md_is_written_exactly():
                       b"  sort-order: '0'\n  enabled: 'true'\n---\n\nx",
     }
     assert agent_skill_name("a_b_c") == "a-b-c"
+    long = "word " * 40 + "end"
+    text = export_files([Skill("c", "C", long, "x", ())], format="skill-md")["c/SKILL.md"].decode()
+    assert f"\ndescription: {long}\n" in text  # one line, however long
 
 
 def test_an_unknown_export_format_is_refused_naming_the_formats():
