@@ -60,7 +60,7 @@ test: install chromium
 test-postgres: install
 	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider
 
-## Mutation testing of the domain, the services and the releases (slow, so not part of `make test`):
+## Mutation testing of the domain, the services, the releases and the MCP sync (slow, so not part of `make test`):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
 ## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
@@ -75,9 +75,13 @@ mutation: install
 ## mutants-domain/ (tools/mutation_domain.py makes it: links to the sources and a pyproject.toml whose
 ## [tool.mutmut] names the domain and tests/domain only), so its results never reset those of
 ## `make mutation`. `make mutation-domain MUTATION_JOBS=1 MUTANTS='skills_app.domain.rules.x_guard*'`
-MUTATION_DOMAIN_DIR := mutants-domain
+## MUTATION_TESTS (paths under tests/domain) holds a module to its own tests, in a directory of its own:
+## `make mutation-domain MUTATION_DOMAIN_DIR=mutants-scripts MUTATION_TESTS='tests/domain/test_scripts.py
+## tests/domain/test_scripts_exact.py' MUTANTS='skills_app.domain.scripts.*'`
+MUTATION_DOMAIN_DIR ?= mutants-domain
+MUTATION_TESTS      ?=
 mutation-domain: install
-	$(PY) tools/mutation_domain.py $(MUTATION_DOMAIN_DIR)
+	$(PY) tools/mutation_domain.py $(MUTATION_DOMAIN_DIR) $(MUTATION_TESTS)
 	cd $(MUTATION_DOMAIN_DIR) && nice -n 19 ../$(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	cd $(MUTATION_DOMAIN_DIR) && ../$(PY) ../tools/mutation_score.py
 

@@ -261,9 +261,10 @@ class StaleEdit:
         saved_label = gettext("version %(n)s (saved)") % {"n": current.version}
         typed_label = gettext("your text")
         diff = []
-        for line in difflib.unified_diff(_lines(current.content), _lines(typed.get("content", "")),
-                                         fromfile=saved_label, tofile=typed_label, n=2, lineterm=""):
-            if line.startswith(("---", "+++")):
+        lines = difflib.unified_diff(_lines(current.content), _lines(typed.get("content", "")),
+                                     fromfile=saved_label, tofile=typed_label, n=2, lineterm="")
+        for i, line in enumerate(lines):
+            if i < 2:  # the two file headers; a removed manual line "---" (diff line "----") is a deletion
                 kind = "head"
             elif line.startswith("@@"):
                 kind = "hunk"

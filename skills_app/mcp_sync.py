@@ -197,14 +197,16 @@ def mcp_call_target(*, target: dict[str, str], arguments: dict[str, Any]) -> Cal
 def _call(server: McpServer, real_name: str, arguments: dict[str, Any]) -> CallOutcome:
     """One ``tools/call`` of ``real_name`` on ``server`` under its time limit."""
 
+    import mcp_types as types
+
     async def work(errlog):
         async with _Session(server, errlog) as session:
             result = await session.call_tool(real_name, arguments)
-        parts = [getattr(c, "text", "") for c in (getattr(result, "content", None) or [])]
-        text = "\n".join(p for p in parts if p)
-        if not text and getattr(result, "structured_content", None) is not None:
+        # the text parts, one per line (images and resources have none); else the structured content
+        text = "\n".join(c.text for c in result.content if isinstance(c, types.TextContent) and c.text)
+        if not text and result.structured_content is not None:
             text = json.dumps(result.structured_content, ensure_ascii=False)
-        return CallOutcome(is_error=bool(getattr(result, "is_error", False)), text=text)
+        return CallOutcome(is_error=result.is_error, text=text)
 
     return _run(server, work)
 
@@ -344,11 +346,6 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
     if broken:
         parts.append("broken skills: " + ", ".join(b["skill"] for b in broken))
     return _finish(server, record, ok=True, message="; ".join(parts))
-
-
-def mcp_server_sync_all(*, user: Any = None, trigger: str = "command") -> list[McpSyncRecord]:
-    """Sync every enabled server by name (one record each)."""
-    return [mcp_server_sync(server=s, user=user, trigger=trigger) for s in McpServer.objects.filter(enabled=True)]
 
 
 #: The demo's MCP server record (docs/mcp.md, "The demo server").

@@ -151,6 +151,21 @@ def test_restoring_the_current_values_or_another_skills_revision_is_refused(bitm
     assert skill.history.count() == 1
 
 
+def test_a_refused_restore_keeps_the_code_and_params_a_page_translates_by(bitmall, alice):
+    """The two refusals of ``skill_revert`` carry their codes (``revision_not_found``,
+    ``revision_current``) and the revision and skill, which the pages translate by (forms.py)."""
+    skill = Skill.objects.get(skill_code="order_change")
+    other = Skill.objects.get(skill_code="iot_bundle").history.latest("history_id")
+    current = skill.history.latest("history_id")
+    with pytest.raises(ValidationError) as exc:
+        services.skill_revert(skill=skill, history_id=other.history_id, user=alice)
+    assert (exc.value.code, exc.value.params) == (
+        "revision_not_found", {"id": other.history_id, "code": "order_change"})
+    with pytest.raises(ValidationError) as exc:
+        services.skill_revert(skill=skill, history_id=current.history_id, user=alice)
+    assert (exc.value.code, exc.value.params) == ("revision_current", {"id": current.history_id, "code": "order_change"})
+
+
 def test_restoring_goes_through_validation_a_tool_no_longer_registered_refuses_it(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     original = skill.history.latest("history_id")

@@ -12,7 +12,12 @@ to the sources, the tests and ``also_copy`` of the repository, and a ``pyproject
 from the repository's, identical but for ``only_mutate`` and ``pytest_add_cli_args_test_selection``
 (``OVERRIDES``). Its results never mix with those of ``make mutation`` in ``mutants/``.
 
-Usage: ``python tools/mutation_domain.py [DIR]`` from the repository root (``make mutation-domain``
+A module whose functions every simulator test reaches (``scripts.py``: each scenario is parsed)
+costs 10-20 s a mutant against all of ``tests/domain``; naming its own test files instead
+(``TESTS``, e.g. ``tests/domain/test_scripts.py tests/domain/test_scripts_exact.py``, with a
+``DIR`` of its own) holds the module to its own tests, a stricter bar, at a second a mutant.
+
+Usage: ``python tools/mutation_domain.py [DIR [TESTS...]]`` from the repository root (``make mutation-domain``
 runs it, then ``mutmut run`` and ``tools/mutation_score.py`` inside ``DIR``). Exits non-zero when the
 repository's ``[tool.mutmut]`` no longer has the two keys as arrays (the generated file is checked by
 reading it back).
@@ -32,8 +37,9 @@ OVERRIDES: dict[str, list[str]] = {
 }
 
 
-def domain_pyproject(text: str) -> str:
-    """``text`` (a ``pyproject.toml``) with the ``OVERRIDES`` keys of ``[tool.mutmut]`` replaced.
+def domain_pyproject(text: str, tests: list[str] | None = None) -> str:
+    """``text`` (a ``pyproject.toml``) with the ``OVERRIDES`` keys of ``[tool.mutmut]`` replaced;
+    ``tests`` (paths under ``tests/domain``), when given, replaces the test selection of ``OVERRIDES``.
 
     Raises ``ValueError`` when a key is not there as a ``key = [...]`` array, or when the result does
     not read back as the original with exactly those keys changed.
@@ -42,23 +48,32 @@ def domain_pyproject(text: str) -> str:
     following = re.search(r"(?m)^\[", text[start + 2 :])
     end = start + 2 + following.start() if following else len(text)
     section = text[start:end]
-    for key, value in OVERRIDES.items():
+    overrides = dict(OVERRIDES)
+    if tests:
+        overrides["pytest_add_cli_args_test_selection"] = list(tests)
+    for key, value in overrides.items():
         section, found = re.subn(rf"(?ms)^{key}\s*=\s*\[.*?\]", f"{key} = {json.dumps(value)}", section)
         if found != 1:
             raise ValueError(f"[tool.mutmut] {key}: expected one `{key} = [...]`, found {found}")
     out = text[:start] + section + text[end:]
     expected = tomllib.loads(text)
-    expected["tool"]["mutmut"].update(OVERRIDES)
+    expected["tool"]["mutmut"].update(overrides)
     if tomllib.loads(out) != expected:
         raise ValueError("the generated pyproject.toml differs from the repository's beyond OVERRIDES")
     return out
 
 
-def prepare(root: Path, target: Path) -> None:
-    """Make ``target`` a mutmut working directory for the domain run (see the module docstring)."""
+def prepare(root: Path, target: Path, tests: list[str] | None = None) -> None:
+    """Make ``target`` a mutmut working directory for the domain run (see the module docstring).
+
+    Raises ``ValueError`` for a test path that is not a file or directory under ``tests/domain``
+    (another test would need the database the domain run does not set up)."""
+    for test in tests or []:
+        if not (Path(test).parts[:2] == ("tests", "domain") and (root / test).exists()):
+            raise ValueError(f"{test}: not a test file or directory under tests/domain")
     target.mkdir(parents=True, exist_ok=True)
     text = (root / "pyproject.toml").read_text("utf-8")
-    generated = domain_pyproject(text)
+    generated = domain_pyproject(text, tests)
     if (target / "pyproject.toml").exists() and (target / "pyproject.toml").read_text("utf-8") == generated:
         pass  # unchanged: keep its mtime, so mutmut sees no changed settings file
     else:
@@ -76,7 +91,7 @@ def main(argv: list[str]) -> int:
         print("DIR must be a directory directly under the repository root", file=sys.stderr)
         return 2
     try:
-        prepare(Path.cwd(), target)
+        prepare(Path.cwd(), target, argv[1:])
     except ValueError as error:
         print(f"mutation-domain: {error}", file=sys.stderr)
         return 1

@@ -1,4 +1,4 @@
-"""Print the mutation score of the domain, the services and the releases from mutmut's results.
+"""Print the mutation score of the domain, the services, the releases and the MCP sync from mutmut's results.
 
 Reads the ``mutants/**/*.py.meta`` files a ``mutmut run`` leaves (one per mutated source file:
 ``{"exit_code_by_key": {mutant name: exit code or null}}``) and prints, per part, the mutants
@@ -20,6 +20,7 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("domain", "skills_app/domain/"),
     ("services", "skills_app/services.py"),
     ("releases", "skills_app/releases.py"),
+    ("sync", "skills_app/mcp_sync.py"),
 )
 #: Statuses that count as caught: a test failed, the run timed out, or the type checker refused it.
 CAUGHT = {"killed", "timeout", "caught by type check", "segfault"}

@@ -18,7 +18,10 @@ Run it::
 - ``die``: the process exits while answering the second page of ``tools/list``;
 - ``dotted``: the 14 tools under MCP names no model API accepts (``bitmall.cancel-order`` …,
   ``dotted_name``), so the sync gives them other model-facing names (``bitmall-cancel-order``)
-  and a runtime must map calls back (docs/mcp.md, "How a runtime maps calls back").
+  and a runtime must map calls back (docs/mcp.md, "How a runtime maps calls back");
+- ``shapes``: the 14 tools, four of which answer ``tools/call`` in the other shapes a server may
+  use (``SHAPES``): text around an image, structured content only, text beside structured
+  content, and a process that exits mid-call.
 
 Only this file and the catalog YAML are read; no Django import, so the server starts fast.
 """
@@ -37,7 +40,7 @@ import jsonschema
 import yaml
 
 CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
-VARIANTS = ("v1", "v2", "hang", "die", "dotted")
+VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes")
 #: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
 V2_REMOVED = "change_address"
 V2_CHANGED = "query_order"
@@ -65,6 +68,15 @@ CANNED: dict[str, Any] = {
     "pay_order": {"order_no": "88240", "status": "待发货"},
     "submit_ticket": {"ticket_no": "T20261201001", "status": "已受理"},
     "current_date": {"date": "2026-12-01", "weekday": "星期二", "timezone": "Asia/Shanghai"},
+}
+
+
+#: The ``shapes`` variant's answers to ``tools/call``: the content parts (``("text", …)`` or
+#: ``("image", mime type)``) and the structured content; ``pay_order`` exits instead.
+SHAPES: dict[str, tuple[list[tuple[str, str]], Any]] = {
+    "query_order": ([("text", "订单 88239"), ("image", "image/png"), ("text", "已发货")], None),
+    "query_logistics": ([], {"carrier": "顺丰", "waybill": "SF1234567890"}),
+    "cancel_order": ([("text", "已取消")], {"cancelled": True}),
 }
 
 
@@ -129,6 +141,16 @@ def build_server(variant: str = "v1", page_size: int = 5):
         return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
 
     async def call_tool(ctx, params) -> types.CallToolResult:
+        if variant == "shapes" and params.name == "pay_order":
+            sys.stderr.write("bitmall_mcp: exiting mid-call (variant 'shapes')\n")
+            sys.stderr.flush()
+            os._exit(3)
+        if variant == "shapes" and params.name in SHAPES:
+            parts, structured = SHAPES[params.name]
+            content = [types.TextContent(type="text", text=value) if kind == "text"
+                       else types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type=value)
+                       for kind, value in parts]
+            return types.CallToolResult(content=content, structured_content=structured)
         spec = by_name.get(params.name)
         if spec is None:
             return types.CallToolResult(content=[types.TextContent(type="text", text=f"unknown tool '{params.name}'")],

@@ -74,9 +74,11 @@ class CatalogDiff:
 
 
 def manual_diff(before: str, after: str) -> tuple[str, ...]:
-    """The unified line diff of two manuals (``-``/``+``/space-prefixed lines and ``@@`` hunks)."""
-    out = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2)
-    return tuple(line for line in out if not line.startswith(("---", "+++")))
+    """The unified line diff of two manuals (``-``/``+``/space-prefixed lines and ``@@`` hunks).
+    Only the two file headers (``---``, ``+++``, first when anything differs) are dropped: a removed
+    manual line ``---`` (a Markdown rule) is the diff line ``----``, and is kept."""
+    out = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2))
+    return tuple(out[2:])
 
 
 def _skill_changes(a: Skill, b: Skill) -> tuple[FieldChange, ...]:
@@ -94,7 +96,7 @@ def _tool_changes(a: Tool, b: Tool) -> tuple[FieldChange, ...]:
     out = []
     for name in TOOL_FIELDS:
         x, y = getattr(a, name), getattr(b, name)
-        if x is y or x == y:  # the common case, without copying (a mapping equals its copy)
+        if x == y:  # the common case, without copying (a mapping equals its copy)
             continue
         x, y = json_copy(x), json_copy(y)  # stored JSON of the wrong shape is compared as it is
         if x != y:
@@ -202,13 +204,12 @@ def rerun_scenarios(draft: Catalog, latest: Catalog | None, scripts: Mapping[str
         except DomainError as exc:
             out.append(ScenarioRun(name, None, error=exc.message))
             continue
-        before: Simulation | None = None
+        old = []  # the rounds against the latest release: none when there is none or it cannot run
         if latest is not None:
             try:
-                before = _run(latest, name, script)
+                old = [_round_key(r) for r in _run(latest, name, script).rounds]
             except DomainError:
-                before = None
-        old = [_round_key(r) for r in before.rounds] if before else []
+                pass
         changed = tuple(r.index for i, r in enumerate(sim.rounds) if i >= len(old) or old[i] != _round_key(r))
         out.append(ScenarioRun(name, sim, changed_rounds=changed))
     return tuple(out)

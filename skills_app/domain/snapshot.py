@@ -50,7 +50,10 @@ class SnapshotError(ValueError):
 def canonical_json(data: Any) -> bytes:
     """The canonical bytes of a JSON value: sorted keys, separators ``,`` ``:``, UTF-8 (not
     ``\\u``-escaped). The runtime API hashes its bodies the same way (docs/releases.md)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False,  # pragma: no mutate — ensure_ascii=None is as false as False
+                      )
+    return text.encode()  # UTF-8, str.encode's default
 
 
 def body_sha256(data: Any) -> str:
@@ -126,7 +129,7 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
             # stored JSON of the wrong shape stays as it is: Catalog.tool_problems flags it
             input_schema=json_copy(t.get("inputSchema", {"type": "object"})),
             annotations=json_copy(t.get("annotations", {})),
-            require_confirm=bool(t.get("require_confirm", False)),
+            require_confirm=bool(t.get("require_confirm")),  # missing: None, so False
             server=_optional_str(t, "server", f"tools[{i}]"),
             mcp_name=_optional_str(t, "mcp_name", f"tools[{i}]"),
         )
@@ -140,11 +143,10 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
             content=_get(s, "content", str, f"skills[{i}]"),
             tool_ids=tuple(_get(s, "tool_ids", list, f"skills[{i}]")),
             sort_order=_get(s, "sort_order", int, f"skills[{i}]"),
-            enabled=True,
             version=_get(s, "version", int, f"skills[{i}]"),
         )
         for i, s in enumerate(_get(snapshot, "skills", list, "snapshot"))
-    )
+    )  # every skill enabled (Skill's default): a snapshot holds the enabled skills only
 
     def restrictions(key: str) -> dict[str, Restriction]:
         out = {}

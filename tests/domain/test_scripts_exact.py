@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from skills_app.domain import ScriptError, Step, ToolCall, parse_script
+from skills_app.domain.limits import MAX_CALLS_PER_ROUND, MAX_ROUNDS, MAX_SCRIPT_CHARS
 
 
 def test_a_bare_list_of_steps_is_an_untitled_script_without_restrictions() -> None:
@@ -63,6 +64,30 @@ INVALID = [
      "'access_profile' must be a name or null"),
     ("steps not a list", "steps: x\n", 1, "'steps' must be a non-empty list"),
     ("no steps key, on line 1", "name: x\ndescription: y\n", 1, "'steps' must be a non-empty list"),
+    ("an unknown key beside a kind, named with it", "steps:\n  - user: hi\n    zz: 1\n  - assistant: x\n", 2,
+     "a step needs exactly one of user, system, assistant, compact, evict (found: user, zz)"),
+    ("two unknown assistant keys named in order", "steps:\n  - assistant: {say: x, zz: 1, aa: 2}\n", 2,
+     "unknown assistant key aa, zz; known: say, calls, results, expect"),
+    ("expect beside assistant, on its own line", "steps:\n  - assistant: x\n    expect: {count: true}\n", 3,
+     "expect.count must be an integer"),
+    ("compact a list naming drop", "steps:\n  - user: hi\n  - compact: [drop]\n  - assistant: x\n", 3,
+     "'compact' must be {drop: [1-based indices]}"),
+    ("stage not a name, on its line", "name: x\nsteps: [{assistant: x}]\nstage: [a]\n", 3,
+     "'stage' must be a name or null"),
+    ("allowed_tools not a list, on its line", "name: x\nsteps: [{assistant: x}]\nallowed_tools: a\n", 3,
+     "'allowed_tools' must be a list of tool names"),
+    ("the first of two NULs, after a blank first line", "\nsteps:\n  - user: a\x00\n  - user: b\x00\n", 3,
+     "the script contains a NUL character"),
+    ("an alias, on the line it is used", "a: &x hi\nsteps:\n  - user: *x\n  - assistant: x\n", 3,
+     "YAML aliases (*x) are not accepted in scripts: write the value out"),
+    ("a control character, on its line", "steps:\n  - user: hi\n\n  - user: a\x07\n", 4,
+     "invalid YAML: unacceptable character #x0007: special characters are not allowed"),
+    ("a non-character, on its line", "steps:\n  - user: a\ufffe\n", 2,
+     "invalid YAML: unacceptable character #xfffe: special characters are not allowed"),
+    ("an unclosed flow sequence, where it was opened", "steps: [\n  {user: hi},\n  {assistant: x}\n", 4,
+     "invalid YAML: expected ',' or ']', but got '<stream end>' (while parsing a flow sequence opened at line 1)"),
+    ("a mapping value where none is allowed, no opening named", "steps:\n  - user: a: b\n", 2,
+     "invalid YAML: mapping values are not allowed here"),
     ("user null", "steps:\n  - user: null\n  - assistant: x\n", 2, "'user' must be text"),
     ("unknown keys named in order, line of the first", "name: x\nzz: 1\naa: 2\nsteps: [{assistant: x}]\n", 3,
      "unknown key aa, zz; known: name, description, access_profile, stage, allowed_tools, steps"),
@@ -121,3 +146,37 @@ def test_more_invalid_forms_name_file_line_and_cause(text: str, line: int, cause
         parse_script(text, source="scenarios/x.yaml")
     err = exc.value
     assert (err.source, err.line, err.cause) == ("scenarios/x.yaml", line, cause)
+
+
+def test_a_script_of_exactly_the_size_limit_is_parsed_and_one_more_character_is_refused() -> None:
+    head = "steps:\n  - assistant: x\n#"
+    text = head + "x" * (MAX_SCRIPT_CHARS - len(head))
+    assert len(text) == MAX_SCRIPT_CHARS and len(parse_script(text).steps) == 1
+    with pytest.raises(ScriptError) as exc:
+        parse_script(text + "x", source="big.yaml")
+    assert (exc.value.source, exc.value.line, exc.value.cause) == (
+        "big.yaml", None, f"the script has {MAX_SCRIPT_CHARS + 1} characters; at most {MAX_SCRIPT_CHARS} are simulated")
+
+
+def test_exactly_the_round_limit_is_simulated_and_one_more_is_refused_at_its_line() -> None:
+    text = "steps:\n" + "  - assistant: {}\n" * MAX_ROUNDS
+    assert sum(s.kind == "assistant" for s in parse_script(text + "  - user: hi\n").steps) == MAX_ROUNDS
+    with pytest.raises(ScriptError) as exc:
+        parse_script(text + "  - user: hi\n  - assistant: {}\n", source="long.yaml")
+    assert (exc.value.source, exc.value.line, exc.value.cause) == (
+        "long.yaml", MAX_ROUNDS + 3, f"the script has {MAX_ROUNDS + 1} rounds; at most {MAX_ROUNDS} are simulated")
+
+
+def test_a_round_of_too_many_calls_is_named_with_its_number_source_and_line() -> None:
+    calls = ", ".join(f"{{t{k}: {{}}}}" for k in range(MAX_CALLS_PER_ROUND + 1))
+    with pytest.raises(ScriptError) as exc:
+        parse_script(f"steps:\n  - assistant: x\n  - user: hi\n  - assistant: {{calls: [{calls}]}}\n", source="c.yaml")
+    assert (exc.value.source, exc.value.line, exc.value.cause) == (
+        "c.yaml", 4, f"round 2 makes {MAX_CALLS_PER_ROUND + 1} calls; at most {MAX_CALLS_PER_ROUND} calls per round "
+                     "are simulated")
+
+
+def test_deep_nesting_is_refused_naming_the_source_and_no_line() -> None:
+    with pytest.raises(ScriptError) as exc:
+        parse_script("steps: " + "[" * 5000 + "]" * 5000, source="deep.yaml")
+    assert (exc.value.source, exc.value.line, exc.value.cause) == ("deep.yaml", None, "the script is nested too deeply")

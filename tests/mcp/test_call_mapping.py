@@ -145,3 +145,27 @@ def test_pages_name_the_orphaned_tool_and_its_deleted_server(shop, en_staff):
     publish = re.sub(r"<[^>]+>", "", html.unescape(en_staff.get("/publish/").content.decode()))
     assert ("skill shop_cancel is broken: it gates bitmall-cancel-order, whose MCP server record shop was "
             "deleted") in publish
+
+
+def test_a_call_answer_is_read_whatever_shape_the_server_gives_it(db):
+    """A test call's outcome (the tool page, a runtime mapping calls back): the text parts one per
+    line with images skipped, the structured content as JSON (Chinese kept) only when there is no
+    text, ``is_error`` as the server set it — against the demo server's ``shapes`` variant."""
+    stdio_server("shapes", name="shapes")
+
+    def call(tool: str) -> tuple[bool, str]:
+        outcome = mcp_call_target(target={"server": "shapes", "tool": tool}, arguments={})
+        return outcome.is_error, outcome.text
+
+    assert call("query_order") == (False, "订单 88239\n已发货")
+    assert call("query_logistics") == (False, '{"carrier": "顺丰", "waybill": "SF1234567890"}')
+    assert call("cancel_order") == (False, "已取消")
+    assert call("no_such_tool") == (True, "unknown tool 'no_such_tool'")
+
+
+def test_a_server_that_exits_mid_call_is_a_refusal_naming_it_and_its_stderr(db):
+    stdio_server("shapes", name="shapes")
+    with pytest.raises(SyncError) as exc:
+        mcp_call_target(target={"server": "shapes", "tool": "pay_order"}, arguments={})
+    assert str(exc.value) == ("server 'shapes': MCPError: Connection closed "
+                              "(server stderr: bitmall_mcp: exiting mid-call (variant 'shapes'))")

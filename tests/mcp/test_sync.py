@@ -1,16 +1,20 @@
 """Syncing the real demo MCP server (docs/mcp.md) over stdio and streamable HTTP."""
 from __future__ import annotations
 
+import io
+import sys
+
 import pytest
+from django.core.management import call_command
 
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
 from skills_app.mcp_sync import mcp_server_sync
-from skills_app.models import McpTool
-from skills_app.releases import publish_review
+from skills_app.models import McpServer, McpTool, Skill
+from skills_app.releases import draft_sha256, publish_review, release_latest
 from skills_app.domain.releases import gate
-from skills_app.services import mcp_server_save
+from skills_app.services import mcp_server_save, skill_update
 
 from .support import http_demo, set_variant, stdio_server
 
@@ -134,3 +138,60 @@ def test_an_unreachable_server_is_a_recorded_failure(db):
     record = mcp_server_sync(server=server, trigger="test")
     assert record.outcome == "failed"
     assert record.message.startswith("server 'nowhere': ")
+
+
+def _manage(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_sync_mcp_demo_registers_the_server_syncs_it_and_publishes_only_the_call_targets(db):
+    """``make run``'s ``sync_mcp --demo``: the demo server record made with this Python, its 14
+    tools synced, and the draft — the demo release plus the call targets the sync filled in —
+    published at once; the second run registers, adds and publishes nothing."""
+    assert "published release 1 (demo catalog 'bitmall')" in _manage("load_demo", "bitmall")
+    first = _manage("sync_mcp", "--demo", "--trigger", "make run")
+    assert first.splitlines() == [
+        f"registered the demo MCP server 'bitmall' (stdio: {sys.executable} -m skills_app.demo.bitmall_mcp)",
+        "synced 'bitmall': 14 tools; 14 added; 0 removed; 0 changed",
+        "published release 2 (call targets of the synced demo MCP server 'bitmall'); the runtime maps calls back "
+        "to the server",
+    ]
+    latest = release_latest()
+    assert (latest.number, latest.author_name, draft_sha256() == latest.sha256) == (2, "manage.py", True)
+    assert McpServer.objects.get(name="bitmall").args == ["-m", "skills_app.demo.bitmall_mcp"]
+    again = _manage("sync_mcp", "--demo", "--trigger", "make run")
+    assert again.splitlines() == ["synced 'bitmall': 14 tools; 0 added; 0 removed; 0 changed"]
+    assert release_latest().number == 2
+
+
+def test_sync_mcp_demo_publishes_nothing_when_the_draft_differs_by_more_than_call_targets(db):
+    """A skill edited after the demo release: the sync's call targets are not published on
+    their own (the edit would ride along unreviewed); release 1 stays the latest."""
+    _manage("load_demo", "bitmall")
+    skill = Skill.objects.get(skill_code="order_change")
+    skill_update(skill=skill, description="改过的说明", expected_version=skill.version)
+    out = _manage("sync_mcp", "--demo")
+    assert out.splitlines()[-1] == "synced 'bitmall': 14 tools; 14 added; 0 removed; 0 changed"
+    assert release_latest().number == 1
+
+
+def test_sync_mcp_demo_keeps_a_demo_server_record_staff_changed_and_publishes_no_schema_change(db):
+    """The ``bitmall`` record exists (staff pointed it at the v2 server): it is synced as it is,
+    not registered again; v2 changes a schema and removes a tool, which are not call targets, so
+    nothing is published."""
+    _manage("load_demo", "bitmall")
+    set_variant(stdio_server(), "v2")
+    out = _manage("sync_mcp", "--demo")
+    assert out.splitlines()[0] == "synced 'bitmall': 13 tools; 13 added; 0 removed; 0 changed"
+    assert McpServer.objects.get(name="bitmall").args == ["-m", "skills_app.demo.bitmall_mcp", "--variant", "v2"]
+    assert release_latest().number == 1
+
+
+def test_sync_mcp_demo_publishes_nothing_before_the_demo_release(bitmall):
+    """The demo loaded without ``load_demo``'s first release: the sync publishes no first release
+    of its own (that is ``load_demo``'s, or staff's)."""
+    out = _manage("sync_mcp", "--demo")
+    assert out.splitlines()[-1] == "synced 'bitmall': 14 tools; 14 added; 0 removed; 0 changed"
+    assert release_latest() is None

@@ -333,6 +333,18 @@ def test_a_nul_character_in_english(staff_client, bitmall):
     assert "NUL character" in error and "line 1, column 8" in error
 
 
+def test_a_control_character_is_a_script_error_with_its_line_not_a_500(staff_client, bitmall):
+    """PyYAML's reader refuses a control character (a bell pasted from a terminal) before parsing;
+    the page names its line and code point like any invalid YAML (it answered 500 before)."""
+    script = "steps:\n  - user: hi\n  - user: ring\x07\n  - assistant: ok\n"
+    response = staff_client.post(URL, {"script": script})
+    assert response.status_code == 200
+    error = parse(response.content).one("data-script-error")
+    assert error.one("data-error-line").text() == "第 3 行"
+    assert error.one("data-error-cause").text() == (
+        "invalid YAML: unacceptable character #x0007: special characters are not allowed")
+
+
 def test_script_error_line_is_translated_and_the_cause_is_code(staff_client, bitmall):
     script = "name: broken\nsteps:\n  - user: hi\n  - shout: loud\n  - assistant: {}\n"
     error = parse(staff_client.post(URL, {"script": script}).content).one("data-script-error")

@@ -327,6 +327,20 @@ def test_a_stale_save_in_english_says_what_happens_next(staff_client, bitmall):
     assert doc.one("data-stale").select("data-stale-diff")
 
 
+def test_a_stale_diff_shows_a_removed_markdown_rule_as_a_deletion():
+    """In the stale-save diff only the two file headers are ``head``: a manual line ``---``
+    removed (diff line ``----``) is a deletion, a line ``++x`` added an addition."""
+    from skills_app.forms import StaleEdit
+
+    saved = Skill(skill_code="order_change", name="n", description="d", content="# a\n---\nbody", tool_ids=[],
+                  sort_order=0, enabled=True, version=2)
+    typed = {"content": "# a\n++x\nbody", "name": "n", "description": "d", "tool_ids": [], "sort_order": 0,
+             "enabled": True}
+    diff = StaleEdit.build(saved, base=1, typed=typed).diff
+    assert [kind for kind, _ in diff] == ["head", "head", "hunk", "ctx", "del", "add", "ctx"]
+    assert [line for kind, line in diff if kind in ("del", "add")] == ["----", "+++x"]
+
+
 def test_a_stale_save_over_a_deleted_skill_says_so(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
     stale = edit_data(skill, content="mine")
