@@ -14,9 +14,12 @@ Libraries: ``javaproperties`` reads and writes ``.properties`` (escapes, continu
 """
 from __future__ import annotations
 
+import functools
 import io
+import math
 import os
 import posixpath
+import re
 import stat
 import zipfile
 from dataclasses import dataclass, field
@@ -178,7 +181,7 @@ def read_folder(root: Path | str) -> Dataset:
     refused: dict[str, str] = {}
     total = 0
     paths = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root):  # never into a folder link: see below
         dirnames.sort()
         for d in list(dirnames):
             full = Path(dirpath) / d
@@ -315,7 +318,6 @@ def read_path(path: Path | str) -> Dataset:
 # ---- text ------------------------------------------------------------------------------------
 class _FileProblem(Exception):
     def __init__(self, line: int | None, cause: str) -> None:
-        super().__init__(cause)
         self.line, self.cause = line, cause
 
 
@@ -323,7 +325,7 @@ def decode_text(data: bytes) -> str:
     """UTF-8 text with a leading BOM dropped and line endings normalised to ``\\n`` (line numbers
     are kept). Raises ``_FileProblem`` naming the line of the first byte that is not UTF-8."""
     try:
-        text = data.decode("utf-8")
+        text = data.decode()  # UTF-8, str.decode's default
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise _FileProblem(line, _p("import_not_utf8", "not UTF-8 text (byte 0x%(byte)s)",
@@ -358,18 +360,23 @@ def _parse_bool(value: Any, key: str, line: int | None) -> bool:
     raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key, value=value))
 
 
+#: A whole number in a file: ASCII digits with at most one leading minus (``--3`` and ``٣`` are not).
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+
+
 def _parse_int(value: Any, key: str, line: int | None) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lstrip("-").isdigit() and text.isascii():
-            return int(text)
+    if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+        try:
+            return int(value.strip())
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
+            pass
     raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key, value=value))
 
 
 # ---- .properties -----------------------------------------------------------------------------
-def _content_path(base_dir: str, value: str, line: int) -> str:
+def _content_path(base_dir: str, value: str, line: int | None = None) -> str:
     """The dataset path of a ``content-file`` value (relative to the declaration's folder)."""
     value = value.strip()
     if not value:
@@ -380,7 +387,7 @@ def _content_path(base_dir: str, value: str, line: int) -> str:
     if ".." in value.split("/"):
         raise _FileProblem(line, _p("content_file_parent", "content-file '%(value)s' may not contain '..'; the "
                                     "manual must be inside the dataset folder", value=value))
-    joined = _safe_relative(posixpath.join(base_dir, value) if base_dir else value)
+    joined = _safe_relative(posixpath.join(base_dir, value))  # join("", value) is value
     if joined is None:
         raise _FileProblem(line, _p("content_file_unusable", "content-file '%(value)s' is not a usable path", value=value))
     return joined
@@ -448,7 +455,7 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
     sort_order = read(_parse_int, values["sort-order"][0], "sort-order", values["sort-order"][1]) \
         if "sort-order" in values else None
     enabled = read(_parse_bool, values["enabled"][0], "enabled", values["enabled"][1]) if "enabled" in values else None
-    content = ""
+    content = ""  # pragma: no mutate — read only when content-file set it (else an error refuses the file)
     if "content-file" in values:
         raw, at = values["content-file"]
         try:
@@ -474,8 +481,9 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
         enabled=enabled, lines=lines))
 
 
-def _issue_order(issue: FileIssue) -> tuple[int, int]:
-    return (0 if issue.line is not None else 1, issue.line or 0)
+def _issue_order(issue: FileIssue) -> float:
+    """Issues by line, those without a line (a missing key) last."""
+    return math.inf if issue.line is None else issue.line
 
 
 def content_file_of(source: str, data: bytes) -> str | None:
@@ -484,7 +492,7 @@ def content_file_of(source: str, data: bytes) -> str | None:
     try:
         for element in javaproperties.parse(decode_text(data)):
             if isinstance(element, javaproperties.KeyValue) and element.key == "content-file":
-                return _content_path(posixpath.dirname(source), element.value, 0)
+                return _content_path(posixpath.dirname(source), element.value)
     except (_FileProblem, javaproperties.InvalidUEscapeError):
         return None
     return None
@@ -507,7 +515,7 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
     out = _Mapping()
     out.lines = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = loader.construct_object(key_node, deep=True)  # pragma: no mutate — deep or not: load fills all
         line = key_node.start_mark.line
         try:
             hash(key)
@@ -515,12 +523,29 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
             raise _FileProblem(line, _p("key_not_plain", "a key must be a plain name")) from None
         if key in out:
             raise _FileProblem(line, _p("key_twice", KEYS_TWICE, key=key, first=out.lines[key] + 2))
-        out[key] = loader.construct_object(value_node, deep=True)
+        out[key] = loader.construct_object(value_node, deep=True)  # pragma: no mutate — the same
         out.lines[key] = line
     return out
 
 
 _FrontMatterLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _construct_checked(what: str, construct, loader: _FrontMatterLoader, node: yaml.Node) -> Any:
+    """PyYAML's constructor of a scalar, with the ``ValueError`` it raises for a value its pattern
+    matches but Python cannot make (``2024-13-45``, an integer of more than 4,300 digits) turned
+    into a YAML error at the value's line (it would escape the parser otherwise)."""
+    try:
+        return construct(loader, node)
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(None, None, f"cannot read this {what} ({exc})",
+                                                node.start_mark) from None
+
+
+_FrontMatterLoader.add_constructor("tag:yaml.org,2002:int", functools.partial(
+    _construct_checked, "number", yaml.SafeLoader.construct_yaml_int))
+_FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", functools.partial(
+    _construct_checked, "date", yaml.SafeLoader.construct_yaml_timestamp))
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:
@@ -540,7 +565,13 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
     raise _FileProblem(1, _p("front_matter_unclosed", "the front matter opened on line 1 is never closed by a line '---'"))
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> _FileProblem:
+def _yaml_problem(exc: yaml.YAMLError, front: str) -> _FileProblem:
+    """The error PyYAML raised reading ``front`` (the front matter), at its line of the file."""
+    # the front matter starts on the file's line 2; PyYAML counts from 0
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML refuses: no mark, a position
+        return _FileProblem(front[: exc.position].count("\n") + 2, _p(
+            "front_matter_yaml", "invalid YAML front matter: %(cause)s",
+            cause=f"unacceptable character #x{exc.character:04x}: {exc.reason}"))
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     cause = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
@@ -549,7 +580,6 @@ def _yaml_problem(exc: yaml.YAMLError) -> _FileProblem:
         if context_mark is not None and mark is not None and context_mark.line != mark.line:
             context = f"{context} that starts on line {context_mark.line + 2}"
         cause = f"{cause} ({context})"
-    # the front matter starts on the file's line 2; PyYAML counts from 0
     return _FileProblem(mark.line + 2 if mark is not None else None,
                         _p("front_matter_yaml", "invalid YAML front matter: %(cause)s", cause=cause))
 
@@ -606,9 +636,12 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
         try:
             meta = yaml.load(front, Loader=_FrontMatterLoader)  # noqa: S506 — a SafeLoader subclass
         except yaml.YAMLError as exc:
-            raise _yaml_problem(exc) from None
+            raise _yaml_problem(exc, front) from None
+        except RecursionError:
+            raise _FileProblem(2, _p("front_matter_yaml", "invalid YAML front matter: %(cause)s",
+                                     cause="nested too deeply")) from None
         except _FileProblem as p:
-            raise _FileProblem(None if p.line is None else p.line + 2, p.cause) from None
+            raise _FileProblem(p.line + 2, p.cause) from None  # _construct_mapping's: always a line
         if not isinstance(meta, dict):
             raise _FileProblem(2, _p("front_matter_not_mapping", "the front matter must be a mapping of keys (name, "
                                      "description, …), not %(kind)s", kind=_type_name(meta)))
@@ -647,7 +680,8 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
             errors.append(FileIssue(source, None, _p("missing_key", "missing key '%(key)s'", key=key)))
         else:
             values[key] = read(_string, meta[key], key, at(key))
-    lines["name"] = lines["skill_code"] = (source, at("name")) if "name" in meta else (source, None)
+    if "name" in meta:
+        lines["name"] = lines["skill_code"] = (source, at("name"))
     if "description" in meta:
         lines["description"] = (source, at("description"))
     tool_ids: tuple[str, ...] = ()
@@ -692,7 +726,7 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
     if errors:
         return ParsedFile(source, errors=tuple(sorted(errors, key=_issue_order)), warnings=tuple(warnings))
     return ParsedFile(source, warnings=tuple(warnings), declaration=SkillDeclaration(
-        source=source, format=SKILL_MD, skill_code=(code or "").strip(), name=display or "",
+        source=source, format=SKILL_MD, skill_code=code.strip(), name=display,  # text: no errors
         description=values["description"], content=body, tool_ids=tool_ids, sort_order=sort_order,
         enabled=enabled, lines=lines))
 
@@ -728,15 +762,15 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
         elif path not in manuals:
             out.append(ParsedFile(path, ignored=_p("not_a_skill_file", "not a skill file (*.properties or SKILL.md) "
                                                    "nor a manual that a declaration names; not imported")))
-    first: dict[str, ParsedFile] = {}
+    seen: set[str] = set()
     dupes: set[str] = set()
     for parsed in out:
         if parsed.declaration is not None:
             code = parsed.declaration.skill_code
-            if code in first:
+            if code in seen:
                 dupes.add(code)
             else:
-                first.setdefault(code, parsed)
+                seen.add(code)
     if not dupes:
         return out
     sources = {code: [p.source for p in out if p.declaration is not None and p.declaration.skill_code == code]
@@ -756,6 +790,10 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
 
 
 # ---- writing ---------------------------------------------------------------------------------
+#: Declaration files keep non-ASCII text as is (UTF-8), not as ``\\u`` escapes.
+_AS_WRITTEN = {"ensure_ascii": False}
+
+
 def _properties_text(skill: Skill, content_file: str) -> str:
     pairs = [("skill-code", skill.code), ("name", skill.name), ("description", skill.description),
              ("content-file", content_file)]
@@ -763,7 +801,11 @@ def _properties_text(skill: Skill, content_file: str) -> str:
         pairs.append(("tool-ids", ",".join(skill.tool_ids)))
     pairs += [("sort-order", str(skill.sort_order)), ("enabled", "true" if skill.enabled else "false")]
     head = "# Skill Console declaration (docs/import-export.md)\n"
-    return head + "".join(javaproperties.join_key_value(k, v, ensure_ascii=False) + "\n" for k, v in pairs)
+    return head + "".join(javaproperties.join_key_value(k, v, **_AS_WRITTEN) + "\n" for k, v in pairs)
+
+
+#: How the front matter is written: UTF-8 as is, keys in the order given, one line per value.
+_YAML_STYLE = {"allow_unicode": True, "sort_keys": False, "width": 10_000, "default_flow_style": False}
 
 
 def _skill_md_text(skill: Skill, name: str) -> str:
@@ -772,12 +814,12 @@ def _skill_md_text(skill: Skill, name: str) -> str:
         front["allowed-tools"] = " ".join(skill.tool_ids)
     front["metadata"] = {"skill-code": skill.code, "display-name": skill.name,
                          "sort-order": str(skill.sort_order), "enabled": "true" if skill.enabled else "false"}
-    text = yaml.safe_dump(front, allow_unicode=True, sort_keys=False, width=10_000, default_flow_style=False)
+    text = yaml.safe_dump(front, **_YAML_STYLE)
     return f"---\n{text}---\n\n{skill.content}"
 
 
 def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
-    """The files (relative path → UTF-8 bytes) that declare ``skills`` in ``format``:
+    """The files (relative path → UTF-8 bytes, ``str.encode``'s default) that declare ``skills`` in ``format``:
 
     - ``properties``: ``<code>.properties`` and its manual ``manuals/<code>.md``;
     - ``skill-md``: ``<name>/SKILL.md`` where the folder and ``name`` are the code with ``_`` as
@@ -791,26 +833,30 @@ def export_files(skills: Iterable[Skill], *, format: str) -> dict[str, bytes]:
     if format == PROPERTIES:
         for s in skills:
             manual = f"manuals/{s.code}.md"
-            out[f"{s.code}.properties"] = _properties_text(s, manual).encode("utf-8")
+            out[f"{s.code}.properties"] = _properties_text(s, manual).encode()
             # the reader drops one leading BOM; a manual that starts with U+FEFF keeps it that way
-            out[manual] = (("\ufeff" if s.content.startswith("\ufeff") else "") + s.content).encode("utf-8")
+            out[manual] = (("\ufeff" if s.content.startswith("\ufeff") else "") + s.content).encode()
         return out
     if format == SKILL_MD:
         names = [agent_skill_name(s.code) for s in skills]
         for s, name in zip(skills, names):
             folder = name if names.count(name) == 1 else s.code
-            out[f"{folder}/{SKILL_MD_NAME}"] = _skill_md_text(s, folder).encode("utf-8")
+            out[f"{folder}/{SKILL_MD_NAME}"] = _skill_md_text(s, folder).encode()
         return out
     raise ValueError(f"unknown format '{format}'; formats: {', '.join(FORMATS)}")
+
+
+#: The timestamp of every exported zip entry (a zip keeps even seconds only).
+_ZIP_TIME = (2026, 1, 1, 0, 0, 0)
 
 
 def zip_files(files: Mapping[str, bytes], *, folder: str = "") -> bytes:
     """A zip archive (bytes) of ``files`` under ``folder/`` (when given), in path order, with a fixed
     timestamp so the same files give the same archive."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w") as archive:  # each entry says its compression
         for path in sorted(files):
-            info = zipfile.ZipInfo(f"{folder}/{path}" if folder else path, date_time=(2026, 1, 1, 0, 0, 0))
+            info = zipfile.ZipInfo(f"{folder}/{path}" if folder else path, date_time=_ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, files[path])
