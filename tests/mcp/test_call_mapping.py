@@ -14,7 +14,7 @@ from skills_app.demo.bitmall_mcp import CANNED, dotted_name
 from skills_app.domain import check_call
 from skills_app.domain.releases import gate
 from skills_app.domain.snapshot import catalog_from_snapshot, catalog_to_snapshot
-from skills_app.mcp_sync import SyncError, mcp_call_target, mcp_server_sync
+from skills_app.mcp_sync import SyncError, mcp_call_target, mcp_server_sync, mcp_tool_call
 from skills_app.models import IntentNode, McpServer, McpTool
 from skills_app.releases import publish_review
 from skills_app.services import intent_node_save, skill_create
@@ -186,3 +186,24 @@ def test_a_target_naming_a_deleted_server_is_refused(db):
         mcp_call_target(target={"server": "gone", "tool": "query_order"}, arguments={})
     assert str(exc.value) == ("MCP server 'gone' is not registered (its record was deleted?); tool 'query_order' "
                               "cannot be called")
+
+
+def test_a_test_call_of_a_synced_tool_goes_to_its_server_by_its_real_name(shop):
+    """The tool page's test call: the record's server, the real (dotted) name and the arguments
+    as given reach the demo server, which echoes them."""
+    outcome = mcp_tool_call(tool=McpTool.objects.get(name="bitmall-query-order"), arguments={"order_no": "88239"})
+    assert outcome.is_error is False
+    assert json.loads(outcome.text) == {"tool": "bitmall.query-order", "arguments": {"order_no": "88239"},
+                                        "result": CANNED["query_order"]}
+
+
+def test_a_test_call_of_a_tool_without_a_server_is_refused_naming_why(shop):
+    """A catalog tool never synced, and an orphan whose server record was deleted: nothing to call."""
+    with pytest.raises(SyncError) as exc:
+        mcp_tool_call(tool=McpTool.objects.get(name="cancel_order"), arguments={})
+    assert str(exc.value) == "tool 'cancel_order' was not synced from a server; there is nothing to call"
+    McpServer.objects.filter(name="shop").delete()
+    with pytest.raises(SyncError) as exc:
+        mcp_tool_call(tool=McpTool.objects.get(name="bitmall-cancel-order"), arguments={})
+    assert str(exc.value) == ("tool 'bitmall-cancel-order' is orphaned: the record of its MCP server 'shop' was "
+                              "deleted; there is nothing to call")

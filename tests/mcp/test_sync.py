@@ -11,7 +11,7 @@ from django.core.management import call_command
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
-from skills_app.mcp_sync import ListedTool, _describe, mcp_server_sync, schema_diff
+from skills_app.mcp_sync import ListedTool, _describe, _listed, mcp_server_sync, only_call_targets_changed, schema_diff
 from skills_app.models import McpServer, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
 from skills_app.domain.releases import gate
@@ -252,3 +252,49 @@ def test_a_failure_is_described_in_one_line_from_the_first_leaf_of_a_group(exc, 
     """What a failed sync or call records: the class of the first exception a task group wraps and
     the first line of its message, or the class alone when the message is blank."""
     assert _describe(exc) == line
+
+
+def test_a_listed_tool_keeps_its_wire_fields_and_may_take_its_title_from_its_annotations():
+    """``tools/list`` → ``ListedTool``: the title, else the annotations' title, else ""; no
+    description is ""; an empty inputSchema is an object schema; the annotations as sent."""
+    import mcp_types as types
+
+    bare = types.Tool(name="q", input_schema={})
+    assert _listed(bare) == ListedTool(name="q", title="", description="", input_schema={"type": "object"},
+                                       output_schema=None, annotations={})
+    annotated = types.Tool(name="q", description="查询", input_schema={"type": "object", "required": ["n"]},
+                           output_schema={"type": "object"},
+                           annotations=types.ToolAnnotations(title="查询（注解）", read_only_hint=True))
+    assert _listed(annotated) == ListedTool(
+        name="q", title="查询（注解）", description="查询", input_schema={"type": "object", "required": ["n"]},
+        output_schema={"type": "object"}, annotations={"title": "查询（注解）", "readOnlyHint": True})
+    titled = types.Tool(name="q", title="查询订单", input_schema={"type": "object"},
+                        annotations=types.ToolAnnotations(title="查询（注解）"))
+    assert _listed(titled).title == "查询订单"
+
+
+def test_only_call_targets_changed_needs_a_change_and_nothing_but_targets(bitmall):
+    """The demo's automatic publish after ``make run``'s sync: an unchanged draft is not "only call
+    targets"; the sync's targets alone are; the targets with a skill edit are not."""
+    from skills_app.domain.releases import catalog_diff
+
+    before = selectors.catalog_draft()
+    assert only_call_targets_changed(catalog_diff(before, before)) is False
+    assert mcp_server_sync(server=stdio_server(), trigger="test").outcome == "ok"
+    synced = selectors.catalog_draft()
+    assert only_call_targets_changed(catalog_diff(before, synced)) is True
+    skill = Skill.objects.get(skill_code="order_change")
+    skill_update(skill=skill, description="改过的说明", expected_version=skill.version)
+    assert only_call_targets_changed(catalog_diff(before, selectors.catalog_draft())) is False
+
+
+def test_sync_mcp_demo_publishes_nothing_after_a_release_staff_made(db):
+    """The latest release is not ``load_demo``'s (staff published since, even from the command
+    line): the sync's call targets wait for staff to publish them."""
+    _manage("load_demo", "bitmall")
+    skill = Skill.objects.get(skill_code="order_change")
+    skill_update(skill=skill, description="改过的说明", expected_version=skill.version)
+    _manage("publish", "--note", "staff's wording")
+    assert (release_latest().number, release_latest().author_name) == (2, "manage.py")
+    _manage("sync_mcp", "--demo")
+    assert release_latest().number == 2
