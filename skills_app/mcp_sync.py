@@ -117,9 +117,12 @@ async def _list_all(server: McpServer, errlog: Any) -> list[ListedTool]:
 
 
 def _describe(exc: BaseException) -> str:
-    """One line for an exception, unwrapping exception groups to their first leaf."""
+    """One line for an exception, unwrapping exception groups to their first leaf; our own
+    ``SyncError`` (raised inside the client's task group, so wrapped) says what it says."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, SyncError):
+        return str(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{exc.__class__.__name__}: {text}" if text else exc.__class__.__name__
 

@@ -21,7 +21,9 @@ Run it::
   and a runtime must map calls back (docs/mcp.md, "How a runtime maps calls back");
 - ``shapes``: the 14 tools, four of which answer ``tools/call`` in the other shapes a server may
   use (``SHAPES``): text around an image, structured content only, text beside structured
-  content, and a process that exits mid-call.
+  content, and a process that exits mid-call;
+- ``loop``: the second page of ``tools/list`` names itself as the next cursor again;
+- ``endless``: ``tools/list`` answers empty pages, each with a new next cursor, for ever.
 
 Only this file and the catalog YAML are read; no Django import, so the server starts fast.
 """
@@ -40,7 +42,7 @@ import jsonschema
 import yaml
 
 CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
-VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes")
+VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes", "loop", "endless")
 #: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
 V2_REMOVED = "change_address"
 V2_CHANGED = "query_order"
@@ -137,6 +139,10 @@ def build_server(variant: str = "v1", page_size: int = 5):
             sys.stderr.write("bitmall_mcp: dying mid-list (variant 'die')\n")
             sys.stderr.flush()
             os._exit(3)
+        if variant == "endless":
+            return types.ListToolsResult(tools=[], next_cursor=str(start + 1))
+        if start > 0 and variant == "loop":
+            return types.ListToolsResult(tools=tools[start:start + page_size], next_cursor=str(start))
         end = start + page_size
         return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
 

@@ -6,12 +6,14 @@ import io
 import sys
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.management import call_command
 
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
-from skills_app.mcp_sync import ListedTool, _describe, _listed, mcp_server_sync, only_call_targets_changed, schema_diff
+from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, demo_server_args, mcp_server_sync,
+                                  only_call_targets_changed, schema_diff)
 from skills_app.models import McpServer, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
 from skills_app.domain.releases import gate
@@ -103,18 +105,16 @@ def test_v2_removes_a_tool_changes_a_schema_and_breaks_the_skill(bitmall):
     assert selectors.broken_skills() == {}
 
 
-@pytest.mark.parametrize("variant, cause", [
-    ("hang", "no complete answer within the time limit of 5 seconds"),
-    ("die", "bitmall_mcp: dying mid-list (variant 'die')"),
+@pytest.mark.parametrize("variant, message", [
+    ("hang", "server 'bitmall': no complete answer within the time limit of 5 seconds"),
+    ("die", "server 'bitmall': MCPError: Connection closed (server stderr: bitmall_mcp: dying mid-list (variant 'die'))"),
 ])
-def test_a_failing_server_leaves_the_previous_tool_set_untouched(bitmall, variant, cause):
+def test_a_failing_server_leaves_the_previous_tool_set_untouched(bitmall, variant, message):
     server = stdio_server()
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
     before = snapshot_of(server)
     record = mcp_server_sync(server=set_variant(server, variant), trigger="test")
-    assert record.outcome == "failed"
-    assert record.message.startswith("server 'bitmall': ")
-    assert cause in record.message
+    assert (record.outcome, record.message) == ("failed", message)
     assert snapshot_of(server) == before
     server.refresh_from_db()
     assert (server.last_sync_ok, server.last_sync_message) == (False, record.message)
@@ -130,15 +130,16 @@ def test_a_failing_http_server_leaves_the_previous_tool_set_untouched(bitmall):
         server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
                                  instance=server)
         record = mcp_server_sync(server=server, trigger="test")
-    assert record.outcome == "failed"
+    assert (record.outcome, record.message) == (
+        "failed", "server 'shop-http': RemoteProtocolError: Server disconnected without sending a response.")
     assert snapshot_of(server) == before
 
 
 def test_an_unreachable_server_is_a_recorded_failure(db):
     server = mcp_server_save(name="nowhere", transport="stdio", command="/nonexistent/mcp-server", timeout_seconds=3)
     record = mcp_server_sync(server=server, trigger="test")
-    assert record.outcome == "failed"
-    assert record.message.startswith("server 'nowhere': ")
+    assert (record.outcome, record.message) == (
+        "failed", "server 'nowhere': FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/mcp-server'")
 
 
 def _manage(*args: str) -> str:
@@ -247,6 +248,8 @@ def test_a_schema_diff_of_a_later_field_alone_and_of_nothing():
     (BaseExceptionGroup("outer", [ExceptionGroup("inner", [OSError("  spawn failed  ")])]), "OSError: spawn failed"),
     (TimeoutError(), "TimeoutError"),
     (RuntimeError("   \n  "), "RuntimeError"),
+    (ExceptionGroup("client", [SyncError("tools/list repeated cursor '5'; the list never ends")]),
+     "tools/list repeated cursor '5'; the list never ends"),
 ])
 def test_a_failure_is_described_in_one_line_from_the_first_leaf_of_a_group(exc, line):
     """What a failed sync or call records: the class of the first exception a task group wraps and
@@ -298,3 +301,49 @@ def test_sync_mcp_demo_publishes_nothing_after_a_release_staff_made(db):
     assert (release_latest().number, release_latest().author_name) == (2, "manage.py")
     _manage("sync_mcp", "--demo")
     assert release_latest().number == 2
+
+
+def test_a_disabled_server_is_not_synced_and_the_failure_is_recorded_on_it(db, django_user_model):
+    """Who started a sync, and what a failed one leaves: the record (outcome, message, who, the
+    trigger) and the server's last-sync fields, in the database and on the instance passed."""
+    staff = django_user_model.objects.create_user("ops", password="x")
+    server = mcp_server_save(name="off", transport="stdio", command=sys.executable, args=["-c", "pass"],
+                             timeout_seconds=3, enabled=False)
+    record = mcp_server_sync(server=server, user=staff, trigger="console")
+    assert (record.outcome, record.message, record.started_by, record.started_by_name, record.trigger) == (
+        "failed", "server 'off' is disabled; enable it to sync", staff, "ops", "console")
+    assert record.finished_at is not None and record.pk is not None
+    assert (server.last_sync_ok, server.last_sync_message, server.last_sync_at) == (
+        False, record.message, record.finished_at)
+    stored = McpServer.objects.get(pk=server.pk)
+    assert (stored.last_sync_ok, stored.last_sync_message, stored.last_sync_at) == (
+        False, record.message, record.finished_at)
+    by_cron = mcp_server_sync(server=server, user=AnonymousUser(), trigger="cron")
+    assert (by_cron.started_by, by_cron.started_by_name) == (None, "cron")
+
+
+def test_the_demo_server_runs_this_python_on_the_demo_module_in_a_variant():
+    assert demo_server_args() == ["-m", "skills_app.demo.bitmall_mcp"]
+    assert demo_server_args("v2") == ["-m", "skills_app.demo.bitmall_mcp", "--variant", "v2"]
+
+
+@pytest.mark.parametrize(("variant", "message"), [
+    ("loop", "server 'bitmall': tools/list repeated cursor '5'; the list never ends"),
+    ("endless", "server 'bitmall': tools/list still had a next cursor after 1000 pages"),
+])
+def test_a_tool_list_that_never_ends_is_a_failed_sync_that_changes_nothing(bitmall, variant, message):
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    before = snapshot_of(server)
+    record = mcp_server_sync(server=set_variant(server, variant), trigger="test")
+    assert (record.outcome, record.message) == ("failed", message)
+    assert snapshot_of(server) == before
+
+
+def test_a_stdio_server_gets_the_environment_of_its_record(bitmall):
+    """The record's ``env`` reaches the server process: the demo server reads its variant from
+    ``BITMALL_MCP_VARIANT``, so v2's 13 tools come back."""
+    server = mcp_server_save(name="bitmall", transport="stdio", command=sys.executable, args=demo_server_args(),
+                             env={"BITMALL_MCP_VARIANT": "v2"}, timeout_seconds=60)
+    record = mcp_server_sync(server=server, trigger="test")
+    assert (record.outcome, record.message) == ("ok", "13 tools; 13 added; 0 removed; 0 changed")
