@@ -336,3 +336,13 @@ def test_a_stdio_server_gets_the_environment_of_its_record(bitmall):
                              env={"BITMALL_MCP_VARIANT": "v2"}, timeout_seconds=60)
     record = mcp_server_sync(server=server, trigger="test")
     assert (record.outcome, record.message) == ("ok", "13 tools; 13 added; 0 removed; 0 changed")
+
+
+def test_a_typed_in_definition_naming_the_server_is_neither_taken_nor_removed_by_its_sync(bitmall):
+    """Only this server's synced tools (and the orphans a deleted record of its name left) are
+    its own: a definition staff typed in with the server's name but never synced stays as it is."""
+    typed = McpTool.objects.create(name="manual_refund", server="bitmall", input_schema={"type": "object"})
+    record = mcp_server_sync(server=stdio_server(), trigger="test")
+    assert (record.outcome, record.removed) == ("ok", [])
+    typed.refresh_from_db()
+    assert (typed.removed_at, typed.mcp_server_id, typed.synced_at) == (None, None, None)
