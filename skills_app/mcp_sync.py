@@ -286,7 +286,10 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
     now = timezone.now()
     # this server's tools, and the orphans a deleted record of the same name left (a server
     # registered again takes them back under the names they held: docs/mcp.md)
-    own = Q(mcp_server=server) | Q(mcp_server__isnull=True, synced_at__isnull=False, server=server.name)
+    own = Q(mcp_server=server) | Q(
+        mcp_server__isnull=True,  # pragma: no mutate — names are unique and immutable: no other record's tool has it
+        synced_at__isnull=False, server=server.name,
+    )
     mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(own)}
     listed_names = {t.name for t in listed}
     others = McpTool.objects.exclude(own).select_related("mcp_server")

@@ -346,3 +346,39 @@ def test_a_typed_in_definition_naming_the_server_is_neither_taken_nor_removed_by
     assert (record.outcome, record.removed) == ("ok", [])
     typed.refresh_from_db()
     assert (typed.removed_at, typed.mcp_server_id, typed.synced_at) == (None, None, None)
+
+
+def test_a_sync_leaves_the_orphans_of_another_servers_deleted_record_alone(bitmall):
+    """Orphans are taken back only by a server registered again under their server's name."""
+    assert mcp_server_sync(server=stdio_server("dotted", name="shop"), trigger="test").outcome == "ok"
+    McpServer.objects.filter(name="shop").delete()
+    record = mcp_server_sync(server=stdio_server(), trigger="test")
+    assert (record.outcome, record.removed) == ("ok", [])
+    orphans = McpTool.objects.filter(server="shop")
+    assert orphans.count() == 14
+    assert {(t.mcp_server_id, t.removed_at) for t in orphans} == {(None, None)}
+
+
+def test_a_second_server_listing_the_same_tool_names_gets_its_own_names_not_the_first_ones_tools(bitmall):
+    """Two servers offering ``query_order``: the second's tools are named ``<server>__<name>``
+    (with a warning); the first server's rows stay its own."""
+    first = stdio_server()
+    assert mcp_server_sync(server=first, trigger="test").outcome == "ok"
+    second = stdio_server(name="other")
+    record = mcp_server_sync(server=second, trigger="test")
+    assert (record.outcome, record.message) == ("ok", "14 tools; 14 added; 0 removed; 0 changed")
+    assert sorted(t.name for t in McpTool.objects.filter(mcp_server=second))[:2] == [
+        "other__apply_after_sale", "other__cancel_order"]
+    assert McpTool.objects.filter(mcp_server=first).count() == 14
+    assert McpTool.objects.get(name="query_order").mcp_server_id == first.pk
+
+
+def test_a_typed_in_definition_holding_a_synced_tools_model_name_is_not_taken_over(bitmall):
+    """A definition staff typed in as ``bitmall-query-order`` (never synced) keeps that name; the
+    dotted server's ``bitmall.query-order`` is named around it."""
+    typed = McpTool.objects.create(name="bitmall-query-order", input_schema={"type": "object"})
+    server = stdio_server("dotted", name="shop")
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    typed.refresh_from_db()
+    assert (typed.mcp_server_id, typed.synced_at, typed.tool_name) == (None, None, "")
+    assert McpTool.objects.get(mcp_server=server, tool_name="bitmall.query-order").name == "shop__bitmall-query-order"
