@@ -101,10 +101,10 @@ async def _list_all(server: McpServer, errlog: Any) -> list[ListedTool]:
 
     tools: list[ListedTool] = []
     async with _Session(server, errlog) as session:
-        cursor: str | None = None
+        cursor: str | None = None  # pragma: no mutate — "" is as false: the first page goes without params
         seen: set[str] = set()
         for _page in range(MAX_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None  # pragma: no mutate — params without a cursor ask for the first page as no params do
             result = await session.list_tools(params=params)
             tools.extend(_listed(t) for t in result.tools)
             cursor = result.next_cursor
