@@ -377,8 +377,17 @@ def test_a_typed_in_definition_holding_a_synced_tools_model_name_is_not_taken_ov
     """A definition staff typed in as ``bitmall-query-order`` (never synced) keeps that name; the
     dotted server's ``bitmall.query-order`` is named around it."""
     typed = McpTool.objects.create(name="bitmall-query-order", input_schema={"type": "object"})
+    McpTool.objects.create(name="bitmall-cancel-order", server="legacy", input_schema={"type": "object"})
     server = stdio_server("dotted", name="shop")
-    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    record = mcp_server_sync(server=server, trigger="test")
+    assert record.outcome == "ok"
     typed.refresh_from_db()
     assert (typed.mcp_server_id, typed.synced_at, typed.tool_name) == (None, None, "")
     assert McpTool.objects.get(mcp_server=server, tool_name="bitmall.query-order").name == "shop__bitmall-query-order"
+    # the warnings name who holds each name: the server a typed-in definition names, else "typed-in definitions"
+    assert record.warnings == [
+        "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
+        "is the name of server 'typed-in definitions'",
+        "tool 'bitmall.cancel-order' of server 'shop' is offered as 'shop__bitmall-cancel-order': "
+        "'bitmall-cancel-order' is the name of server 'legacy'",
+    ]
