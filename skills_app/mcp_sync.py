@@ -116,36 +116,46 @@ async def _list_all(server: McpServer, errlog: Any) -> list[ListedTool]:
     raise SyncError(f"tools/list still had a next cursor after {MAX_PAGES} pages")
 
 
-def _describe(exc: BaseException) -> str:
-    """One line for an exception, unwrapping exception groups to their first leaf; our own
-    ``SyncError`` (raised inside the client's task group, so wrapped) says what it says."""
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception an exception group wraps, through any nesting (the client's task
+    groups wrap what happens inside them); ``exc`` itself when it is not a group."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, SyncError):
-        return str(exc)
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception: its class and the first non-blank line of its message, or the
+    class alone when the message is blank (exception groups unwrapped to their first leaf)."""
+    exc = _leaf(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{exc.__class__.__name__}: {text}" if text else exc.__class__.__name__
 
 
 def _run(server: McpServer, work) -> Any:
     """Run ``work(errlog)`` (a coroutine function) under the server's time limit; translate every
-    failure into ``SyncError`` naming the server, the cause and the end of the server's stderr."""
+    failure into ``SyncError`` naming the server and the cause. The cause is our own ``SyncError``'s
+    sentence as it stands (wrapped by a task group or not, no stderr), the time-limit sentence when
+    and only when the limit ran out (a ``TimeoutError`` of a socket inside is described like any
+    other failure), else ``_describe``, with the end of the server's stderr (docs/mcp.md)."""
     limit = float(server.timeout_seconds)
+    scopes: list[anyio.CancelScope] = []
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
         async def main():
-            with anyio.fail_after(limit):
+            with anyio.fail_after(limit) as scope:
+                scopes.append(scope)
                 return await work(errlog)
 
         try:
             return anyio.run(main)
-        except SyncError as exc:
-            raise SyncError(f"server '{server.name}': {exc}") from None
-        except TimeoutError:
-            cause = f"no complete answer within the time limit of {limit:g} seconds"
-        except Exception as exc:  # transport, protocol and spawn errors of every kind
-            cause = _describe(exc)
-        except BaseExceptionGroup as exc:  # noqa: B036 — a task group wrapping a cancellation
-            cause = _describe(exc)
+        except (Exception, BaseExceptionGroup) as exc:  # noqa: B036 — transport, protocol, spawn errors and task groups wrapping a cancellation
+            leaf = _leaf(exc)
+            if isinstance(leaf, SyncError):
+                raise SyncError(f"server '{server.name}': {leaf}") from None
+            if scopes and scopes[0].cancel_called:
+                cause = f"no complete answer within the time limit of {limit:g} seconds"
+            else:
+                cause = _describe(leaf)
         errlog.seek(0)
         tail = errlog.read()[-400:].strip()
     raise SyncError(f"server '{server.name}': {cause}" + (f" (server stderr: {tail})" if tail else ""))

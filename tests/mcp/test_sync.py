@@ -12,7 +12,7 @@ from django.core.management import call_command
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
-from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, demo_server_args, mcp_server_sync,
+from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, _run, demo_server_args, mcp_server_sync,
                                   only_call_targets_changed, schema_diff)
 from skills_app.models import McpServer, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
@@ -250,13 +250,62 @@ def test_a_schema_diff_of_a_later_field_alone_and_of_nothing():
     (BaseExceptionGroup("outer", [ExceptionGroup("inner", [OSError("  spawn failed  ")])]), "OSError: spawn failed"),
     (TimeoutError(), "TimeoutError"),
     (RuntimeError("   \n  "), "RuntimeError"),
-    (ExceptionGroup("client", [SyncError("tools/list repeated cursor '5'; the list never ends")]),
-     "tools/list repeated cursor '5'; the list never ends"),
 ])
 def test_a_failure_is_described_in_one_line_from_the_first_leaf_of_a_group(exc, line):
     """What a failed sync or call records: the class of the first exception a task group wraps and
     the first line of its message, or the class alone when the message is blank."""
     assert _describe(exc) == line
+
+
+async def _in_a_task_group(exc: BaseException, errlog) -> None:
+    import anyio
+
+    async def fail() -> None:
+        errlog.write("last words\n")
+        raise exc
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(fail)
+
+
+async def _past_the_limit(errlog) -> None:
+    import anyio
+
+    errlog.write("still thinking\n")
+    await anyio.sleep(5)
+
+
+async def _timeout_inside(errlog) -> None:
+    raise TimeoutError("timed out")
+
+
+@pytest.mark.parametrize(("work", "message"), [
+    # our own sentence, wrapped by the client's task group or not: as it stands, no stderr
+    (lambda errlog: _in_a_task_group(SyncError("tools/list repeated cursor '5'; the list never ends"), errlog),
+     "server 'slow': tools/list repeated cursor '5'; the list never ends"),
+    # the limit ran out: the time-limit sentence, with the server's stderr
+    (_past_the_limit, "server 'slow': no complete answer within the time limit of 0.2 seconds"
+                      " (server stderr: still thinking)"),
+    # a TimeoutError of a socket inside, before the limit: not the time-limit sentence
+    (_timeout_inside, "server 'slow': TimeoutError: timed out"),
+    (lambda errlog: _in_a_task_group(TimeoutError(), errlog), "server 'slow': TimeoutError (server stderr: last words)"),
+    (lambda errlog: _in_a_task_group(OSError("  spawn failed\nat line 2"), errlog),
+     "server 'slow': OSError: spawn failed (server stderr: last words)"),
+])
+def test_a_failed_exchange_becomes_one_sync_error_naming_the_server_and_the_cause(work, message):
+    """``_run``: every failure of the exchange is a ``SyncError`` whose message is the whole sentence
+    a sync record or a test call shows (docs/mcp.md)."""
+    server = McpServer(name="slow", transport="stdio", timeout_seconds=0.2)
+    with pytest.raises(SyncError) as caught:
+        _run(server, work)
+    assert str(caught.value) == message
+
+
+def test_a_finished_exchange_returns_what_the_work_returned():
+    async def work(errlog):
+        return ["query_order"]
+
+    assert _run(McpServer(name="quick", transport="stdio", timeout_seconds=1), work) == ["query_order"]
 
 
 def test_a_listed_tool_keeps_its_wire_fields_and_may_take_its_title_from_its_annotations():
