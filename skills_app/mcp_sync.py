@@ -23,10 +23,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from . import selectors
-from .domain.limits import BUILTIN_TOOL_NAMES
 from .domain.naming import assign_model_names
 from .domain.tooldefs import validate_tool_definition
-from .models import BuiltinTool, IntentNode, McpServer, McpSyncRecord, McpTool
+from .models import IntentNode, McpServer, McpSyncRecord, McpTool
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
 MAX_PAGES = 1000
@@ -302,15 +301,17 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
     )
     mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(own)}
     listed_names = {t.name for t in listed}
-    others = McpTool.objects.exclude(own).select_related("mcp_server")
+    others = McpTool.objects.exclude(own)
     taken: dict[str, str] = {}
     adoptable: dict[str, McpTool] = {}
     for t in others:
         if t.mcp_server_id is None and t.name in listed_names and t.tool_name in ("", t.name):
             adoptable[t.name] = t  # a typed-in or demo-YAML definition of this very tool: the sync takes it over
         else:
-            taken[t.name] = t.mcp_server.name if t.mcp_server_id else (t.server or "typed-in definitions")
-    builtins = set(BuiltinTool.objects.values_list("name", flat=True)) | set(BUILTIN_TOOL_NAMES)
+            # who holds it: the server whose sync wrote it (a synced row's ``server`` is its record's
+            # name, which never changes), the server a typed-in definition names, else "" (none)
+            taken[t.name] = t.server
+    builtins = selectors.builtin_tool_names()
     naming = assign_model_names(server.name, [t.name for t in listed], taken=taken,
                                 held={k: v.name for k, v in mine.items()}, builtins=builtins)
     names = naming.by_tool()

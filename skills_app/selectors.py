@@ -147,8 +147,14 @@ def tool_registry(tool_ids: Iterable[str] | str | None = None) -> ToolRegistry:
     named = frozenset(
         IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)
     )
-    builtins = frozenset(BuiltinTool.objects.values_list("name", flat=True)) | frozenset(BUILTIN_TOOL_NAMES)
-    return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtins)
+    return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtin_tool_names())
+
+
+def builtin_tool_names() -> frozenset[str]:
+    """Every reserved builtin name: the ``BuiltinTool`` rows' and ``BUILTIN_TOOL_NAMES`` (a name
+    stays reserved when its row is missing). The tool registry's builtins and the names no MCP
+    tool may take at a sync (docs/mcp.md, "Model-facing names")."""
+    return frozenset(BuiltinTool.objects.values_list("name", flat=True)) | frozenset(BUILTIN_TOOL_NAMES)
 
 
 _NODE_FIELDS = ("id", "parent_id", "enabled", "kind", "mcp_tool_id", "deleted_at")
@@ -190,7 +196,7 @@ def _tool_registry_for(ids: frozenset[str]) -> ToolRegistry:
     removed = set(McpTool.objects.filter(name__in=candidates, removed_at__isnull=False)
                   .values_list("name", flat=True)) if candidates else set()
     enabled = frozenset(candidates - removed)
-    return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtins)
+    return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtin_tool_names())
 
 
 def catalog_lints(catalog: dom.Catalog) -> tuple:

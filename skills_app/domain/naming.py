@@ -95,8 +95,8 @@ def assign_model_names(
 ) -> Naming:
     """Model-facing names for the tools ``server`` lists (real names, listing order).
 
-    ``taken``: model-facing name → the *other* server holding it (those names are never given
-    away); ``held``: real name → the model-facing name this server's tool held after the last
+    ``taken``: model-facing name → the *other* server holding it, or ``""`` for a tool definition
+    typed in without a server (those names are never given away); ``held``: real name → the model-facing name this server's tool held after the last
     sync; ``builtins``: reserved names. Returns a ``Naming``; never raises. The rule is this
     module's docstring (docs/mcp.md).
     """
@@ -119,7 +119,9 @@ def assign_model_names(
     for n in names:
         base = fit(sanitize(n), server=server, tool_name=n)
         if base in reserved or base in taken:
-            owner = "a builtin tool" if base in reserved else f"server '{taken[base]}'"
+            holder = taken.get(base)
+            owner = ("a builtin tool" if base in reserved
+                     else f"server '{holder}'" if holder else "a tool definition typed in without a server")
             qualified = fit(f"{sanitize(server)}__{base}", server=server, tool_name=n)
             if qualified in reserved or qualified in taken:
                 qualified = with_hash(qualified, server=server, tool_name=n)

@@ -70,6 +70,10 @@ CASES = [
           taken={"send": "a"},
           warnings=(f"tool 'send' of server '{LONG_SERVER}' is offered as '{'s' * 55}_5414d058': "
                     "'send' is the name of server 'a'",)),
+    Exact("a name a definition typed in without a server holds", "s", ("send",), {"send": "s__send"},
+          taken={"send": ""},
+          warnings=("tool 'send' of server 's' is offered as 's__send': "
+                    "'send' is the name of a tool definition typed in without a server",)),
     Exact("three tools becoming a-b: the exact one keeps it, both others are hashed", "s", ("a.b", "a:b", "a-b"),
           {"a.b": "a-b_407e8e5c", "a:b": "a-b_c68aff7a", "a-b": "a-b"}, held={"a.b": "a-b"},
           warnings=("tool 'a.b' of server 's' is offered as 'a-b_407e8e5c': its name becomes 'a-b', like 'a-b', 'a:b'",

@@ -14,7 +14,7 @@ from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
 from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, _run, demo_server_args, mcp_server_sync,
                                   only_call_targets_changed, schema_diff)
-from skills_app.models import McpServer, McpTool, Skill
+from skills_app.models import BuiltinTool, McpServer, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
 from skills_app.domain.releases import gate
 from skills_app.services import mcp_server_save, skill_update
@@ -427,16 +427,22 @@ def test_a_typed_in_definition_holding_a_synced_tools_model_name_is_not_taken_ov
     dotted server's ``bitmall.query-order`` is named around it."""
     typed = McpTool.objects.create(name="bitmall-query-order", input_schema={"type": "object"})
     McpTool.objects.create(name="bitmall-cancel-order", server="legacy", input_schema={"type": "object"})
+    BuiltinTool.objects.create(name="bitmall-pay-order", description="a builtin the runtime added")
     server = stdio_server("dotted", name="shop")
     record = mcp_server_sync(server=server, trigger="test")
     assert record.outcome == "ok"
     typed.refresh_from_db()
     assert (typed.mcp_server_id, typed.synced_at, typed.tool_name) == (None, None, "")
     assert McpTool.objects.get(mcp_server=server, tool_name="bitmall.query-order").name == "shop__bitmall-query-order"
-    # the warnings name who holds each name: the server a typed-in definition names, else "typed-in definitions"
+    # a BuiltinTool row's name is reserved like the three builtins
+    assert McpTool.objects.get(mcp_server=server, tool_name="bitmall.pay-order").name == "shop__bitmall-pay-order"
+    # the warnings name who holds each name: the server a typed-in definition names, a builtin, or
+    # a definition typed in without a server
     assert record.warnings == [
         "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
-        "is the name of server 'typed-in definitions'",
+        "is the name of a tool definition typed in without a server",
         "tool 'bitmall.cancel-order' of server 'shop' is offered as 'shop__bitmall-cancel-order': "
         "'bitmall-cancel-order' is the name of server 'legacy'",
+        "tool 'bitmall.pay-order' of server 'shop' is offered as 'shop__bitmall-pay-order': "
+        "'bitmall-pay-order' is the name of a builtin tool",
     ]
