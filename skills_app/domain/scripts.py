@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from .errors import ScriptError
+from .errors import ScriptError, line_at, refused_character
 from .limits import MAX_CALLS_PER_ROUND, MAX_ROUNDS, MAX_SCRIPT_CHARS
 from .messages import ToolCall
 
@@ -255,8 +255,8 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
         raise ScriptError(f"the script has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are simulated",
                           source=source)
     if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise ScriptError("the script contains a NUL character", source=source, line=line)
+        raise ScriptError("the script contains a NUL character", source=source,
+                          line=line_at(text, text.index("\x00")))
     try:
         # the reader refuses control characters as it is made, so it is made inside the try
         loader = _ScriptLoader(text, source=source)
@@ -268,10 +268,8 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     except RecursionError:
         raise ScriptError("the script is nested too deeply", source=source) from None
     except yaml.reader.ReaderError as exc:
-        # no mark: the reader gives the character's offset in the text
-        line = text[: exc.position].count("\n") + 1
-        raise ScriptError(f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}",
-                          source=source, line=line) from None
+        line, cause = refused_character(text, exc)
+        raise ScriptError(f"invalid YAML: {cause}", source=source, line=line) from None
     except yaml.MarkedYAMLError as exc:
         # the scanner, parser, composer and constructor: PyYAML's loader gives each a problem_mark
         mark, context, opened = exc.problem_mark, exc.context, exc.context_mark

@@ -30,7 +30,7 @@ import javaproperties
 import yaml
 
 from .catalog import Skill
-from .errors import DomainError, Problem
+from .errors import DomainError, Problem, refused_character
 from .limits import (
     IMPORT_MAX_FILE_BYTES,
     IMPORT_MAX_FILES,
@@ -569,9 +569,8 @@ def _yaml_problem(exc: yaml.YAMLError, front: str) -> _FileProblem:
     """The error PyYAML raised reading ``front`` (the front matter), at its line of the file."""
     # the front matter starts on the file's line 2; PyYAML counts from 0
     if isinstance(exc, yaml.reader.ReaderError):  # a character YAML refuses: no mark, a position
-        return _FileProblem(front[: exc.position].count("\n") + 2, _p(
-            "front_matter_yaml", "invalid YAML front matter: %(cause)s",
-            cause=f"unacceptable character #x{exc.character:04x}: {exc.reason}"))
+        line, cause = refused_character(front, exc)
+        return _FileProblem(line + 1, _p("front_matter_yaml", "invalid YAML front matter: %(cause)s", cause=cause))
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     cause = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
