@@ -81,9 +81,21 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
                          "answer them."),
     "result_unpaired": _("Message %(number)s: the tool result for id %(call_id)s answers no earlier unanswered "
-                         "call; it counts for nothing."),
+                         "call; without a marker it loads nothing."),
     "result_id_missing": _("Message %(number)s: a tool result without an id that does not directly follow an "
-                           "assistant message with exactly one call without an id; it counts for nothing."),
+                           "assistant message with exactly one call without an id; without a marker it loads "
+                           "nothing."),
+    "evicted_ambiguous": _("Message %(number)s: metadata.evicted is %(value)s, not true or false; read as "
+                           "evicted."),
+    "already_loaded_ambiguous": _("Message %(number)s: metadata.already_loaded is %(value)s, not true or false; "
+                                  "read as the already-loaded stub, it loads nothing."),
+    "marker_not_load_skill": _("Message %(number)s: the result carries the marker %(marker)s but answers "
+                               "%(tool)s, not load_skill; it loads nothing."),
+    "marker_invalid": _("Message %(number)s: metadata.%(key)s is %(value)s, not a skill code; it loads nothing."),
+    "marker_missing": _("Message %(number)s: the load_skill result for %(skill)s has metadata without %(key)s; "
+                        "it loads nothing."),
+    "skill_version_invalid": _("Message %(number)s: metadata.skill_version is %(value)s, not a version number; "
+                               "the manual of %(skill)s counts as naming no version."),
     "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
     "marker_mismatch": _("Message %(number)s: the result carries the manual of %(skill)s but answers "
                          "load_skill(%(asked)s); it loads nothing."),
@@ -97,7 +109,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
 WARNING_CODES = frozenset({
     "arguments_unparseable", "arguments_not_object", "arguments_double_encoded", "duplicate_call_id",
     "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "marker_mismatch",
-    "manual_outdated", "tool_definition_invalid",
+    "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
+    "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid",
 })
 
 

@@ -142,12 +142,12 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
-    A tool result loads skill ``s`` when all hold: state success (no error flag); not evicted;
-    not the "already loaded" stub; content not empty or whitespace; and either its metadata
-    carries ``marker_key == s`` (the console's own shape; when it also answers a ``load_skill``
-    call, that call must ask for ``s``, else ``marker_mismatch``), or it has no metadata at all
-    (OpenAI / Anthropic shape) and answers (see ``pair_results``) a ``load_skill`` call whose
-    ``skill_code`` is ``s``. Codes are not checked
+    Each tool result is judged by ``read_result`` against the call it answers (``pair_results``):
+    state success (no error flag); not evicted; not the "already loaded" stub; content not empty
+    or whitespace; and either its metadata carries ``marker_key == s`` (the console's own shape;
+    when it answers a call, that call must be ``load_skill`` asking for ``s``), or it has no
+    metadata at all (OpenAI / Anthropic shape) and answers a ``load_skill`` call whose
+    ``skill_code`` is ``s``; doubtful metadata fails closed with a warning. Codes are not checked
     against a catalog here. One pass over ``messages`` (``EvidenceReader``).
     """
     reader = EvidenceReader(marker_key=marker_key, eviction_prefix=eviction_prefix)
@@ -253,7 +253,7 @@ class EvidenceReader:
                     warnings.append(Problem(
                         "result_unpaired",
                         "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
-                        "unanswered call; it counts for nothing",
+                        "unanswered call; without a marker it loads nothing",
                         {**_where(m, pos), "call_id": m.tool_call_id}))
                     return
                 # the nearest message's calls with this id sit at the end of the list, in order
@@ -268,7 +268,7 @@ class EvidenceReader:
                     warnings.append(Problem(
                         "result_id_missing",
                         "messages[%(index)s]: a tool result without an id that does not directly follow an "
-                        "assistant message with exactly one call without an id; it counts for nothing",
+                        "assistant message with exactly one call without an id; without a marker it loads nothing",
                         _where(m, pos)))
                     return
                 pick = (pos - 1, 0)  # a call without an id: only the result right after it can answer it
@@ -299,36 +299,100 @@ class EvidenceReader:
                     {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
 
     def _read_result(self, m: Message, pos: int) -> None:
-        """One step of ``read_evidence``: what the tool result at ``pos`` proves."""
-        if m.state != "success" or is_evicted(m, self.eviction_prefix) or is_already_loaded_stub(m):
-            return
+        """One step of ``read_evidence``: what the tool result at ``pos`` proves (``read_result``)."""
         hit = self._answers.get(pos)
         call = None if hit is None else self.messages[hit[0]].tool_calls[hit[1]]
-        asked = call.arguments.get("skill_code") if call is not None and call.name == LOAD_SKILL else None
-        marker = m.metadata.get(self.marker_key)
-        marker = marker if isinstance(marker, str) and marker else None
-        if marker is None and (not isinstance(asked, str) or m.metadata):
-            return  # without the marker, only a bare result (no metadata at all) counts by its call
-        code = marker or asked
-        if marker is not None and call is not None and call.name == LOAD_SKILL and asked != marker:
-            self._manual_warnings[pos] = Problem(
-                "marker_mismatch",
-                "messages[%(index)s]: the result carries the manual of '%(skill)s' but answers "
-                "load_skill(%(asked)s); it loads nothing",
-                {**_where(m, pos), "skill": marker, "asked": repr(asked)})
-            return
-        if not m.content.strip():
-            self._manual_warnings[pos] = Problem(
-                "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
-                {**_where(m, pos), "skill": code})
-            return
-        version = m.metadata.get("skill_version")
-        version = version if isinstance(version, int) and not isinstance(version, bool) else None
-        manual = self._manuals[pos] = build_frozen(LoadedManual, {
-            "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": version})
-        if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
-            _note(self._latest, manual)
-            self._versions.setdefault(code, set()).add(version)
+        manual, warning = read_result(m, pos, call, marker_key=self.marker_key, eviction_prefix=self.eviction_prefix)
+        if warning is not None:
+            self._manual_warnings[pos] = warning
+        if manual is not None:
+            self._manuals[pos] = manual
+            if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
+                _note(self._latest, manual)
+                self._versions.setdefault(manual.code, set()).add(manual.version)
+
+
+def _shown(value: Any) -> str:
+    """A metadata value as a warning quotes it: its JSON-like ``repr``, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
+                eviction_prefix: str) -> tuple[LoadedManual | None, Problem | None]:
+    """What one retained tool result proves (docs/transcripts.md, "What counts as a loaded
+    manual"): ``(manual, warning)`` — the ``LoadedManual`` it counts as (or ``None``) and the
+    warning saying why it loads nothing or what about it is doubtful (or ``None``).
+
+    ``m`` is a tool result at ``pos`` in the list read; ``call`` is the call it answers
+    (``pair_results``), ``None`` when it answers none — then only the marker can make it a manual
+    (docs/rule.md: the marker is the runtime's own record that the body is the manual; its call
+    may have been compacted away). Fail closed:
+    a flag that is neither true nor false (``metadata.evicted`` or ``already_loaded`` of ``"true"``,
+    ``1``, ``null``) reads as set, a marker that is no skill code or a result with metadata but no
+    marker loads nothing, a marker on a result of another tool than ``load_skill`` loads nothing —
+    each with a warning naming the message. An unreadable ``skill_version`` (not a whole number of
+    at least 1) loads the manual as naming no version, with a warning.
+    """
+    meta = m.metadata
+    if m.state != "success":
+        return None, None  # a failed result: never a manual
+    if "evicted" in meta and not isinstance(meta["evicted"], bool):
+        return None, Problem(
+            "evicted_ambiguous", "messages[%(index)s]: metadata.evicted is %(value)s, not true or false; read as evicted",
+            {**_where(m, pos), "value": _shown(meta["evicted"])})
+    if ALREADY_LOADED_KEY in meta and not isinstance(meta[ALREADY_LOADED_KEY], bool):
+        return None, Problem(
+            "already_loaded_ambiguous",
+            "messages[%(index)s]: metadata.already_loaded is %(value)s, not true or false; read as the "
+            "already-loaded stub, it loads nothing", {**_where(m, pos), "value": _shown(meta[ALREADY_LOADED_KEY])})
+    if is_evicted(m, eviction_prefix) or is_already_loaded_stub(m):
+        return None, None
+    has_marker = marker_key in meta
+    marker = meta.get(marker_key)
+    if call is None and not has_marker:
+        return None, None  # answers no call, carries no marker: the pairing's warning says so
+    if call is not None and call.name != LOAD_SKILL:
+        if not has_marker:
+            return None, None  # an ordinary tool result
+        return None, Problem(
+            "marker_not_load_skill",
+            "messages[%(index)s]: the result carries the marker %(marker)s but answers %(tool)s, not load_skill; "
+            "it loads nothing", {**_where(m, pos), "marker": _shown(marker), "tool": call.name})
+    asked = call.arguments.get("skill_code") if call is not None else None
+    if has_marker and not (isinstance(marker, str) and marker):
+        return None, Problem(
+            "marker_invalid", "messages[%(index)s]: metadata.%(key)s is %(value)s, not a skill code; it loads nothing",
+            {**_where(m, pos), "key": marker_key, "value": _shown(marker)})
+    if not has_marker and not isinstance(asked, str):
+        return None, None  # load_skill asked for no skill (its arguments warning says why)
+    if has_marker and call is not None and asked != marker:
+        return None, Problem(
+            "marker_mismatch",
+            "messages[%(index)s]: the result carries the manual of '%(skill)s' but answers "
+            "load_skill(%(asked)s); it loads nothing",
+            {**_where(m, pos), "skill": marker, "asked": repr(asked)})
+    if not has_marker and meta:
+        return None, Problem(
+            "marker_missing",
+            "messages[%(index)s]: the load_skill result for '%(skill)s' has metadata without %(key)s; "
+            "it loads nothing", {**_where(m, pos), "skill": asked, "key": marker_key})
+    code = marker if has_marker else asked
+    if not m.content.strip():
+        return None, Problem(
+            "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
+            {**_where(m, pos), "skill": code})
+    version = meta.get("skill_version")
+    warning = None
+    if version is not None and not (isinstance(version, int) and not isinstance(version, bool) and version >= 1):
+        warning = Problem(
+            "skill_version_invalid",
+            "messages[%(index)s]: metadata.skill_version is %(value)s, not a version number; the manual of "
+            "'%(skill)s' counts as naming no version", {**_where(m, pos), "value": _shown(version), "skill": code})
+        version = None
+    manual = build_frozen(LoadedManual, {
+        "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": version})
+    return manual, warning
 
 
 def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tuple[str, ...]]]) -> tuple[Problem, ...]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from skills_app.domain.messages import Message, ToolCall, as_messages
 from skills_app.domain.transcript import (
     EvidenceReader,
@@ -57,7 +59,7 @@ def test_a_warning_on_one_of_several_anthropic_results_names_the_message_as_rece
     (warning,) = pair_results(msgs).warnings
     assert (warning.code, warning.params["index"], warning.params["number"]) == ("result_unpaired", 2, 3)
     assert warning == ("messages[2]: the tool result for id 't9' answers no earlier unanswered call; "
-                       "it counts for nothing")
+                       "without a marker it loads nothing")
 
 
 # --- what a tool result proves --------------------------------------------------------------
@@ -205,3 +207,74 @@ def test_a_reader_that_read_nothing_proves_nothing() -> None:
     evidence = reader.evidence()
     assert (len(reader), evidence.manuals, evidence.warnings, evidence.latest, evidence.codes) == (
         0, (), (), {}, frozenset())
+
+
+# --- doubtful metadata: fail closed, and say so (session 19) -----------------------------------
+
+def _result(metadata, *, call_name="load_skill", content="# alpha manual"):
+    return (
+        Message(role="user", content="hi"),
+        Message(role="assistant", tool_calls=(ToolCall(call_name, {"skill_code": "alpha"}, id="c1"),)),
+        Message(role="tool", content=content, tool_call_id="c1", metadata=metadata),
+    )
+
+
+@pytest.mark.parametrize(("metadata", "call_name", "manuals", "sentence", "params"), [
+    ({MARKER: "alpha", "evicted": "true"}, "load_skill", (),
+     "messages[2]: metadata.evicted is 'true', not true or false; read as evicted", {"value": "'true'"}),
+    ({MARKER: "alpha", "evicted": None}, "load_skill", (),
+     "messages[2]: metadata.evicted is None, not true or false; read as evicted", {"value": "None"}),
+    ({MARKER: "alpha", "already_loaded": 1}, "load_skill", (),
+     "messages[2]: metadata.already_loaded is 1, not true or false; read as the already-loaded stub, it loads "
+     "nothing", {"value": "1"}),
+    ({MARKER: "alpha"}, "query_order", (),
+     "messages[2]: the result carries the marker 'alpha' but answers query_order, not load_skill; it loads nothing",
+     {"marker": "'alpha'", "tool": "query_order"}),
+    ({MARKER: ["alpha"]}, "load_skill", (),
+     f"messages[2]: metadata.{MARKER} is ['alpha'], not a skill code; it loads nothing",
+     {"key": MARKER, "value": "['alpha']"}),
+    ({MARKER: "a" * 80}, "load_skill", (),
+     "messages[2]: the result carries the manual of '" + "a" * 80 + "' but answers load_skill('alpha'); it loads "
+     "nothing", {"skill": "a" * 80, "asked": "'alpha'"}),
+    ({"trace": "x"}, "load_skill", (),
+     f"messages[2]: the load_skill result for 'alpha' has metadata without {MARKER}; it loads nothing",
+     {"skill": "alpha", "key": MARKER}),
+    ({MARKER: "alpha", "skill_version": True}, "load_skill", (LoadedManual(2, 2, "alpha", None),),
+     "messages[2]: metadata.skill_version is True, not a version number; the manual of 'alpha' counts as naming "
+     "no version", {"value": "True", "skill": "alpha"}),
+    ({MARKER: "alpha", "skill_version": 0}, "load_skill", (LoadedManual(2, 2, "alpha", None),),
+     "messages[2]: metadata.skill_version is 0, not a version number; the manual of 'alpha' counts as naming "
+     "no version", {"value": "0", "skill": "alpha"}),
+    ({MARKER: "alpha", "skill_version": 1.5}, "load_skill", (LoadedManual(2, 2, "alpha", None),),
+     "messages[2]: metadata.skill_version is 1.5, not a version number; the manual of 'alpha' counts as naming "
+     "no version", {"value": "1.5", "skill": "alpha"}),
+])
+def test_doubtful_metadata_releases_nothing_more_and_the_warning_says_why(metadata, call_name, manuals, sentence,
+                                                                         params) -> None:
+    evidence = read_evidence(_result(metadata, call_name=call_name), marker_key=MARKER, eviction_prefix=EVICTED_PREFIX)
+    assert evidence.manuals == manuals
+    (warning,) = evidence.warnings
+    assert warning == sentence
+    assert warning.params == {"index": 2, "number": 3, **params}
+
+
+def test_a_long_doubtful_value_is_quoted_cut_to_60_characters() -> None:
+    evidence = read_evidence(_result({MARKER: "alpha", "evicted": "y" * 100}), marker_key=MARKER,
+                             eviction_prefix=EVICTED_PREFIX)
+    (warning,) = evidence.warnings
+    assert warning.params["value"] == "'" + "y" * 56 + "..."
+    assert len(warning.params["value"]) == 60
+
+
+def test_version_1_and_false_flags_are_read_as_they_stand() -> None:
+    evidence = read_evidence(_result({MARKER: "alpha", "skill_version": 1, "evicted": False, "already_loaded": False}),
+                             marker_key=MARKER, eviction_prefix=EVICTED_PREFIX)
+    assert (evidence.manuals, evidence.warnings) == ((LoadedManual(2, 2, "alpha", 1),), ())
+
+
+def test_a_marker_result_answering_no_call_still_loads_with_the_pairings_warning() -> None:
+    msgs = (Message(role="user", content="hi"),
+            Message(role="tool", content="# alpha manual", tool_call_id="gone", metadata={MARKER: "alpha"}))
+    evidence = read_evidence(msgs, marker_key=MARKER, eviction_prefix=EVICTED_PREFIX)
+    assert evidence.manuals == (LoadedManual(1, 1, "alpha", None),)
+    assert [w.code for w in evidence.warnings] == ["result_unpaired"]

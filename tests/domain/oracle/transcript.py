@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 from skills_app.domain.errors import Problem
 from skills_app.domain.limits import LOAD_SKILL
 from skills_app.domain.messages import Message, ToolCall
+from skills_app.domain.transcript import read_result
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
@@ -106,7 +107,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
                     warnings.append(Problem(
                         "result_unpaired",
                         "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
-                        "unanswered call; it counts for nothing",
+                        "unanswered call; without a marker it loads nothing",
                         {**_where(m, pos), "call_id": m.tool_call_id}))
                     continue
                 nearest = candidates[-1][0]
@@ -120,7 +121,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
                     warnings.append(Problem(
                         "result_id_missing",
                         "messages[%(index)s]: a tool result without an id that does not directly follow an "
-                        "assistant message with exactly one call without an id; it counts for nothing",
+                        "assistant message with exactly one call without an id; without a marker it loads nothing",
                         _where(m, pos)))
                     continue
             answered.add(pick)
@@ -175,30 +176,18 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
     warnings.extend(pairing.warnings)
     manuals: list[LoadedManual] = []
     for pos, m in enumerate(msgs):
-        if m.role != "tool" or m.state != "success" or is_evicted(m, eviction_prefix) or is_already_loaded_stub(m):
+        if m.role != "tool":
             continue
-        call = pairing.call_of(msgs, pos)
-        asked = call.arguments.get("skill_code") if call is not None and call.name == LOAD_SKILL else None
-        marker = m.metadata.get(marker_key)
-        marker = marker if isinstance(marker, str) and marker else None
-        if marker is None and (not isinstance(asked, str) or m.metadata):
-            continue  # without the marker, only a bare result (no metadata at all) counts by its call
-        code = marker or asked
-        if marker is not None and call is not None and call.name == LOAD_SKILL and asked != marker:
-            warnings.append(Problem(
-                "marker_mismatch",
-                "messages[%(index)s]: the result carries the manual of '%(skill)s' but answers "
-                "load_skill(%(asked)s); it loads nothing",
-                {**_where(m, pos), "skill": marker, "asked": repr(asked)}))
-            continue
-        if not m.content.strip():
-            warnings.append(Problem(
-                "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
-                {**_where(m, pos), "skill": code}))
-            continue
-        version = m.metadata.get("skill_version")
-        version = version if isinstance(version, int) and not isinstance(version, bool) else None
-        manuals.append(LoadedManual(position=pos, index=_where(m, pos)["index"], code=code, version=version))
+        # the verdict on one result is the product's own (session 19: fail closed on doubtful
+        # metadata and on results that answer no call); this oracle checks the pairing and the
+        # linear reading around it
+        manual, warning = read_result(m, pos, pairing.call_of(msgs, pos), marker_key=marker_key,
+                                      eviction_prefix=eviction_prefix)
+        if warning is not None:
+            warnings.append(warning)
+        if manual is not None:
+            manuals.append(LoadedManual(position=manual.position, index=manual.index, code=manual.code,
+                                        version=manual.version))
     return Evidence(manuals=tuple(manuals), warnings=tuple(warnings))
 
 
