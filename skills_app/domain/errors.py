@@ -112,19 +112,3 @@ class UnknownRestrictionError(DomainError):
             f"unknown {kind} '{name}'; {kind}s on offer: {on_offer}",
             details={"kind": kind, "name": name, "known": known},
         )
-
-
-def line_at(text: str, offset: int) -> int:
-    """The 1-based line of ``text`` that holds the character at ``offset`` (0-based, as
-    ``str.index`` and PyYAML's reader give it)."""
-    return text[:offset].count("\n") + 1
-
-
-def refused_character(text: str, exc: Any) -> tuple[int, str]:
-    """Where and why PyYAML's reader refused a character of ``text`` (a control character such as
-    a pasted bell): ``(line, cause)`` — the 1-based ``line_at`` its offset and
-    ``"unacceptable character #x0007: special characters are not allowed"``. ``exc`` is a
-    ``yaml.reader.ReaderError``, which carries no mark, only ``position`` (the offset),
-    ``character`` (the code point) and ``reason``. Scenario scripts and SKILL.md front matter
-    both say it this way (docs/simulator.md, docs/skill-files.md)."""
-    return line_at(text, exc.position), f"unacceptable character #x{exc.character:04x}: {exc.reason}"

@@ -7,9 +7,10 @@ from typing import Any, Mapping
 
 import yaml
 
-from .errors import ScriptError, line_at, refused_character
+from .errors import ScriptError
 from .limits import MAX_CALLS_PER_ROUND, MAX_ROUNDS, MAX_SCRIPT_CHARS
 from .messages import ToolCall
+from .yaml_reading import check_scalars, line_at, refused_character
 
 STEP_KINDS = ("user", "system", "assistant", "compact", "evict")
 EXPECT_KEYS = ("count", "visible", "mcp_visible", "includes", "excludes", "masked", "loaded")
@@ -67,6 +68,9 @@ class _ScriptLoader(yaml.SafeLoader):
                 source=self.source, line=event.start_mark.line + 1,
             )
         return super().compose_node(parent, index)  # pragma: no mutate — parent and index only steer path resolvers, which scripts do not add
+
+
+check_scalars(_ScriptLoader)
 
 
 def _line(node: yaml.Node | None, default: int = 1) -> int:

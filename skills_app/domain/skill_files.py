@@ -14,7 +14,6 @@ Libraries: ``javaproperties`` reads and writes ``.properties`` (escapes, continu
 """
 from __future__ import annotations
 
-import functools
 import io
 import math
 import os
@@ -30,13 +29,14 @@ import javaproperties
 import yaml
 
 from .catalog import Skill
-from .errors import DomainError, Problem, refused_character
+from .errors import DomainError, Problem
 from .limits import (
     IMPORT_MAX_FILE_BYTES,
     IMPORT_MAX_FILES,
     IMPORT_MAX_TOTAL_BYTES,
     IMPORT_MAX_UPLOAD_BYTES,
 )
+from .yaml_reading import check_scalars, refused_character
 
 PROPERTIES = "properties"
 SKILL_MD = "skill-md"
@@ -531,21 +531,7 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
 _FrontMatterLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _construct_checked(what: str, construct, loader: _FrontMatterLoader, node: yaml.Node) -> Any:
-    """PyYAML's constructor of a scalar, with the ``ValueError`` it raises for a value its pattern
-    matches but Python cannot make (``2024-13-45``, an integer of more than 4,300 digits) turned
-    into a YAML error at the value's line (it would escape the parser otherwise)."""
-    try:
-        return construct(loader, node)
-    except ValueError as exc:
-        raise yaml.constructor.ConstructorError(None, None, f"cannot read this {what} ({exc})",
-                                                node.start_mark) from None
-
-
-_FrontMatterLoader.add_constructor("tag:yaml.org,2002:int", functools.partial(
-    _construct_checked, "number", yaml.SafeLoader.construct_yaml_int))
-_FrontMatterLoader.add_constructor("tag:yaml.org,2002:timestamp", functools.partial(
-    _construct_checked, "date", yaml.SafeLoader.construct_yaml_timestamp))
+check_scalars(_FrontMatterLoader)
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-import pytest
-
-from skills_app.domain.errors import MessageError, Problem, SkillValidationError, line_at, refused_character
+from skills_app.domain.errors import MessageError, Problem, SkillValidationError
 
 
 def test_a_skill_refusal_joins_every_field_and_message_and_keeps_them_in_its_details():
@@ -44,22 +42,3 @@ def test_a_script_refusal_names_its_source_and_line_and_keeps_them_in_its_detail
     filed = ScriptError("'user' must be text", source="cancel.yaml", line=4)
     assert str(filed) == "cancel.yaml:4: 'user' must be text"
     assert filed.details == {"source": "cancel.yaml", "line": 4, "cause": "'user' must be text"}
-
-
-@pytest.mark.parametrize(("text", "offset", "line"), [
-    ("", 0, 1), ("a\nb", 1, 1), ("a\nb", 2, 2), ("\n\nc", 2, 3), ("\n\nc", 1, 2),
-])
-def test_line_at_is_the_1_based_line_holding_the_offset(text, offset, line):
-    """The newline itself belongs to the line it ends."""
-    assert line_at(text, offset) == line
-
-
-def test_a_refused_character_names_its_line_and_code_point():
-    """What PyYAML's reader raises for a pasted bell on line 3, said as scripts and SKILL.md do."""
-    import yaml
-
-    text = "steps:\n  - user: 你好\n  - user: ring \x07 bell\n"
-    with pytest.raises(yaml.reader.ReaderError) as caught:
-        yaml.safe_load(text)
-    assert refused_character(text, caught.value) == (
-        3, "unacceptable character #x0007: special characters are not allowed")

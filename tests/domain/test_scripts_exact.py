@@ -82,6 +82,11 @@ INVALID = [
      "YAML aliases (*x) are not accepted in scripts: write the value out"),
     ("a control character, on its line", "steps:\n  - user: hi\n\n  - user: a\x07\n", 4,
      "invalid YAML: unacceptable character #x0007: special characters are not allowed"),
+    ("an impossible date, on its line", "steps:\n  - user: hi\n  - compact: {drop: [2024-13-45]}\n", 3,
+     "invalid YAML: cannot read this date (month must be in 1..12)"),
+    ("an integer Python will not convert, on its line", "steps:\n  - compact: {drop: [" + "9" * 4301 + "]}\n", 2,
+     "invalid YAML: cannot read this number (Exceeds the limit (4300 digits) for integer string conversion: "
+     "value has 4301 digits; use sys.set_int_max_str_digits() to increase the limit)"),
     ("a non-character, on its line", "steps:\n  - user: a\ufffe\n", 2,
      "invalid YAML: unacceptable character #xfffe: special characters are not allowed"),
     ("an unclosed flow sequence, where it was opened", "steps: [\n  {user: hi},\n  {assistant: x}\n", 4,

@@ -345,6 +345,17 @@ def test_a_control_character_is_a_script_error_with_its_line_not_a_500(staff_cli
         "invalid YAML: unacceptable character #x0007: special characters are not allowed")
 
 
+def test_an_impossible_date_is_a_script_error_with_its_line_not_a_500(staff_client, bitmall):
+    """PyYAML matches ``2024-13-45`` as a date and Python cannot make it: a script error at its
+    line on the page and in the JSON result (both answered 500 before)."""
+    script = "steps:\n  - user: hi\n  - compact: {drop: [2024-13-45]}\n  - assistant: ok\n"
+    response = staff_client.post(URL, {"script": script})
+    assert response.status_code == 200
+    error = parse(response.content).one("data-script-error")
+    assert error.one("data-error-line").text() == "第 3 行"
+    assert error.one("data-error-cause").text() == "invalid YAML: cannot read this date (month must be in 1..12)"
+
+
 def test_script_error_line_is_translated_and_the_cause_is_code(staff_client, bitmall):
     script = "name: broken\nsteps:\n  - user: hi\n  - shout: loud\n  - assistant: {}\n"
     error = parse(staff_client.post(URL, {"script": script}).content).one("data-script-error")
