@@ -1,6 +1,7 @@
 """Records of docs/design.md. Field limits come from ``skills_app.domain.limits`` (named once)."""
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
@@ -151,6 +152,10 @@ class McpServer(models.Model):
             if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                                       for k, v in value.items()):
                 errors[field] = _("must map names to string values.")
+            else:
+                problem = (_header_problem if field == "headers" else _env_problem)(value)
+                if problem:
+                    errors[field] = problem
         if not (1 <= float(self.timeout_seconds or 0) <= 600):
             errors["timeout_seconds"] = _("the time limit must be between 1 and 600 seconds.")
         if errors:
@@ -160,6 +165,38 @@ class McpServer(models.Model):
     def masked_headers(self) -> dict[str, str]:
         """Header name → ``SECRET_MASK`` (values are secrets; pages never show them)."""
         return {k: SECRET_MASK for k in (self.headers or {})}
+
+
+#: RFC 9110 "token": what an HTTP header name may be made of.
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: What an HTTP client sends as a header value: visible ASCII, spaces and tabs (no CR/LF).
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+#: A POSIX environment variable name.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _header_problem(headers: dict[str, str]) -> str:
+    """Why these headers could never be sent (the first bad one, by name), else "": caught at
+    save time instead of as a transport error at the next sync."""
+    for name, value in headers.items():
+        if not _HEADER_NAME.fullmatch(name):
+            return _("header %(name)s is not a valid HTTP header name (no spaces, colons or non-ASCII "
+                     "characters).") % {"name": repr(name)}
+        if not _HEADER_VALUE.fullmatch(value):
+            return _("the value of header %(name)s must be printable ASCII (other text cannot be sent in an "
+                     "HTTP header).") % {"name": repr(name)}
+    return ""
+
+
+def _env_problem(env: dict[str, str]) -> str:
+    """Why this environment could never be given to a process (the first bad variable), else ""."""
+    for name, value in env.items():
+        if not _ENV_NAME.fullmatch(name):
+            return _("environment variable %(name)s: a name is letters, digits and _, not starting with a "
+                     "digit.") % {"name": repr(name)}
+        if "\x00" in value:
+            return _("environment variable %(name)s: the value contains a NUL character.") % {"name": repr(name)}
+    return ""
 
 
 #: What a page shows instead of a stored secret (an HTTP header value).

@@ -12,6 +12,7 @@ decorator: mutmut 3 leaves decorated functions unmutated (docs/testing.md).
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -340,6 +341,10 @@ def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> Create
     name = (name or "").strip()
     if not name:
         raise _field_error("name", "required", "a key needs a name.")
+    control = next((c for c in name if unicodedata.category(c) == "Cc"), None)
+    if control is not None:  # a NUL would not even reach PostgreSQL (500); a bell garbles every list
+        raise _field_error("name", "key_name_control",
+                           f"a key name cannot contain a control character (U+{ord(control):04X}).")
     if RuntimeKey.objects.filter(name=name, revoked=False).exists():
         raise _field_error("name", "key_name_taken",
                            f"a key named '{name}' already exists; revoke it first or pick another name.")
@@ -355,7 +360,8 @@ def api_key_revoke(*, user: Any, name: str) -> int:
     """Revoke every usable key with this name (cannot be undone); returns how many. Raises
     ``ValidationError`` when none matches."""
     _require_publisher(user)
-    keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
+    # no key name holds a NUL (``api_key_create``); PostgreSQL would refuse it in the query (500)
+    keys = [] if "\x00" in name else list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
     if not keys:
         raise _field_error("name", "key_not_found", f"no usable key named '{name}'.")
     for k in keys:

@@ -94,8 +94,14 @@ def test_keys_are_listed_usable_first_then_newest_first(db) -> None:
     (lambda: api_key_create(user=COMMAND_LINE, name=" "), "name", "required", "a key needs a name."),
     (lambda: api_key_create(user=COMMAND_LINE, name="test-runtime"), "name", "key_name_taken",
      "a key named 'test-runtime' already exists; revoke it first or pick another name."),
+    (lambda: api_key_create(user=COMMAND_LINE, name="a\x00b"), "name", "key_name_control",
+     "a key name cannot contain a control character (U+0000)."),
+    (lambda: api_key_create(user=COMMAND_LINE, name="ring\x07"), "name", "key_name_control",
+     "a key name cannot contain a control character (U+0007)."),
+    (lambda: api_key_revoke(user=COMMAND_LINE, name="test-runtime\x00"), "name", "key_not_found",
+     "no usable key named 'test-runtime\x00'."),
 ], ids=["blank note", "override without a reason", "label to a missing release", "blank key name",
-        "key name in use"])
+        "key name in use", "NUL in a key name", "bell in a key name", "NUL in a key to revoke"])
 def test_a_refused_release_write_names_the_field_and_code(runtime_key, write, field, code, message) -> None:
     with pytest.raises(ValidationError) as refused:
         write()

@@ -67,6 +67,35 @@ def test_a_stdio_server_needs_a_command(admin_client, db):
     assert not McpServer.objects.filter(name="fs").exists()
 
 
+@pytest.mark.parametrize(("fields", "field", "message"), [
+    ({"transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": "X-Ok: 1\nBad Name: x"}, "headers",
+     "header 'Bad Name' is not a valid HTTP header name (no spaces, colons or non-ASCII characters)."),
+    ({"transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": "X-Tenant: café 中"}, "headers",
+     "the value of header 'X-Tenant' must be printable ASCII (other text cannot be sent in an HTTP header)."),
+    ({"transport": "stdio", "command": sys.executable, "env": "1BAD=x"}, "env",
+     "environment variable '1BAD': a name is letters, digits and _, not starting with a digit."),
+], ids=["header name with a space", "non-ASCII header value", "env name with a leading digit"])
+def test_headers_and_environment_that_could_never_be_sent_are_refused_at_save(admin_client, db, fields, field, message):
+    """Found by a fresh user: they were saved and only failed at the next sync, as a raw transport
+    error naming no line. Now the save is refused, the record not written, the text kept."""
+    response = admin_client.post("/mcp/new", {"name": "crm", "timeout_seconds": "20", **fields})
+    assert response.status_code == 200
+    assert message in text(response)
+    assert not McpServer.objects.filter(name="crm").exists()
+    assert parse(response.content).one("name", field, tag="textarea").text().strip() == fields[field]
+
+
+def test_a_nul_in_an_environment_value_is_refused_by_the_service_too(db):
+    """The form refuses a NUL before the service sees it; the admin, the demo loader and scripts
+    reach ``mcp_server_save`` directly."""
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        mcp_server_save(name="fs", transport="stdio", command=sys.executable, env={"GOOD": "a\x00b"})
+    assert refused.value.message_dict == {"env": ["environment variable 'GOOD': the value contains a NUL character."]}
+    assert not McpServer.objects.filter(name="fs").exists()
+
+
 def test_only_a_superuser_registers_or_changes_a_server_since_its_command_runs_on_this_host(staff_client, db):
     """A publisher (the highest group role) may sync a registered server, never register one: a
     stdio command is run as the console's own user (docs/roles.md)."""
