@@ -291,7 +291,8 @@ def mcp_server_sync(*, server: McpServer, user: Any = None, trigger: str = "cons
 
 def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -> McpSyncRecord:
     """Write a complete tool list (one transaction; see ``mcp_server_sync``)."""
-    McpServer.objects.select_for_update().filter(pk=server.pk).first()
+    # two syncs of one server wait for each other here (PostgreSQL; SQLite serialises every write)
+    McpServer.objects.select_for_update().filter(pk=server.pk).first()  # pragma: no mutate — only two syncs racing on PostgreSQL could tell a lock on no row
     now = timezone.now()
     # this server's tools, and the orphans a deleted record of the same name left (a server
     # registered again takes them back under the names they held: docs/mcp.md)
