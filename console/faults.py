@@ -102,9 +102,26 @@ class RefuseNulMiddleware:
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """``handler400``: JSON under /api/, else Django's page."""
-    if is_api(request):
+    """``handler400``: JSON under /api/ and for the console's ``….json`` downloads, else
+    ``400.html``. A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``RequestDataTooBig``) is a 413 that
+    says so — the limit in bytes in JSON, in MB on the page, with how to get the text back."""
+    from django.conf import settings
+    from django.core.exceptions import RequestDataTooBig
+    from django.utils.translation import gettext
+
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    too_big = isinstance(exception, RequestDataTooBig)
+    if is_api(request) or (request.path_info or "").endswith(".json"):
+        if too_big:
+            return json_error(413, "request_too_large", f"the request body is larger than {limit} bytes",
+                              {"limit": limit})
         return json_error(400, "bad_request", "the request could not be read")
+    if too_big:
+        reason = gettext("The form is larger than %(size)s MB, the most the console reads at once; nothing was "
+                         "changed. Your browser's Back button usually keeps what you typed.") % {
+            "size": f"{limit / 1_048_576:g}"}
+        html = loader.get_template("400.html").render({"reason": reason}, request)
+        return HttpResponse(html, status=413)
     return defaults.bad_request(request, exception)
 
 

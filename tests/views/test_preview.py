@@ -356,6 +356,20 @@ def test_an_impossible_date_is_a_script_error_with_its_line_not_a_500(staff_clie
     assert error.one("data-error-cause").text() == "invalid YAML: cannot read this date (month must be in 1..12)"
 
 
+def test_a_form_over_the_upload_limit_is_a_413_that_says_so_on_the_page_and_in_json(staff_client, bitmall, settings):
+    """A 3 MB script (the limit is 2.5 MB): the page says how big a form may be and how to get the
+    text back; ``result.json`` answers in JSON (both were a bare 400, the JSON one in HTML)."""
+    script = "steps:\n  - user: " + "长" * 1_000_000 + "\n"
+    page = staff_client.post(URL, {"script": script})
+    assert page.status_code == 413
+    assert parse(page.content).one("data-reason").text() == (
+        "表单超过 2.5 MB，这是控制台一次能读取的上限；没有做任何更改。浏览器的“返回”按钮通常会保留你输入的内容。")
+    download = staff_client.post(URL + "result.json", {"script": script})
+    assert (download.status_code, download["Content-Type"]) == (413, "application/json")
+    assert download.json() == {"error": {"code": "request_too_large", "message": "the request body is larger than "
+                                         "2621440 bytes", "details": {"limit": 2621440}}}
+
+
 def test_script_error_line_is_translated_and_the_cause_is_code(staff_client, bitmall):
     script = "name: broken\nsteps:\n  - user: hi\n  - shout: loud\n  - assistant: {}\n"
     error = parse(staff_client.post(URL, {"script": script}).content).one("data-script-error")
