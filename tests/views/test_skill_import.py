@@ -122,6 +122,9 @@ def test_all_or_nothing_apply_imports_nothing_when_a_file_has_errors(staff_clien
     assert doc.one("data-import-report")["data-written"] == "0"
     assert doc.one("data-import-summary").text() == "没有导入任何内容：部分文件有错误（全部或全不）。"
     assert Skill.objects.count() == 0
+    # the files without errors are not said to be "created": they were held back with the rest
+    assert doc.one("data-import-held").text() == "4 个未导入（本身无错误，一并暂缓）"
+    assert sorted(r.text() for r in doc.select("class", "io-status io-created")) == ["未导入"] * 4
 
 
 def test_single_files_a_declaration_with_its_manual(staff_client, bitmall):
