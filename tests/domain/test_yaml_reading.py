@@ -28,11 +28,15 @@ def test_a_refused_character_names_its_line_and_code_point():
 
 
 
-class _Checked(yaml.SafeLoader):
-    pass
+def _checked() -> type[yaml.SafeLoader]:
+    """A loader given the checked constructors in the test (not at import: mutation testing forks
+    each mutant from a process that imported this module, docs/testing.md)."""
+    class Checked(yaml.SafeLoader):
+        pass
 
-
-check_scalars(_Checked)
+    loader = check_scalars(Checked)
+    assert loader is Checked
+    return loader
 
 
 @pytest.mark.parametrize(("text", "problem", "line"), [
@@ -43,12 +47,12 @@ check_scalars(_Checked)
 ])
 def test_a_value_python_cannot_make_is_a_yaml_error_at_its_line(text, problem, line):
     with pytest.raises(yaml.constructor.ConstructorError) as caught:
-        yaml.load(text, Loader=_Checked)  # noqa: S506 — a SafeLoader subclass
+        yaml.load(text, Loader=_checked())  # noqa: S506 — a SafeLoader subclass
     assert (caught.value.problem, caught.value.problem_mark.line + 1) == (problem, line)
 
 
 def test_checked_scalars_still_read_what_python_can_make():
     import datetime
 
-    assert yaml.load("n: 0x1F\nd: 2024-02-29\nm: -3\n", Loader=_Checked) == {  # noqa: S506
+    assert yaml.load("n: 0x1F\nd: 2024-02-29\nm: -3\n", Loader=_checked()) == {  # noqa: S506
         "n": 31, "d": datetime.date(2024, 2, 29), "m": -3}
