@@ -134,8 +134,10 @@ def _note(latest: dict[str, tuple[bool, LoadedManual | None]], m: LoadedManual) 
 
 
 def is_evicted(message: Message, eviction_prefix: str) -> bool:
-    """True when a tool result was replaced by the eviction placeholder (docs/rule.md)."""
-    return bool(message.metadata.get("evicted") is True or message.content.startswith(eviction_prefix))
+    """True when a tool result was replaced by the eviction placeholder (docs/rule.md): content
+    starting with ``eviction_prefix``, or ``metadata.evicted`` present and not ``false`` (a value
+    that is neither true nor false reads as evicted: docs/transcripts.md, fail closed)."""
+    return message.metadata.get("evicted", False) is not False or message.content.startswith(eviction_prefix)
 
 
 def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str) -> Evidence:

@@ -12,6 +12,7 @@ from skills_app.domain.transcript import (
     EvidenceReader,
     LoadedManual,
     is_already_loaded_stub,
+    is_evicted,
     pair_results,
     read_evidence,
 )
@@ -278,3 +279,13 @@ def test_a_marker_result_answering_no_call_still_loads_with_the_pairings_warning
     evidence = read_evidence(msgs, marker_key=MARKER, eviction_prefix=EVICTED_PREFIX)
     assert evidence.manuals == (LoadedManual(1, 1, "alpha", None),)
     assert [w.code for w in evidence.warnings] == ["result_unpaired"]
+
+
+@pytest.mark.parametrize(("metadata", "content", "evicted"), [
+    ({}, "# alpha manual", False), ({"evicted": False}, "# alpha manual", False),
+    ({"evicted": True}, "# alpha manual", True), ({"evicted": "false"}, "# alpha manual", True),
+    ({"evicted": 0}, "# alpha manual", True), ({"evicted": None}, "# alpha manual", True),
+    ({}, f"{EVICTED_PREFIX}3 字]", True), ({"evicted": False}, f"{EVICTED_PREFIX}3 字]", True),
+])
+def test_a_result_is_evicted_by_the_placeholder_or_any_flag_but_false(metadata, content, evicted) -> None:
+    assert is_evicted(Message(role="tool", content=content, metadata=metadata), EVICTED_PREFIX) is evicted
