@@ -256,7 +256,7 @@ def schema_diff(before: McpTool, after: ListedTool) -> dict[str, Any] | None:
 
 
 def _who(user: Any) -> tuple[Any, str]:
-    if user is not None and getattr(user, "pk", None):
+    if getattr(user, "pk", None):  # a saved user; not None, AnonymousUser or the command line
         return user, user.get_username()
     return None, ""
 

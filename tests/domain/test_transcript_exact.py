@@ -289,3 +289,14 @@ def test_a_marker_result_answering_no_call_still_loads_with_the_pairings_warning
 ])
 def test_a_result_is_evicted_by_the_placeholder_or_any_flag_but_false(metadata, content, evicted) -> None:
     assert is_evicted(Message(role="tool", content=content, metadata=metadata), EVICTED_PREFIX) is evicted
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("v" * 58, "'" + "v" * 58 + "'"),  # a repr of exactly 60 characters is quoted whole
+    ("v" * 59, "'" + "v" * 56 + "..."),  # 61: cut to 57 and "..."
+])
+def test_a_doubtful_value_is_quoted_whole_up_to_60_characters(value, shown) -> None:
+    evidence = read_evidence(_result({MARKER: "alpha", "evicted": value}), marker_key=MARKER,
+                             eviction_prefix=EVICTED_PREFIX)
+    (warning,) = evidence.warnings
+    assert warning.params["value"] == shown
