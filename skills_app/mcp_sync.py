@@ -271,20 +271,18 @@ def _finish(server: McpServer, record: McpSyncRecord, *, ok: bool, message: str)
     return record
 
 
-def mcp_server_sync(*, server: McpServer, user: Any = None, trigger: str = "console") -> McpSyncRecord:
+def mcp_server_sync(*, server: McpServer, trigger: str, user: Any = None) -> McpSyncRecord:
     """Sync ``server``'s tools (docs/mcp.md) and return the ``McpSyncRecord`` (outcome ``ok`` or
     ``failed``; never raises for a server problem). ``trigger`` says what started it (``console``,
-    ``command``, ``make run``, ``cron``…), ``user`` who. A failed sync changes no tool."""
+    ``command``, ``make run``, ``cron``…), ``user`` who. A failed sync changes no tool. The record
+    is written once, by ``_finish``, with the time the sync started and the time it ended."""
     by, by_name = _who(user)
-    record = McpSyncRecord(server=server, started_by=by, started_by_name=by_name or trigger, trigger=trigger,
-                           outcome=McpSyncRecord.Outcome.FAILED)
+    record = McpSyncRecord(server=server, started_by=by, started_by_name=by_name or trigger, trigger=trigger)
     if not server.enabled:
-        record.save()
         return _finish(server, record, ok=False, message=f"server '{server.name}' is disabled; enable it to sync")
     try:
         listed = fetch_tools(server)
     except SyncError as exc:
-        record.save()
         return _finish(server, record, ok=False, message=str(exc))
     return _apply(server, listed, record)
 
@@ -366,7 +364,6 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
     record.tool_count = len(names)
     record.added, record.removed, record.changed = added, removed, changed
     record.unavailable_nodes, record.broken_skills, record.warnings = unavailable_nodes, broken, warnings
-    record.save()
     parts = [f"{len(names)} tools", f"{len(added)} added", f"{len(removed)} removed", f"{len(changed)} changed"]
     if broken:
         parts.append("broken skills: " + ", ".join(b["skill"] for b in broken))

@@ -13,6 +13,7 @@ from django.core.validators import (
 )
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework_api_key.models import AbstractAPIKey
 from simple_history.models import HistoricalRecords
@@ -305,7 +306,9 @@ class McpSyncRecord(models.Model):
         FAILED = "failed", _("failed")
 
     server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="syncs", verbose_name=_("MCP server"))
-    started_at = models.DateTimeField(_("started"), auto_now_add=True)
+    #: when the sync began: set as the record is made, before the server is asked (the record is
+    #: written once, when the sync ends)
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")

@@ -14,7 +14,7 @@ from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
 from skills_app.domain import simulate
 from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, _run, demo_server_args, mcp_server_sync,
                                   only_call_targets_changed, schema_diff)
-from skills_app.models import BuiltinTool, McpServer, McpTool, Skill
+from skills_app.models import BuiltinTool, McpServer, McpSyncRecord, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
 from skills_app.domain.releases import gate
 from skills_app.services import mcp_server_save, skill_update
@@ -121,6 +121,11 @@ def test_a_failing_server_leaves_the_previous_tool_set_untouched(bitmall, varian
     server.refresh_from_db()
     assert (server.last_sync_ok, server.last_sync_message) == (False, record.message)
     assert selectors.broken_skills() == {}
+    # one record, written at the end, saying when the sync began (before the server was asked)
+    stored = McpSyncRecord.objects.filter(server=server).order_by("id").last()
+    assert (stored.pk, stored.outcome, stored.message) == (record.pk, "failed", message)
+    if variant == "hang":  # the time limit (5 s) ran out between the start and the end
+        assert (stored.finished_at - stored.started_at).total_seconds() >= 5
 
 
 def test_a_failing_http_server_leaves_the_previous_tool_set_untouched(bitmall):
