@@ -9,6 +9,7 @@ Run it::
 
     python -m skills_app.demo.bitmall_mcp                          # stdio
     python -m skills_app.demo.bitmall_mcp --http --port 8765        # streamable HTTP on 127.0.0.1
+    python -m skills_app.demo.bitmall_mcp --http --token s3cret     # … asking for a bearer token
 
 ``--variant`` (or the ``BITMALL_MCP_VARIANT`` environment variable) picks a server for tests:
 
@@ -185,12 +186,28 @@ async def _serve_stdio(variant: str, page_size: int) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def _serve_http(variant: str, page_size: int, host: str, port: int) -> None:
+def _require_token(app: Any, token: str) -> Any:
+    """``app`` answering 401 to every HTTP request without ``Authorization: Bearer <token>`` (how a
+    real server guards itself; tests check the console sends a server's headers)."""
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and dict(scope.get("headers") or []).get(b"authorization") != expected:
+            await send({"type": "http.response.start", "status": 401,
+                        "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+            await send({"type": "http.response.body", "body": b"a bearer token is required"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def _serve_http(variant: str, page_size: int, host: str, port: int, token: str = "") -> None:
     import uvicorn
 
     server = build_server(variant, page_size)
     app = server.streamable_http_app(host=host, json_response=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(_require_token(app, token) if token else app, host=host, port=port, log_level="warning")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -201,9 +218,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--token", default="", help="HTTP: refuse requests without 'Authorization: Bearer TOKEN'")
     args = parser.parse_args(argv)
     if args.http:
-        _serve_http(args.variant, args.page_size, args.host, args.port)
+        _serve_http(args.variant, args.page_size, args.host, args.port, args.token)
     else:
         asyncio.run(_serve_stdio(args.variant, args.page_size))
 

@@ -42,10 +42,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_demo(variant: str = "v1") -> Iterator[str]:
-    """Run the demo server over streamable HTTP on a free port; yield its URL."""
+def http_demo(variant: str = "v1", token: str = "") -> Iterator[str]:
+    """Run the demo server over streamable HTTP on a free port (asking for ``Authorization:
+    Bearer <token>`` when given); yield its URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, *demo_server_args(variant), "--http", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, *demo_server_args(variant), "--http", "--port", str(port),
+                             *(["--token", token] if token else [])],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 15

@@ -142,6 +142,22 @@ def test_a_failing_http_server_leaves_the_previous_tool_set_untouched(bitmall):
     assert snapshot_of(server) == before
 
 
+def test_an_http_server_gets_the_headers_of_its_record(bitmall):
+    """A server that asks for a bearer token syncs with the token in the record's headers and
+    refuses the sync without it (the headers reach the server on every request)."""
+    with http_demo(token="s3cret") as url:
+        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
+                                 headers={"Authorization": "Bearer s3cret"})
+        synced = mcp_server_sync(server=server, trigger="test")
+        assert (synced.outcome, synced.tool_count) == ("ok", 14)
+        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
+                                 headers={}, instance=server)
+        refused = mcp_server_sync(server=server, trigger="test")
+    # the SDK reports a 401 to initialize without its status
+    assert (refused.outcome, refused.message) == ("failed", "server 'shop-http': MCPError: Server returned an error "
+                                                            "response")
+
+
 def test_an_unreachable_server_is_a_recorded_failure(db):
     server = mcp_server_save(name="nowhere", transport="stdio", command="/nonexistent/mcp-server", timeout_seconds=3)
     record = mcp_server_sync(server=server, trigger="test")
