@@ -85,6 +85,16 @@ def test_headers_and_environment_that_could_never_be_sent_are_refused_at_save(ad
     assert parse(response.content).one("name", field, tag="textarea").text().strip() == fields[field]
 
 
+@pytest.mark.parametrize("name", ["my server", "shop🛒", "a/b", "Shop"])
+def test_a_server_name_off_the_pattern_is_refused_in_words(admin_client, db, name):
+    response = admin_client.post("/mcp/new", {"name": name, "transport": "stdio", "command": sys.executable,
+                                              "timeout_seconds": "20"})
+    assert response.status_code == 200
+    assert (f"{name!r} is not a server name: a lowercase letter first, then 1–39 lowercase letters, digits, _ or -."
+            in text(response))
+    assert not McpServer.objects.exists()
+
+
 def test_a_nul_in_an_environment_value_is_refused_by_the_service_too(db):
     """The form refuses a NUL before the service sees it; the admin, the demo loader and scripts
     reach ``mcp_server_save`` directly."""
