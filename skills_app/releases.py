@@ -360,11 +360,13 @@ def api_key_revoke(*, user: Any, name: str) -> int:
     """Revoke every usable key with this name (cannot be undone); returns how many. Raises
     ``ValidationError`` when none matches."""
     _require_publisher(user)
+    not_found = _field_error("name", "key_not_found", f"no usable key named '{name}'.")
     # no key name holds a NUL (``api_key_create``); PostgreSQL would refuse one in the query (500)
-    askable = "\x00" not in name  # pragma: no mutate — on SQLite, where mutation runs, a NUL matches no key either way; make test-postgres sends it
-    keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False)) if askable else []
+    if "\x00" in name:  # pragma: no mutate — on SQLite, where mutation runs, a NUL matches no key either way; make test-postgres sends it
+        raise not_found
+    keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
     if not keys:
-        raise _field_error("name", "key_not_found", f"no usable key named '{name}'.")
+        raise not_found
     for k in keys:
         k.revoked = True
         k.save()
