@@ -101,6 +101,15 @@ class RefuseNulMiddleware:
 # --- error handlers (console/urls.py) --------------------------------------------------------
 
 
+def too_large() -> tuple[str, str, dict[str, Any]]:
+    """``(code, message, details)`` of a request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413):
+    the one wording of the API's exception handler and ``bad_request`` (docs/runtime-api.md)."""
+    from django.conf import settings
+
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return "request_too_large", f"the request body is larger than {limit} bytes", {"limit": limit}
+
+
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """``handler400``: JSON under /api/ and for the console's ``….json`` downloads, else
     ``400.html``. A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``RequestDataTooBig``) is a 413 that
@@ -113,8 +122,7 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     too_big = isinstance(exception, RequestDataTooBig)
     if is_api(request) or (request.path_info or "").endswith(".json"):
         if too_big:
-            return json_error(413, "request_too_large", f"the request body is larger than {limit} bytes",
-                              {"limit": limit})
+            return json_error(413, *too_large())
         return json_error(400, "bad_request", "the request could not be read")
     if too_big:
         reason = gettext("The form is larger than %(size)s MB, the most the console reads at once; nothing was "

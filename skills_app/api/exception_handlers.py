@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, RequestDataTooBig
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -28,6 +27,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from console.faults import too_large
 from skills_app.domain import DomainError
 
 INVALID = "invalid"
@@ -114,8 +114,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             body = error_body(str(code), str(exc.detail), details)
     elif isinstance(exc, RequestDataTooBig):
         status_code = 413
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        body = error_body("request_too_large", f"the request body is larger than {limit} bytes", {"limit": limit})
+        body = error_body(*too_large())
     elif isinstance(exc, RecursionError):
         status_code = 400
         body = error_body(MALFORMED_JSON, "the JSON body is nested too deeply")
