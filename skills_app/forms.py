@@ -840,20 +840,6 @@ class McpServerForm(forms.Form):
         if instance is not None:
             self.fields["name"].disabled = True
 
-    def clean_name(self) -> str:
-        """The model's pattern, said in words naming the name (the model's own message is Django's
-        generic "Enter a valid value.")."""
-        import re
-
-        from .models import MCP_SERVER_NAME_PATTERN
-
-        name = self.cleaned_data.get("name", "")
-        if not self.fields["name"].disabled and not re.match(MCP_SERVER_NAME_PATTERN, name):
-            raise forms.ValidationError(
-                gettext("%(name)s is not a server name: a lowercase letter first, then 1–39 lowercase letters, "
-                        "digits, _ or -.") % {"name": repr(name)})
-        return name
-
     def clean_env(self) -> dict[str, str]:
         return _parse_pairs(self.cleaned_data.get("env", ""), "=", str(self.fields["env"].label))
 

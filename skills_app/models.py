@@ -113,7 +113,9 @@ class McpServer(models.Model):
         HTTP = "streamable-http", "streamable HTTP"
 
     name = models.CharField(_("name"), max_length=MCP_SERVER_NAME_MAX_LENGTH, unique=True,
-                            validators=[RegexValidator(MCP_SERVER_NAME_PATTERN)],
+                            validators=[RegexValidator(MCP_SERVER_NAME_PATTERN, code="server_name_invalid", message=_(
+                                "%(value)r is not a server name: a lowercase letter first, then 1–39 lowercase "
+                                "letters, digits, _ or -."))],
                             help_text=_("Stable name: lowercase letter first, then lowercase letters, digits, _ or -."))
     transport = models.CharField(_("transport"), max_length=20, choices=Transport.choices, default=Transport.STDIO)
     command = models.CharField(_("command"), max_length=500, blank=True)

@@ -95,6 +95,27 @@ def test_a_server_name_off_the_pattern_is_refused_in_words(admin_client, db, nam
     assert not McpServer.objects.exists()
 
 
+def test_the_service_says_the_same_sentence_for_a_name_off_the_pattern_in_either_language(db):
+    """The sentence is the model field's own (its validator's message), so the admin, the demo
+    loader and scripts calling ``mcp_server_save`` read what the form shows."""
+    from django.core.exceptions import ValidationError
+    from django.utils import translation
+
+    said = {}
+    for language, name in (("zh-hans", "Shop"), ("en", "9lives")):
+        with translation.override(language), pytest.raises(ValidationError) as refused:
+            mcp_server_save(name=name, transport="stdio", command=sys.executable)
+        with translation.override(language):  # the message is lazy: read it in its language
+            said[language] = (refused.value.message_dict, [e.code for e in refused.value.error_dict["name"]])
+    assert said == {
+        "zh-hans": ({"name": ["'Shop' 不是合法的服务器名称：须以小写字母开头，其后为 1–39 个小写字母、数字、_ 或 -。"]},
+                    ["server_name_invalid"]),
+        "en": ({"name": ["'9lives' is not a server name: a lowercase letter first, then 1–39 lowercase letters, "
+                         "digits, _ or -."]}, ["server_name_invalid"]),
+    }
+    assert not McpServer.objects.exists()
+
+
 def test_a_nul_in_an_environment_value_is_refused_by_the_service_too(db):
     """The form refuses a NUL before the service sees it; the admin, the demo loader and scripts
     reach ``mcp_server_save`` directly."""
