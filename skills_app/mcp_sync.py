@@ -236,8 +236,9 @@ def _json_lines(value: Any) -> list[str]:
 
 
 def schema_diff(before: McpTool, after: ListedTool) -> dict[str, Any] | None:
-    """``{"tool", "fields": [wire names], "diff": [unified diff lines]}`` of what changed between
-    the stored definition and the listed one, or ``None`` when nothing did."""
+    """``{"fields": [wire names], "diff": [unified diff lines]}`` of what changed between the
+    stored definition and the listed one, or ``None`` when nothing did (the sync record names the
+    tool by the model-facing name it has after the sync)."""
     fields_changed, lines = [], []
     for name in COMPARED:
         old, new = getattr(before, name), getattr(after, name)
@@ -252,7 +253,7 @@ def schema_diff(before: McpTool, after: ListedTool) -> dict[str, Any] | None:
             lines.extend([f"--- {wire} (before)", f"+++ {wire} (after)", f"-{old}", f"+{new}"])
     if not fields_changed:
         return None
-    return {"tool": before.name, "fields": fields_changed, "diff": lines}
+    return {"fields": fields_changed, "diff": lines}
 
 
 def _who(user: Any) -> tuple[Any, str]:
@@ -324,12 +325,11 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         row = mine.get(tool.name) or adoptable.get(model_name)
         fresh = row is None or row.removed_at is not None or row.mcp_server_id is None
         if row is None:
-            row = McpTool(name=model_name)
+            row = McpTool()  # every field is set below
         elif not fresh:
             diff = schema_diff(row, tool)
             if diff is not None:
-                diff["tool"] = model_name
-                changed.append(diff)
+                changed.append({"tool": model_name, **diff})
         if fresh:
             added.append(model_name)
         row.name, row.tool_name, row.mcp_server, row.server = model_name, tool.name, server, server.name

@@ -24,7 +24,9 @@ Run it::
   use (``SHAPES``): text around an image, structured content only, text beside structured
   content, and a process that exits mid-call;
 - ``loop``: the second page of ``tools/list`` names itself as the next cursor again;
-- ``endless``: ``tools/list`` answers empty pages, each with a new next cursor, for ever.
+- ``endless``: ``tools/list`` answers empty pages, each with a new next cursor, for ever;
+- ``twice``: the 14 tools, then ``query_order`` listed a second time (``TWICE``, another
+  description), as a proxy merging two backends might: the sync offers neither copy.
 
 Only this file and the catalog YAML are read; no Django import, so the server starts fast.
 """
@@ -43,10 +45,12 @@ import jsonschema
 import yaml
 
 CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
-VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes", "loop", "endless")
+VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes", "loop", "endless", "twice")
 #: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
 V2_REMOVED = "change_address"
 V2_CHANGED = "query_order"
+#: The tool the ``twice`` variant lists a second time.
+TWICE = "query_order"
 
 #: Canned answers by tool (JSON, as a real backend would send).
 CANNED: dict[str, Any] = {
@@ -92,6 +96,7 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
     """The tool definitions this server offers, as dicts with MCP's wire keys (``name``, ``title``,
     ``description``, ``inputSchema``, ``annotations``), in catalog order. ``variant`` is one of
     ``VARIANTS``; ``v2`` drops ``V2_REMOVED`` and adds a ``channel`` argument to ``V2_CHANGED``;
+    ``twice`` lists ``TWICE`` again at the end;
     ``dotted`` renames every tool with ``dotted_name`` (each spec keeps its catalog name in
     ``x-bitmall-name``, not sent on the wire)."""
     with CATALOG.open(encoding="utf-8") as fh:
@@ -102,6 +107,9 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
             if t["name"] == V2_CHANGED:
                 t["inputSchema"]["properties"]["channel"] = {
                     "type": "string", "description": "下单渠道", "enum": ["app", "web", "mini-program"]}
+    if variant == "twice":
+        again = copy.deepcopy(next(t for t in tools if t["name"] == TWICE))
+        tools.append({**again, "description": again["description"] + "（第二个后端）"})
     for t in tools:
         t["x-bitmall-name"] = t["name"]
         if variant == "dotted":

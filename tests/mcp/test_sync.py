@@ -246,7 +246,7 @@ def test_a_schema_diff_names_each_changed_field_by_its_wire_name_with_a_line_dif
     schema["properties"]["channel"] = {"type": "string"}
     listed = _listed_as_stored(stored, title="订单查询", input_schema=schema, output_schema={"type": "object"},
                                annotations={"readOnlyHint": False, "openWorldHint": False})
-    assert schema_diff(stored, listed) == {"tool": "query_order", "fields": [
+    assert schema_diff(stored, listed) == {"fields": [
         "inputSchema", "outputSchema", "annotations", "title"], "diff": [
         "--- inputSchema (before)", "+++ inputSchema (after)", "@@ -1,4 +1,7 @@",
         " {", '   "properties": {', '+    "channel": {', '+      "type": "string"', "+    },",
@@ -260,7 +260,7 @@ def test_a_schema_diff_names_each_changed_field_by_its_wire_name_with_a_line_dif
 def test_a_schema_diff_of_a_later_field_alone_and_of_nothing():
     stored = _stored_query_order()
     assert schema_diff(stored, _listed_as_stored(stored, description="按单号查")) == {
-        "tool": "query_order", "fields": ["description"],
+        "fields": ["description"],
         "diff": ["--- description (before)", "+++ description (after)", "-按订单号查询", "+按单号查"]}
     # no output schema stored and an empty one listed: the same
     assert schema_diff(stored, _listed_as_stored(stored, output_schema={})) is None
@@ -467,3 +467,38 @@ def test_a_typed_in_definition_holding_a_synced_tools_model_name_is_not_taken_ov
         "tool 'bitmall.pay-order' of server 'shop' is offered as 'shop__bitmall-pay-order': "
         "'bitmall-pay-order' is the name of a builtin tool",
     ]
+
+
+def test_a_tool_listed_twice_is_offered_in_neither_copy_and_the_tools_after_it_are_kept(bitmall):
+    """A server listing one real name twice (the ``twice`` variant: ``query_order`` first and
+    again at the end) cannot say which definition is meant: neither is offered (the tool is removed
+    like one the server dropped, its node unavailable), the warning says so, and every other tool,
+    before or after the copies, is synced as usual (docs/mcp.md, naming rule)."""
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    record = mcp_server_sync(server=set_variant(server, "twice"), trigger="test")
+    assert (record.outcome, record.message) == ("ok", "13 tools; 0 added; 1 removed; 0 changed")
+    assert (record.tool_count, record.added, record.removed, record.changed) == (13, [], ["query_order"], [])
+    assert record.warnings == ["server 'bitmall' lists tool 'query_order' 2 times; none of them is offered"]
+    assert record.unavailable_nodes == [{"node": "query_order_topic", "tool": "query_order"}]
+    rows = tool_rows(server)
+    assert sorted(name for name, t in rows.items() if t.removed_at is None) == sorted(BITMALL_TOOLS[1:])
+    assert rows["query_order"].removed_at is not None
+
+
+def test_a_name_held_since_the_last_sync_stays_when_what_qualified_it_goes_away(bitmall):
+    """``shop``'s ``bitmall.query-order`` was named ``shop__bitmall-query-order`` around a
+    definition typed in as ``bitmall-query-order``; when that definition is deleted the next sync
+    keeps the held name (the runtime and the skills refer to it), with no warning left."""
+    typed = McpTool.objects.create(name="bitmall-query-order", input_schema={"type": "object"})
+    server = stdio_server("dotted", name="shop")
+    first = mcp_server_sync(server=server, trigger="test")
+    assert first.warnings == [
+        "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
+        "is the name of a tool definition typed in without a server"]
+    typed.delete()
+    again = mcp_server_sync(server=server, trigger="test")
+    assert (again.outcome, again.message, again.warnings) == ("ok", "14 tools; 0 added; 0 removed; 0 changed", [])
+    held = McpTool.objects.get(mcp_server=server, tool_name="bitmall.query-order")
+    assert (held.name, held.naming_warning) == ("shop__bitmall-query-order", "")
+    assert not McpTool.objects.filter(name="bitmall-query-order").exists()
