@@ -51,14 +51,16 @@ serve: setup
 ## one worker (--dist loadfile), so a file's fixtures and its browser stay together.
 TEST_JOBS ?= auto
 XDIST     := -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
+## PYTEST_ARGS: more pytest options, e.g. `make test PYTEST_ARGS='-k sync'` (.ci/run lists the slowest tests).
+PYTEST_ARGS ?=
 
 test: install chromium
-	$(PY) -m pytest $(XDIST)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 ## The same suite on the scale-out database (the browser tests and tests/domain, which never
 ## touch a database, aside): PostgreSQL at 127.0.0.1:5432.
 test-postgres: install
-	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider
+	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider $(PYTEST_ARGS)
 
 ## Mutation testing of the domain, the services, the releases and the MCP sync (slow, so not part of `make test`):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
