@@ -676,12 +676,21 @@ class MultipleFileField(forms.FileField):
         super().__init__(*args, **kwargs)
 
     def clean(self, data: Any, initial: Any = None) -> list:
+        """The cleaned files, or ``ValidationError`` with one message per refused file, each led by
+        the file's name (Django's own message, e.g. an empty file, names none)."""
         single = super().clean
-        if isinstance(data, (list, tuple)) and data:
-            return [single(d, initial) for d in data]
-        if isinstance(data, (list, tuple)):
-            data = None
-        return [single(data, initial)]
+        if not (isinstance(data, (list, tuple)) and data):
+            return [single(None if isinstance(data, (list, tuple)) else data, initial)]
+        cleaned, refused = [], []
+        for upload in data:
+            try:
+                cleaned.append(single(upload, initial))
+            except ValidationError as exc:
+                refused.extend(gettext("%(file)s: %(problem)s") % {"file": getattr(upload, "name", "") or "?",
+                                                                 "problem": problem} for problem in exc.messages)
+        if refused:
+            raise ValidationError(refused)
+        return cleaned
 
 
 class SkillImportForm(forms.Form):

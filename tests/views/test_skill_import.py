@@ -155,6 +155,18 @@ def test_a_zip_and_files_together_are_refused(staff_client, bitmall):
     assert doc.one("data-errors-for", "files").text() == "upload: 请上传一个 zip，或不带 zip 的单个文件"
 
 
+def test_an_empty_file_is_refused_by_its_name_with_the_others(staff_client, bitmall):
+    """Django's "the submitted file is empty" names no file; among several uploads the user must
+    know which one (each refused file named, nothing checked or written)."""
+    before = records()
+    files = [upload(b"", "order_change.properties"), upload(b"# manual", "order_change.md"), upload(b"", "b.md")]
+    doc = parse(staff_client.post("/skills/import", {"files": files, "action": "check"}).content)
+    assert [e.text() for e in doc.one("data-errors-for", "files").by_tag("li")] == [
+        "order_change.properties：提交的是空文件。", "b.md：提交的是空文件。"]
+    assert doc.select("data-import-report") == []
+    assert records() == before
+
+
 def test_no_file_is_a_field_error(staff_client, bitmall):
     doc = parse(staff_client.post("/skills/import", {"action": "check"}).content)
     assert doc.one("data-errors-for", "files").text() == "该字段是必填项。"
