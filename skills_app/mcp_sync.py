@@ -23,6 +23,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from . import selectors
+from .domain.limits import TOOL_TITLE_MAX_LENGTH
 from .domain.naming import assign_model_names
 from .domain.tooldefs import validate_tool_definition
 from .models import IntentNode, McpServer, McpSyncRecord, McpTool
@@ -51,9 +52,11 @@ class ListedTool:
 
 
 def _listed(tool: Any) -> ListedTool:
+    """A ``tools/list`` entry as stored: the title cut to what a tool row holds, so a longer one is
+    not read as changed at every sync (the record compares the stored row with this)."""
     data = tool.model_dump(by_alias=True, exclude_none=True)  # the fields read are JSON already
     title = data.get("title") or (data.get("annotations") or {}).get("title") or ""
-    return ListedTool(name=data["name"], title=title, description=data.get("description") or "",
+    return ListedTool(name=data["name"], title=title[:TOOL_TITLE_MAX_LENGTH], description=data.get("description") or "",
                       input_schema=data.get("inputSchema") or {"type": "object"},
                       output_schema=data.get("outputSchema"), annotations=data.get("annotations") or {})
 
@@ -333,7 +336,7 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         if fresh:
             added.append(model_name)
         row.name, row.tool_name, row.mcp_server, row.server = model_name, tool.name, server, server.name
-        row.title, row.description = tool.title[:200], tool.description
+        row.title, row.description = tool.title, tool.description
         row.input_schema, row.output_schema, row.annotations = tool.input_schema, tool.output_schema, tool.annotations
         row.naming_warning, row.synced_at, row.removed_at = notes.get(tool.name, ""), now, None
         problems = validate_tool_definition(model_name, tool.input_schema)

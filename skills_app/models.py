@@ -29,6 +29,7 @@ from .domain.limits import (
     SKILL_CODE_MAX_LENGTH,
     SKILL_CODE_PATTERN,
     TOOL_NAME_MAX_LENGTH,
+    TOOL_TITLE_MAX_LENGTH,
 )
 from .domain.tooldefs import validate_tool_definition, validate_tool_name
 
@@ -219,7 +220,7 @@ class McpTool(models.Model):
     """
 
     name = models.CharField(_("name"), max_length=TOOL_NAME_MAX_LENGTH, unique=True)
-    title = models.CharField(_("title"), max_length=200, blank=True)
+    title = models.CharField(_("title"), max_length=TOOL_TITLE_MAX_LENGTH, blank=True)
     description = models.TextField(_("description"), blank=True)
     input_schema = models.JSONField(_("inputSchema"), default=dict)
     output_schema = models.JSONField(_("outputSchema"), null=True, blank=True)

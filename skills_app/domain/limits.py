@@ -12,6 +12,8 @@ DESCRIPTION_MAX_LENGTH = 512
 INTENT_DESCRIPTION_MAX_LENGTH = 512
 INTENT_CODE_MAX_LENGTH = 64
 TOOL_NAME_MAX_LENGTH = 128
+#: Characters of a tool's stored title (a server's longer title is cut to it when listed: mcp_sync._listed).
+TOOL_TITLE_MAX_LENGTH = 200
 #: What OpenAI and Anthropic accept as a tool name: ASCII letters, digits, ``_`` and ``-``, 1–64
 #: characters (a lookalike such as a Cyrillic ``о`` is refused). ``\Z``, not ``$``: no trailing newline.
 TOOL_NAME_PATTERN = re.compile(r"\A[a-zA-Z0-9_-]{1,64}\Z")

@@ -348,6 +348,25 @@ def test_a_listed_tool_keeps_its_wire_fields_and_may_take_its_title_from_its_ann
     assert _listed(titled).title == "查询订单"
 
 
+def test_a_title_longer_than_a_row_holds_is_stored_cut_and_not_changed_at_the_next_sync(db):
+    """A server's 250-character title is stored as its first 200 characters (the column's length:
+    a longer value would fail on PostgreSQL); the next sync of the same listing reports no change,
+    since the listed title is cut the same way before the comparison."""
+    import mcp_types as types
+
+    from skills_app.mcp_sync import _apply
+
+    server = mcp_server_save(name="long", transport="stdio", command=sys.executable)
+    long_title = "长" * 199 + "ab" + "x" * 49
+    listed = [_listed(types.Tool(name="q", title=long_title, input_schema={"type": "object"}))]
+    assert listed[0].title == "长" * 199 + "a"
+    first = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
+    again = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
+    assert (first.added, first.changed) == (["q"], [])
+    assert (again.message, again.added, again.changed) == ("1 tools; 0 added; 0 removed; 0 changed", [], [])
+    assert McpTool.objects.get(name="q").title == "长" * 199 + "a"
+
+
 def test_only_call_targets_changed_needs_a_change_and_nothing_but_targets(bitmall):
     """The demo's automatic publish after ``make run``'s sync: an unchanged draft is not "only call
     targets"; the sync's targets alone are; the targets with a skill edit are not."""
