@@ -515,6 +515,9 @@ def test_a_name_held_since_the_last_sync_stays_when_what_qualified_it_goes_away(
     assert first.warnings == [
         "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
         "is the name of a tool definition typed in without a server"]
+    # the tool page shows the row's own copy of its warning; the other tools have none
+    warned = {t.tool_name: t.naming_warning for t in McpTool.objects.filter(mcp_server=server) if t.naming_warning}
+    assert warned == {"bitmall.query-order": first.warnings[0]}
     typed.delete()
     again = mcp_server_sync(server=server, trigger="test")
     assert (again.outcome, again.message, again.warnings) == ("ok", "14 tools; 0 added; 0 removed; 0 changed", [])
