@@ -165,6 +165,24 @@ def edit_data(skill, **overrides):
     return data
 
 
+@pytest.mark.parametrize("hidden", [{"base_version": None}, {"base_version": "abc"}, {"base_sort_order": "1.5"}])
+def test_a_missing_or_tampered_hidden_field_is_said_at_the_top_and_saves_nothing(staff_client, bitmall, hidden):
+    """The hidden fields say what the page showed (the version edited, the flags); without them, or
+    with a value no page writes, the save is refused with the one sentence that says what to do —
+    never a summary linking to a field the page does not show. The text typed is kept."""
+    skill = Skill.objects.get(skill_code="order_change")
+    data = {k: v for k, v in {**edit_data(skill, content="改过的手册\n"), **hidden}.items() if v is not None}
+    response = staff_client.post("/skills/order_change/edit", data)
+    assert response.status_code == 200
+    doc = parse(response.content)
+    assert doc.one("data-errors-for", "__all__").text() == (
+        "表单没有说明你编辑的是哪个版本，因此什么都没有保存；请重新加载页面后再编辑。")
+    assert doc.select("data-error-link") == []
+    assert doc.one("name", "content", tag="textarea").text().strip() == "改过的手册"
+    skill.refresh_from_db()
+    assert skill.version == 1
+
+
 def test_edit_bumps_the_version_and_keeps_the_code(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
     response = staff_client.post("/skills/order_change/edit",
