@@ -338,7 +338,7 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         row.name, row.tool_name, row.mcp_server, row.server = model_name, tool.name, server, server.name
         row.title, row.description = tool.title, tool.description
         row.input_schema, row.output_schema, row.annotations = tool.input_schema, tool.output_schema, tool.annotations
-        row.naming_warning, row.synced_at, row.removed_at = notes.get(tool.name, ""), now, None
+        row.naming_warning, row.synced_at, row.removed_at = notes[tool.name], now, None  # "" when not renamed
         problems = validate_tool_definition(model_name, tool.input_schema)
         if problems:
             warnings.append(f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
