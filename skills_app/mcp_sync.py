@@ -342,7 +342,8 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         problems = validate_tool_definition(model_name, tool.input_schema)
         if problems:
             warnings.append(f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
-                            + "; ".join(str(p) for p in problems) + " (the publish gate refuses it)")
+                            + "; ".join(str(p) for p in problems)
+                            + " (the publish gate refuses it while an MCP node registers it)")
         row.save()
         kept.add(row.pk)
     removed = []

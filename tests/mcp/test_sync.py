@@ -367,6 +367,34 @@ def test_a_title_longer_than_a_row_holds_is_stored_cut_and_not_changed_at_the_ne
     assert McpTool.objects.get(name="q").title == "长" * 199 + "a"
 
 
+def test_a_listed_tool_with_an_invalid_input_schema_is_stored_with_every_problem_warned(db):
+    """The sync stores what the server lists (the record is the server's truth) but warns, naming
+    the tool, the server and each problem; the publish gate then refuses the definition."""
+    import mcp_types as types
+
+    from skills_app.mcp_sync import _apply
+
+    server = mcp_server_save(name="odd", transport="stdio", command=sys.executable)
+    schema = {"type": "string", "properties": {"x": {"type": "nope"}}}
+    listed = [_listed(types.Tool(name="bad", input_schema=schema)),
+              _listed(types.Tool(name="good", input_schema={"type": "object"}))]
+    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
+    assert (record.outcome, record.message) == ("ok", "2 tools; 2 added; 0 removed; 0 changed")
+    assert record.warnings == [
+        "tool 'bad' of server 'odd' has an invalid definition: inputSchema must have \"type\": \"object\", got "
+        "'string'; inputSchema is not a valid JSON Schema at properties/x/type: 'nope' is not valid under any of the "
+        "given schemas (the publish gate refuses it while an MCP node registers it)"]
+    assert McpTool.objects.get(name="bad").input_schema == schema
+    assert [r.code for r in gate(publish_review())] == []  # no node registers it yet
+    from skills_app.services import intent_node_save
+
+    intent_node_save(intent_code="bad_topic", name="坏工具", kind="MCP", mcp_tool_id="bad")
+    assert [(r.code, str(r.message)) for r in gate(publish_review())] == [(
+        "gate_tool_definition", "tool 'bad' has an invalid definition: inputSchema must have \"type\": \"object\", "
+        "got 'string'; inputSchema is not a valid JSON Schema at properties/x/type: 'nope' is not valid under any of "
+        "the given schemas")]
+
+
 def test_only_call_targets_changed_needs_a_change_and_nothing_but_targets(bitmall):
     """The demo's automatic publish after ``make run``'s sync: an unchanged draft is not "only call
     targets"; the sync's targets alone are; the targets with a skill edit are not."""
