@@ -353,7 +353,7 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
                 removed.append(row.name)
             row.removed_at = row.removed_at or now
             row.mcp_server = server  # an orphan taken back: removed now, no longer orphaned
-            row.save(update_fields=["removed_at", "mcp_server"])
+            row.save(update_fields=["removed_at", "mcp_server"])  # pragma: no mutate — read in this transaction, under the server's lock: only these two changed
     removed_set = set(removed)
     unavailable_nodes = [
         {"node": n.intent_code, "tool": n.mcp_tool_id}

@@ -552,3 +552,21 @@ def test_a_name_held_since_the_last_sync_stays_when_what_qualified_it_goes_away(
     held = McpTool.objects.get(mcp_server=server, tool_name="bitmall.query-order")
     assert (held.name, held.naming_warning) == ("shop__bitmall-query-order", "")
     assert not McpTool.objects.filter(name="bitmall-query-order").exists()
+
+
+def test_an_orphan_its_server_had_already_dropped_is_taken_back_still_removed(bitmall):
+    """``change_address`` left with v2, then the record was deleted (every row orphaned). The
+    server registered again takes back all its orphans — the dropped one too, still removed since
+    the sync that dropped it (not removed again, not offered), so nothing stays orphaned."""
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    assert mcp_server_sync(server=set_variant(server, "v2"), trigger="test").removed == [V2_REMOVED]
+    dropped_at = McpTool.objects.get(name=V2_REMOVED).removed_at
+    McpServer.objects.filter(name="bitmall").delete()
+    assert set(selectors.orphaned_tools()) == set(BITMALL_TOOLS)
+    again = set_variant(stdio_server(), "v2")
+    record = mcp_server_sync(server=again, trigger="test")
+    assert (record.outcome, record.message, record.removed) == ("ok", "13 tools; 13 added; 0 removed; 0 changed", [])
+    assert selectors.orphaned_tools() == {}
+    row = McpTool.objects.get(name=V2_REMOVED)
+    assert (row.mcp_server_id, row.removed_at) == (again.pk, dropped_at)
