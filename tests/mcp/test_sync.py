@@ -300,6 +300,18 @@ async def _timeout_inside(errlog) -> None:
     raise TimeoutError("timed out")
 
 
+async def _long_stderr(errlog) -> None:
+    errlog.write("x" * 100 + "y" * 398 + "\n\n")
+    raise OSError("gone")
+
+
+async def _bytes_on_stderr(errlog) -> None:
+    import os
+
+    os.write(errlog.fileno(), b"caf\xc3\xa9 \xff\xfe\n")  # what a server process writes: bytes, not always UTF-8
+    raise OSError("gone")
+
+
 @pytest.mark.parametrize(("work", "message"), [
     # our own sentence, wrapped by the client's task group or not: as it stands, no stderr
     (lambda errlog: _in_a_task_group(SyncError("tools/list repeated cursor '5'; the list never ends"), errlog),
@@ -312,6 +324,9 @@ async def _timeout_inside(errlog) -> None:
     (lambda errlog: _in_a_task_group(TimeoutError(), errlog), "server 'slow': TimeoutError (server stderr: last words)"),
     (lambda errlog: _in_a_task_group(OSError("  spawn failed\nat line 2"), errlog),
      "server 'slow': OSError: spawn failed (server stderr: last words)"),
+    # the last 400 characters of stderr, blank ends stripped; bytes that are no UTF-8 replaced
+    (_long_stderr, "server 'slow': OSError: gone (server stderr: " + "y" * 398 + ")"),
+    (_bytes_on_stderr, "server 'slow': OSError: gone (server stderr: café \ufffd\ufffd)"),
 ])
 def test_a_failed_exchange_becomes_one_sync_error_naming_the_server_and_the_cause(work, message):
     """``_run``: every failure of the exchange is a ``SyncError`` whose message is the whole sentence
