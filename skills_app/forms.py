@@ -392,13 +392,13 @@ class SkillForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        if self.preview:
-            return self._clean_preview(data)
         hidden = [name for name in ("base_version", "base_enabled", "base_sort_order") if name in self._errors]
         for name in hidden:  # a hidden field's own message ("Enter a whole number.") would show nowhere
             del self._errors[name]
         if hidden:
             self.add_error(None, str(MESSAGES_BY_CODE["base_version_required"]))
+        if self.preview:
+            return self._clean_preview(data)
         if self.errors:
             return data
         if self.skill is not None and data.get("base_version") is None:

@@ -181,6 +181,10 @@ def test_a_missing_or_tampered_hidden_field_is_said_at_the_top_and_saves_nothing
     assert doc.one("name", "content", tag="textarea").text().strip() == "改过的手册"
     skill.refresh_from_db()
     assert skill.version == 1
+    if hidden.get("base_version", "") is not None:  # the live preview says the same of a tampered value
+        problems = parse(staff_client.post("/skills/order_change/preview", data).content).one("data-preview-problems")
+        assert [li.text() for li in problems.by_tag("li")] == [
+            "表单没有说明你编辑的是哪个版本，因此什么都没有保存；请重新加载页面后再编辑。"]
 
 
 def test_edit_bumps_the_version_and_keeps_the_code(staff_client, bitmall):
