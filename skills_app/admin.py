@@ -13,8 +13,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from . import services
+from . import roles, services
 from .models import (
+    SECRET_MASK,
     AccessProfile,
     BuiltinTool,
     ConsoleSettings,
@@ -180,15 +181,20 @@ class McpToolAdmin(admin.ModelAdmin):
 
 @admin.register(McpServer)
 class McpServerAdmin(admin.ModelAdmin):
-    """Header values are secrets: the admin shows their names only; edit them on the console page."""
+    """Header and environment values are secrets (docs/mcp.md): the admin shows their names only,
+    each value as ``SECRET_MASK``, and never puts them in a form; edit them on the console page."""
 
     list_display = ("name", "transport", "enabled", "last_sync_at", "last_sync_ok", "console_link")
-    exclude = ("headers",)
-    readonly_fields = ("header_names", "last_sync_at", "last_sync_ok", "last_sync_message")
+    exclude = ("headers", "env")
+    readonly_fields = ("env_names", "header_names", "last_sync_at", "last_sync_ok", "last_sync_message")
 
     @admin.display(description=_("headers"))
     def header_names(self, obj: McpServer) -> str:
         return ", ".join(f"{k}: {v}" for k, v in obj.masked_headers.items()) or "—"
+
+    @admin.display(description=_("environment"))
+    def env_names(self, obj: McpServer) -> str:
+        return ", ".join(f"{k}: {SECRET_MASK}" for k in (obj.env or {})) or "—"
 
     @admin.display(description=_("console"))
     def console_link(self, obj: McpServer) -> str:
@@ -197,8 +203,15 @@ class McpServerAdmin(admin.ModelAdmin):
 
 @admin.register(McpSyncRecord)
 class McpSyncRecordAdmin(ReadOnlyAdmin):
+    """Never added or changed by hand. A superuser may delete them: deleting a server record
+    deletes its sync history with it (the cascade needs this permission), keeping its tools as
+    orphans (docs/mcp.md)."""
+
     list_display = ("server", "started_at", "trigger", "started_by_name", "outcome", "tool_count")
     list_filter = ("server", "outcome")
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return roles.can_administer(request.user)
 
 
 @admin.register(BuiltinTool)
