@@ -13,6 +13,7 @@ from pathlib import Path
 from django.utils.translation import gettext_lazy as _
 
 from console.private import private_dir, private_file, write_private
+from skills_app.domain.limits import IMPORT_MAX_FILES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))
@@ -266,6 +267,10 @@ LOGOUT_REDIRECT_URL = "login"
 
 #: Django's default, named here because the OpenAPI description states it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+#: Files one request may upload: one past the import page's own limit, so 101–500 single files
+#: are imported and one file too many gets the page's sentence ("more than 500 files; upload a
+#: zip", docs/import-export.md) instead of Django's bare 400 (its default is 100).
+DATA_UPLOAD_MAX_NUMBER_FILES = IMPORT_MAX_FILES + 1
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

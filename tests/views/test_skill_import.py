@@ -250,3 +250,24 @@ def test_every_skill_file_cause_has_its_translatable_template():
     assert views and len(found) >= 55
     with translation.override("en"):
         assert {code: str(SKILL_FILE_MESSAGES.get(code)) for code in found} == found
+
+
+def test_up_to_the_import_limit_of_single_files_reaches_the_page_and_one_more_gets_its_sentence(staff_client, bitmall):
+    """Found on a fresh clone: Django's own cap on uploaded files (100 by default) answered 101–500
+    single files with a bare 400 "Bad request" before the page's limit ``IMPORT_MAX_FILES`` could
+    speak; the setting now sits just above that limit."""
+    from skills_app.domain.limits import IMPORT_MAX_FILES
+
+    response = staff_client.post("/skills/import", {
+        "files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(101)], "action": "check"})
+    assert response.status_code == 200
+    doc = parse(response.content)
+    assert doc.select("data-errors-for", "files") == []
+    assert entries(doc) == {f"m{i}.md": "ignored" for i in range(101)}  # checked one by one
+    response = staff_client.post("/skills/import", {
+        "files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(IMPORT_MAX_FILES + 1)],
+        "action": "check"})
+    assert response.status_code == 200
+    doc = parse(response.content)
+    assert doc.one("data-errors-for", "files").text() == f"upload: 超过 {IMPORT_MAX_FILES} 个文件；请上传一个 zip"
+    assert doc.select("data-import-report") == []
