@@ -94,6 +94,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "marker_invalid": _("Message %(number)s: metadata.%(key)s is %(value)s, not a skill code; it loads nothing."),
     "marker_missing": _("Message %(number)s: the load_skill result for %(skill)s has metadata without %(key)s; "
                         "it loads nothing."),
+    "error_flag_ambiguous": _("Message %(number)s: %(block)s%(flag)s is %(value)s, which says neither success "
+                              "nor failure; the result is read as failed (a load_skill result then loads nothing)."),
     "skill_version_invalid": _("Message %(number)s: metadata.skill_version is %(value)s, not a version number; "
                                "the manual of %(skill)s counts as naming no version."),
     "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
@@ -110,7 +112,7 @@ WARNING_CODES = frozenset({
     "arguments_unparseable", "arguments_not_object", "arguments_double_encoded", "duplicate_call_id",
     "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "marker_mismatch",
     "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
-    "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid",
+    "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
 })
 
 

@@ -25,6 +25,8 @@ ROLE_ALIASES = {"developer": "system"}
 STATES = ("success", "error")
 #: ``state`` / ``status`` values (any case) read as a failed tool result (docs/transcripts.md).
 ERROR_STATES = frozenset({"error", "failed", "failure"})
+#: ``status`` values (any case) read as a successful tool result; any other status reads as failed.
+SUCCESS_STATUSES = frozenset({"success", "succeeded", "ok", "completed", "complete", "done"})
 #: Content block types whose ``text`` is read as text (OpenAI content parts, Anthropic blocks).
 TEXT_BLOCKS = frozenset({"text", "input_text", "output_text", "refusal"})
 #: Content block types that carry no text and no call: read as nothing.
@@ -203,17 +205,44 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
                              "problem": problem})
 
 
-def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> bool:
-    """Every common error flag of a tool result (docs/transcripts.md, "Failed results")."""
+def shown(value: Any) -> str:
+    """A value as a warning quotes it: its JSON-like ``repr``, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> tuple[bool, Problem | None]:
+    """``(failed, warning)`` of a tool result by every common error flag (docs/transcripts.md,
+    "Failed results"). Fail closed: a ``status`` that is neither a success nor an error value, or an
+    ``is_error`` / ``isError`` that is neither true nor false (``0``, ``null``, ``"false"``), reads
+    as failed — a load_skill result that may have failed never counts as a loaded manual — with a
+    warning naming the message and the flag. An unknown ``state`` raises ``MessageError``."""
     if _ERROR_FLAG_KEYS.isdisjoint(raw):  # no flag at all (most messages): one pass in C
-        return False
+        return False, None
     state = raw.get("state")
     if state is not None and (not isinstance(state, str) or state.lower() not in _KNOWN_STATES):
         raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
-    status = raw.get("status")
-    return ((state is not None and state.lower() in ERROR_STATES)
-            or (isinstance(status, str) and status.lower() in ERROR_STATES)
-            or raw.get("is_error") not in (None, False) or raw.get("isError") not in (None, False))
+    failed = state is not None and state.lower() in ERROR_STATES
+    doubtful = None
+    if "status" in raw:
+        status = raw["status"]
+        said = status.lower() if isinstance(status, str) else None
+        if said in ERROR_STATES:
+            failed = True
+        elif said not in SUCCESS_STATUSES:
+            doubtful = ("status", status)
+    for key in ("is_error", "isError"):
+        if key in raw and raw[key] is not False:
+            failed = True
+            if raw[key] is not True and doubtful is None:
+                doubtful = (key, raw[key])
+    if doubtful is None:
+        return failed, None
+    return True, Problem("error_flag_ambiguous",
+                         "messages[%(index)s]: %(block)s%(flag)s is %(value)s, which says neither success nor "
+                         "failure; the result is read as failed",
+                         {"index": index, "number": index + 1, "block": where, "flag": doubtful[0],
+                          "value": shown(doubtful[1])})
 
 
 def _str_id(value: Any) -> str:
@@ -277,15 +306,22 @@ def _expand(raw: Any, index: int) -> list[Message]:
         else:
             if role != "user":
                 raise MessageError(f"content[{k}]: block type 'tool_result' belongs to a user message", index=index)
+            failed, doubt = _is_error(block, index, f"content[{k}]: ")
             results.append(Message(
                 role="tool",
                 content=_content_text(block.get("content"), index, where=f"content[{k}].content"),
                 tool_call_id=_str_id(block.get("tool_use_id")),
-                state="error" if _is_error(block, index, f"content[{k}]: ") else "success",
+                state="error" if failed else "success",
                 index=index,
+                problems=(doubt,) if doubt is not None else (),
             ))
     problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate — fast path
-    state = "error" if not _ERROR_FLAG_KEYS.isdisjoint(raw) and _is_error(raw, index) else "success"
+    state = "success"
+    if role == "tool" and not _ERROR_FLAG_KEYS.isdisjoint(raw):  # only a tool result can fail
+        failed, doubt = _is_error(raw, index)
+        state = "error" if failed else "success"
+        if doubt is not None:
+            problems = (*problems, doubt)
     call_id = raw.get("tool_call_id")
     if call_id is None:  # pragma: no mutate — a fast path: _str_id(None) is ""
         call_id = ""

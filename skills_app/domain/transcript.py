@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import Problem
 from .limits import LOAD_SKILL
-from .messages import Message, ToolCall, build_frozen
+from .messages import Message, ToolCall, build_frozen, shown as _shown
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
@@ -312,12 +312,6 @@ class EvidenceReader:
             if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
                 _note(self._latest, manual)
                 self._versions.setdefault(manual.code, set()).add(manual.version)
-
-
-def _shown(value: Any) -> str:
-    """A metadata value as a warning quotes it: its JSON-like ``repr``, cut to 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,

@@ -144,6 +144,47 @@ def test_as_messages_passes_a_parsed_tuple_through_and_reads_anything_else():
     assert [m.index for m in as_messages(({"role": "user", "content": "a"}, parsed[1]))] == [0, 1]
 
 
+@pytest.mark.parametrize(("flags", "state", "warning"), [
+    ({"is_error": False}, "success", None),
+    ({"isError": True}, "error", None),
+    ({"status": "Completed", "is_error": False}, "success", None),
+    ({"status": "FAILURE"}, "error", None),
+    ({"is_error": 0}, "error", "messages[0]: is_error is 0, which says neither success nor failure; the result is "
+                               "read as failed"),
+    ({"isError": "false"}, "error", "messages[0]: isError is 'false', which says neither success nor failure; the "
+                                    "result is read as failed"),
+    ({"status": None}, "error", "messages[0]: status is None, which says neither success nor failure; the result is "
+                                "read as failed"),
+    ({"status": "error ", "is_error": False}, "error", "messages[0]: status is 'error ', which says neither success "
+                                                       "nor failure; the result is read as failed"),
+    # the status is named first; a flag that says failure plainly wins either way
+    ({"status": "cancelled", "is_error": 1}, "error", "messages[0]: status is 'cancelled', which says neither "
+                                                       "success nor failure; the result is read as failed"),
+    ({"status": "ok", "is_error": 1}, "error", "messages[0]: is_error is 1, which says neither success nor failure; "
+                                               "the result is read as failed"),
+])
+def test_an_error_flag_that_says_neither_success_nor_failure_fails_closed_with_a_warning(flags, state, warning):
+    """docs/transcripts.md, "Failed results": a load_skill result that may have failed never counts as
+    a loaded manual; the warning names the message and the flag."""
+    (result,) = parse_messages([{"role": "tool", "tool_call_id": "a", "content": "x", **flags}])
+    assert result.state == state
+    assert [(p.code, str(p), p.params["number"]) for p in result.problems] == (
+        [("error_flag_ambiguous", warning, 1)] if warning else [])
+
+
+def test_a_doubtful_flag_on_an_anthropic_block_names_the_block_and_other_roles_have_no_state():
+    user, text, assistant = parse_messages([
+        {"role": "user", "content": [{"type": "text", "text": "好"},
+                                     {"type": "tool_result", "tool_use_id": "t", "content": "x", "is_error": None}]},
+        {"role": "assistant", "content": "处理中", "status": "in_progress"},  # Responses API items carry a status
+    ])
+    assert (user.role, user.state, [str(p) for p in user.problems]) == ("tool", "error", [
+        "messages[0]: content[1]: is_error is None, which says neither success nor failure; the result is read as "
+        "failed"])
+    assert (text.role, text.content, text.problems) == ("user", "好", ())
+    assert (assistant.state, assistant.problems) == ("success", ())
+
+
 def test_a_status_that_is_no_error_flag_leaves_a_result_successful_and_failed_marks_it_failed():
     ok, failed = parse_messages([
         {"role": "tool", "tool_call_id": "a", "content": "x", "status": "ok"},
