@@ -59,6 +59,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "description_too_long": _("description has %(length)s characters; at most %(max)s allowed."),
     "description_multiline": _("description must be a single line (the model sees it in a catalog)."),
     "content_blank": _("the manual (content) must not be blank."),
+    "secret_mask_unknown": _("%(name)s: %(mask)s stands for a stored value, but none is stored under this name; "
+                             "type the value."),
     "base_version_required": _("the form did not say which version you edited, so nothing was saved; reload the "
                                "page and edit again."),
     # tool definitions (domain.tooldefs), refused where they enter

@@ -426,12 +426,24 @@ def load_skill_header_set(*, header: str) -> "ConsoleSettings":
 load_skill_header_set = transaction.atomic(load_skill_header_set)
 
 
-def _secret_map(new: dict[str, str] | None, old: dict[str, str]) -> dict[str, str]:
+def _secret_map(new: dict[str, str] | None, old: dict[str, str], field: str) -> dict[str, str]:
     """``new`` with every value equal to ``SECRET_MASK`` replaced by the stored value of that name
-    (a page posts the mask back for a secret it did not change)."""
-    out = {}
+    (a page posts the mask back for a secret it did not change). Raises ``ValidationError`` on
+    ``field`` (``headers`` / ``env``) naming each entry whose mask stands for no stored value — a
+    renamed entry (``Authorization`` → ``authorization``) or a new one — rather than saving it
+    empty: the secret would be lost without a word (docs/mcp.md)."""
+    out, unknown = {}, []
     for k, v in (new or {}).items():
-        out[k] = old.get(k, "") if v == SECRET_MASK else v
+        if v != SECRET_MASK:
+            out[k] = v
+        elif k in old:
+            out[k] = old[k]
+        else:
+            unknown.append(k)
+    if unknown:
+        raise ValidationError({field: [_problem(
+            "secret_mask_unknown", "%(name)s: %(mask)s stands for a stored value, but none is stored under this "
+            "name; type the value", name=repr(k), mask=SECRET_MASK) for k in unknown]})
     return out
 
 
@@ -449,8 +461,8 @@ def mcp_server_save(
                                                  "server name '%(name)s' cannot be changed.", name=instance.name)]})
     old_headers, old_env = dict(server.headers or {}), dict(server.env or {})
     server.transport, server.command, server.args = transport, (command or "").strip(), list(args)
-    server.env = _secret_map(env, old_env)
-    server.url, server.headers = (url or "").strip(), _secret_map(headers, old_headers)
+    server.env = _secret_map(env, old_env, "env")
+    server.url, server.headers = (url or "").strip(), _secret_map(headers, old_headers, "headers")
     if timeout_seconds is not None:
         server.timeout_seconds = timeout_seconds
     server.enabled = enabled

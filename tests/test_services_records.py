@@ -264,12 +264,38 @@ def test_saving_an_mcp_server_with_masked_secrets_keeps_the_stored_ones(db) -> N
                                       headers={"Authorization": "Bearer s-1", "X-Team": "a"}, env={"K": "v-1"},
                                       timeout_seconds=45)
     services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/v2",
-                             headers={"Authorization": SECRET_MASK, "X-Team": "b", "X-New": SECRET_MASK},
+                             headers={"Authorization": SECRET_MASK, "X-Team": "b"},
                              env={"K": SECRET_MASK}, instance=server)
     stored = McpServer.objects.get(pk=server.pk)
     assert (stored.url, stored.headers, stored.env, stored.timeout_seconds) == (
-        "https://mcp.example/v2", {"Authorization": "Bearer s-1", "X-Team": "b", "X-New": ""}, {"K": "v-1"}, 45.0)
+        "https://mcp.example/v2", {"Authorization": "Bearer s-1", "X-Team": "b"}, {"K": "v-1"}, 45.0)
     assert McpServer.objects.count() == 1
+
+
+def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_nothing_is_lost(db) -> None:
+    """Renaming a masked header (``Authorization`` → ``authorization``) or masking a new one used
+    to save it empty: the token was gone without a word and the next sync failed with the
+    server's bare 401. Now the save is refused, naming each entry, and the record is unchanged."""
+    from skills_app.models import SECRET_MASK, McpServer
+
+    server = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/",
+                                      headers={"Authorization": "Bearer s-1"}, env={"K": "v-1"})
+    with pytest.raises(ValidationError) as refused:
+        services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/v2",
+                                 headers={"authorization": SECRET_MASK, "X-New": SECRET_MASK, "X-Team": "b"},
+                                 env={"K": SECRET_MASK}, instance=server)
+    said = f"stands for a stored value, but none is stored under this name; type the value"
+    assert refused.value.message_dict == {"headers": [f"'authorization': {SECRET_MASK} {said}",
+                                                      f"'X-New': {SECRET_MASK} {said}"]}
+    assert [e.code for e in refused.value.error_dict["headers"]] == ["secret_mask_unknown"] * 2
+    stored = McpServer.objects.get(pk=server.pk)
+    assert (stored.url, stored.headers, stored.env) == ("https://mcp.example/", {"Authorization": "Bearer s-1"},
+                                                        {"K": "v-1"})
+    with pytest.raises(ValidationError) as refused:
+        services.mcp_server_save(name="fresh", transport=McpServer.Transport.STDIO, command="python",
+                                 env={"TOKEN": SECRET_MASK})
+    assert refused.value.message_dict == {"env": [f"'TOKEN': {SECRET_MASK} {said}"]}
+    assert not McpServer.objects.filter(name="fresh").exists()
 
 
 def test_an_mcp_server_keeps_its_name_and_a_refused_save_changes_nothing(db) -> None:

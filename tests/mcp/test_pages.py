@@ -58,6 +58,16 @@ def test_server_secrets_are_shown_masked_and_kept_when_the_mask_is_posted_back(s
     server = McpServer.objects.get(name="crm")
     assert server.headers == {"Authorization": "Bearer top-secret-token", "X-Tenant": "shop-1"}
     assert server.timeout_seconds == 7
+    # the mask under a renamed header stands for nothing stored: refused next to the field, nothing lost
+    response = admin_client.post("/mcp/crm/edit", {
+        "transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "timeout_seconds": "9",
+        "headers": f"authorization: {SECRET_MASK}\nX-Tenant: shop-1", "enabled": "on"})
+    assert response.status_code == 200
+    assert parse(response.content).one("data-errors-for", "headers").text() == (
+        f"'authorization': {SECRET_MASK} stands for a stored value, but none is stored under this name; type the value.")
+    server.refresh_from_db()
+    assert (server.headers, server.timeout_seconds) == ({"Authorization": "Bearer top-secret-token",
+                                                         "X-Tenant": "shop-1"}, 7)
 
 
 def test_a_stdio_server_needs_a_command(admin_client, db):
