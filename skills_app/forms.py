@@ -61,6 +61,11 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "content_blank": _("the manual (content) must not be blank."),
     "secret_mask_unknown": _("%(name)s: %(mask)s stands for a stored value, but none is stored under this name; "
                              "type the value."),
+    # runtime API keys (releases.api_key_create / api_key_revoke)
+    "key_name_required": _("a key needs a name."),
+    "key_name_control": _("a key name cannot contain a control character (%(char)s)."),
+    "key_name_taken": _("a key named '%(name)s' already exists; revoke it first or pick another name."),
+    "key_not_found": _("no usable key named '%(name)s'."),
     "base_version_required": _("the form did not say which version you edited, so nothing was saved; reload the "
                                "page and edit again."),
     # tool definitions (domain.tooldefs), refused where they enter

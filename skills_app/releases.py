@@ -73,10 +73,11 @@ def _require_publisher(user: Any) -> None:
         raise PermissionDenied("only a publisher may publish releases, move labels or manage API keys.")
 
 
-def _field_error(field: str, code: str, message: str) -> ValidationError:
-    """A ``ValidationError`` on ``field`` whose one message carries ``code`` (Django drops the
-    ``code`` given beside a dict of messages, so it goes on the message itself)."""
-    return ValidationError({field: [ValidationError(message, code=code)]})
+def _field_error(field: str, code: str, message: str, **params: Any) -> ValidationError:
+    """A ``ValidationError`` on ``field`` whose one message carries ``code`` and ``params`` (Django
+    drops a ``code`` given beside a dict of messages, so it goes on the message itself), so a page
+    can say it in its language (``forms.translate_error``)."""
+    return ValidationError({field: [ValidationError(message, code=code, params=params or None)]})
 
 
 def _author(user: Any) -> tuple[Any, str]:
@@ -340,14 +341,14 @@ def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> Create
     _require_publisher(user)
     name = (name or "").strip()
     if not name:
-        raise _field_error("name", "required", "a key needs a name.")
+        raise _field_error("name", "key_name_required", "a key needs a name.")
     control = next((c for c in name if unicodedata.category(c) == "Cc"), None)
     if control is not None:  # a NUL would not even reach PostgreSQL (500); a bell garbles every list
-        raise _field_error("name", "key_name_control",
-                           f"a key name cannot contain a control character (U+{ord(control):04X}).")
+        raise _field_error("name", "key_name_control", "a key name cannot contain a control character (%(char)s).",
+                           char=f"U+{ord(control):04X}")
     if RuntimeKey.objects.filter(name=name, revoked=False).exists():
         raise _field_error("name", "key_name_taken",
-                           f"a key named '{name}' already exists; revoke it first or pick another name.")
+                           "a key named '%(name)s' already exists; revoke it first or pick another name.", name=name)
     creator, _name = _author(user)
     probe = RuntimeKey(name=name, read_drafts=read_drafts)
     probe.full_clean(exclude=["id", "prefix", "hashed_key"])  # pragma: no mutate  # create_key fills them; not editable, so never validated
@@ -360,7 +361,7 @@ def api_key_revoke(*, user: Any, name: str) -> int:
     """Revoke every usable key with this name (cannot be undone); returns how many. Raises
     ``ValidationError`` when none matches."""
     _require_publisher(user)
-    not_found = _field_error("name", "key_not_found", f"no usable key named '{name}'.")
+    not_found = _field_error("name", "key_not_found", "no usable key named '%(name)s'.", name=name)
     # no key name holds a NUL (``api_key_create``); PostgreSQL would refuse one in the query (500)
     if "\x00" in name:  # pragma: no mutate — on SQLite, where mutation runs, a NUL matches no key either way; make test-postgres sends it
         raise not_found

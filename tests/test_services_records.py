@@ -91,7 +91,7 @@ def test_keys_are_listed_usable_first_then_newest_first(db) -> None:
      "override_note_required", "write why the ticked-off expectations may stay unmet."),
     (lambda: label_move(user=COMMAND_LINE, label="staging", number=9), "release", "release_not_found",
      "release 9 does not exist."),
-    (lambda: api_key_create(user=COMMAND_LINE, name=" "), "name", "required", "a key needs a name."),
+    (lambda: api_key_create(user=COMMAND_LINE, name=" "), "name", "key_name_required", "a key needs a name."),
     (lambda: api_key_create(user=COMMAND_LINE, name="test-runtime"), "name", "key_name_taken",
      "a key named 'test-runtime' already exists; revoke it first or pick another name."),
     (lambda: api_key_create(user=COMMAND_LINE, name="a\x00b"), "name", "key_name_control",

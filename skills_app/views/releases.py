@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from .. import releases
 from ..domain.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
+from ..forms import iter_errors, translate_error
 from ..roles import PUBLISHER, VIEWER
 from .common import forbidden, paginate, role_required
 from .presenters import failure_sentence, say
@@ -283,7 +284,7 @@ def api_keys(request: HttpRequest) -> HttpResponse:
             created = releases.api_key_create(user=request.user, name=request.POST.get("name", ""),
                                               read_drafts=request.POST.get("read_drafts") == "1")
         except ValidationError as exc:
-            errors.extend(exc.messages)
+            errors.extend(translate_error(e) for _field, e in iter_errors(exc))
     response = render(request, "releases/api_keys.html", {
         "keys": releases.api_key_list(), "created": created, "errors": errors,
         "can_publish": releases.can_publish(request.user),

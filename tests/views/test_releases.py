@@ -102,8 +102,13 @@ def test_api_keys_page_shows_the_key_once_and_revokes(staff_client, bitmall):
     assert key not in listing.content.decode()
     assert parse(listing.content).one("data-key-row", "ragent")["data-revoked"] == "0"
     again = parse(staff_client.post("/api-keys/", {"name": "ragent"}).content)
-    assert [e.text().strip() for e in again.select("data-error")] == [
-        "a key named 'ragent' already exists; revoke it first or pick another name."]
+    assert [e.text().strip() for e in again.select("data-error")] == ["名为“ragent”的密钥已存在；请先吊销它，或换一个名称。"]
+    blank = parse(staff_client.post("/api-keys/", {"name": " "}).content)
+    assert [e.text().strip() for e in blank.select("data-error")] == ["密钥需要一个名称。"]
+    staff_client.cookies["django_language"] = "en"
+    english = parse(staff_client.post("/api-keys/", {"revoke": "ghost"}).content)
+    assert [e.text().strip() for e in english.select("data-error")] == ["no usable key named 'ghost'."]
+    staff_client.cookies["django_language"] = "zh-hans"
     staff_client.post("/api-keys/", {"revoke": "ragent"})
     assert RuntimeKey.objects.get(name="ragent").revoked
 
