@@ -61,6 +61,12 @@ class ImportReport:
         return self.count(ERROR)
 
     @property
+    def held_back(self) -> bool:
+        """True when the files without errors are (or, in a dry run, would be) held back: an
+        all-or-nothing import with at least one error writes nothing."""
+        return self.errors > 0 and not self.partial
+
+    @property
     def counts(self) -> dict[str, int]:
         """Files per status, every status present (0 when none)."""
         return {s: self.count(s) for s in (CREATED, UPDATED, UNCHANGED, ERROR, IGNORED)}
@@ -70,6 +76,9 @@ class ImportReport:
         c = self.counts
         counts = (f"{c[CREATED]} created, {c[UPDATED]} updated, {c[UNCHANGED]} unchanged, "
                   f"{c[ERROR]} with errors, {c[IGNORED]} ignored")
+        if self.dry_run and self.held_back:
+            return (f"dry run, nothing written; importing would write nothing: {c[ERROR]} file(s) have errors "
+                    f"(all or nothing; --partial imports the rest): {counts}")
         if self.dry_run:
             return f"dry run, nothing written: {counts}"
         if not self.written:

@@ -103,6 +103,11 @@ def test_one_bad_skill_md_names_file_and_line_and_imports_nothing(bitmall, tmp_p
     assert out.splitlines()[-1] == ("nothing imported: 1 file(s) have errors (all or nothing; --partial imports the rest): "
                                     "4 created, 0 updated, 0 unchanged, 1 with errors, 0 ignored")
     assert Skill.objects.count() == 0
+    # the dry run says the same: all or nothing, so the import would write nothing
+    out, err, exc = run("import_skills", str(folder), "--dry-run")
+    assert out.splitlines()[-1] == (
+        "dry run, nothing written; importing would write nothing: 1 file(s) have errors (all or nothing; --partial "
+        "imports the rest): 4 created, 0 updated, 0 unchanged, 1 with errors, 0 ignored")
 
 
 def test_partial_imports_the_rest(bitmall, tmp_path):

@@ -103,9 +103,16 @@ def test_one_bad_skill_md_names_file_and_line_and_offers_no_import(staff_client,
         "set/order-change/SKILL.md:3: YAML 前置元数据无效：mapping values are not allowed here")
     assert doc.select("data-import-apply") == []
     doc.one("data-import-blocked")
+    # the check says what the import would do: all or nothing, so the good files are held back too
+    assert doc.one("data-import-summary").text() == (
+        "检查：未写入任何内容。导入这些文件将不会导入任何内容：部分文件有错误（全部或全不）。")
+    assert doc.one("data-import-held").text() == "4 个未导入（本身无错误，一并暂缓）"
+    assert sorted(r.text() for r in doc.select("class", "io-status io-created")) == ["未导入"] * 4
     # with "partial" the rest can be imported
     doc = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "check",
                                                      "partial": "on"}).content)
+    assert doc.one("data-import-summary").text() == "检查：未写入任何内容。导入将会："
+    assert sorted(r.text() for r in doc.select("class", "io-status io-created")) == ["新建"] * 4
     assert doc.one("data-import-apply").text().strip() == "导入 4 个没有错误的文件"
     digest = doc.one("name", "checked", tag="input")["value"]
     staff_client.post("/skills/import", {"files": upload(data), "action": "apply",
