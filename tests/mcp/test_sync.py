@@ -585,3 +585,27 @@ def test_an_orphan_its_server_had_already_dropped_is_taken_back_still_removed(bi
     assert selectors.orphaned_tools() == {}
     row = McpTool.objects.get(name=V2_REMOVED)
     assert (row.mcp_server_id, row.removed_at) == (again.pk, dropped_at)
+
+
+def test_only_live_mcp_nodes_of_a_removed_tool_are_reported_unavailable(db):
+    """The record's unavailable nodes are the nodes that register the removed tool: live MCP
+    nodes, by intent code. A soft-deleted node, or a knowledge-base node left holding the tool's
+    id (written before ``IntentNode.clean`` refused that), registers nothing and is not listed."""
+    import mcp_types as types
+    from django.utils import timezone
+
+    from skills_app.mcp_sync import _apply
+    from skills_app.models import IntentNode
+    from skills_app.services import intent_node_save
+
+    server = mcp_server_save(name="odd", transport="stdio", command=sys.executable)
+    both = [_listed(types.Tool(name=n, input_schema={"type": "object"})) for n in ("keep", "gone")]
+    _apply(server, both, McpSyncRecord(server=server, trigger="test"))
+    for code in ("z_gone_topic", "a_gone_topic", "deleted_gone_topic"):
+        intent_node_save(intent_code=code, name=code, kind="MCP", mcp_tool_id="gone")
+    IntentNode.objects.filter(intent_code="deleted_gone_topic").update(deleted_at=timezone.now())
+    kb = intent_node_save(intent_code="kb_topic", name="知识库", kind="KB")
+    IntentNode.objects.filter(pk=kb.pk).update(mcp_tool_id="gone")
+    record = _apply(server, both[:1], McpSyncRecord(server=server, trigger="test"))
+    assert (record.removed, record.message) == (["gone"], "1 tools; 0 added; 1 removed; 0 changed")
+    assert record.unavailable_nodes == [{"node": "a_gone_topic", "tool": "gone"}, {"node": "z_gone_topic", "tool": "gone"}]
