@@ -54,6 +54,16 @@ def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse
     return render(request, "mcp/server_edit.html", {"form": form, "server": instance})
 
 
+def sync_summary(record: McpSyncRecord) -> str:
+    """A successful sync in the active language: the counts and the skills it broke (the same
+    sentence as the history page's; ``record.message`` is the English one of the command line)."""
+    text = _("%(n)s tools; %(a)s added; %(d)s removed; %(c)s changed") % {
+        "n": record.tool_count, "a": len(record.added), "d": len(record.removed), "c": len(record.changed)}
+    if record.broken_skills:
+        text += "; " + _("broken skills") + ": " + ", ".join(b["skill"] for b in record.broken_skills)
+    return text
+
+
 @role_required(read=roles.EDITOR, write=roles.EDITOR)
 @require_POST
 def server_sync(request: HttpRequest, server: str) -> HttpResponse:
@@ -61,7 +71,7 @@ def server_sync(request: HttpRequest, server: str) -> HttpResponse:
     obj = get_object_or_404(McpServer, name=server)
     record = mcp_server_sync(server=obj, user=request.user, trigger="console")
     if record.outcome == McpSyncRecord.Outcome.OK:
-        messages.success(request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": record.message})
+        messages.success(request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": sync_summary(record)})
         for warning in record.warnings:
             messages.warning(request, warning)
     else:

@@ -163,7 +163,12 @@ def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(st
     record = McpSyncRecord.objects.get()
     assert (record.outcome, record.trigger, record.started_by_name) == ("ok", "console", "ops")
     set_variant(server, "v2")
-    staff_client.post("/mcp/bitmall/sync")
+    staff_client.cookies["django_language"] = "zh-hans"  # the flash in the page's language
+    flashed = parse(staff_client.post("/mcp/bitmall/sync", follow=True).content).select("class", "success")
+    assert [li.text() for li in flashed] == [  # the first sync's (English, not shown yet), then this one's
+        "Synced bitmall: 14 tools; 14 added; 0 removed; 0 changed",
+        "已同步 bitmall：13 个工具；新增 0 个，移除 1 个，变更 1 个; 失效的技能: order_change"]
+    staff_client.cookies["django_language"] = "en"
     doc = parse(staff_client.get("/mcp/bitmall/syncs").content)
     newest = doc.select("data-sync")[0]
     assert newest.values("data-removed") == ["change_address"]
