@@ -606,6 +606,12 @@ def test_only_live_mcp_nodes_of_a_removed_tool_are_reported_unavailable(db):
     IntentNode.objects.filter(intent_code="deleted_gone_topic").update(deleted_at=timezone.now())
     kb = intent_node_save(intent_code="kb_topic", name="知识库", kind="KB")
     IntentNode.objects.filter(pk=kb.pk).update(mcp_tool_id="gone")
+    from skills_app.services import skill_create
+
+    for code in ("beta_gate", "alpha_gate"):  # two skills gating the tool: both broken, named in code order
+        skill_create(skill_code=code, name=code, description="管住 gone", content="# 手册", tool_ids=["gone"])
     record = _apply(server, both[:1], McpSyncRecord(server=server, trigger="test"))
-    assert (record.removed, record.message) == (["gone"], "1 tools; 0 added; 1 removed; 0 changed")
+    assert (record.removed, record.message) == (
+        ["gone"], "1 tools; 0 added; 1 removed; 0 changed; broken skills: alpha_gate, beta_gate")
+    assert record.broken_skills == [{"skill": "alpha_gate", "tools": ["gone"]}, {"skill": "beta_gate", "tools": ["gone"]}]
     assert record.unavailable_nodes == [{"node": "a_gone_topic", "tool": "gone"}, {"node": "z_gone_topic", "tool": "gone"}]
