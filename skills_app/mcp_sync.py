@@ -142,7 +142,7 @@ def _run(server: McpServer, work) -> Any:
     other failure), else ``_describe``, with the end of the server's stderr (docs/mcp.md)."""
     limit = float(server.timeout_seconds)
     scopes: list[anyio.CancelScope] = []
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:  # pragma: no mutate — "UTF-8", None or no encoding read the same where the locale is UTF-8 (tests, and the bytes test above)
         async def main():
             with anyio.fail_after(limit) as scope:
                 scopes.append(scope)
