@@ -69,6 +69,10 @@ test-postgres: install
 MUTANTS       ?=
 MUTATION_JOBS ?= 2
 mutation: install
+	@# mutmut copies skills_app's other files (translations, demo catalogs) only when it makes mutants/:
+	@# bring them up to date, or the tests of a later run read the old ones
+	@test ! -d mutants/skills_app || { cd skills_app && find . -type f ! -name '*.py' ! -path '*__pycache__*' \
+	  -exec install -D -m 644 {} ../mutants/skills_app/{} \; ; }
 	nice -n 19 $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	$(PY) tools/mutation_score.py
 
