@@ -206,8 +206,16 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
 
 
 def shown(value: Any) -> str:
-    """A value as a warning quotes it: its JSON-like ``repr``, cut to 60 characters."""
-    text = repr(value)
+    """A value as a warning quotes it, cut to 60 characters (57 and ``...``): a string in single
+    quotes like every name in a warning (``'true'``), anything else as JSON writes it (``null``,
+    ``true``, ``["alpha"]``) — what the sender wrote, not Python's ``None`` / ``True``."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):  # not JSON (a message built in code): Python's spelling
+            text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -153,7 +153,7 @@ def test_as_messages_passes_a_parsed_tuple_through_and_reads_anything_else():
                                "read as failed"),
     ({"isError": "false"}, "error", "messages[0]: isError is 'false', which says neither success nor failure; the "
                                     "result is read as failed"),
-    ({"status": None}, "error", "messages[0]: status is None, which says neither success nor failure; the result is "
+    ({"status": None}, "error", "messages[0]: status is null, which says neither success nor failure; the result is "
                                 "read as failed"),
     ({"status": "error ", "is_error": False}, "error", "messages[0]: status is 'error ', which says neither success "
                                                        "nor failure; the result is read as failed"),
@@ -179,7 +179,7 @@ def test_a_doubtful_flag_on_an_anthropic_block_names_the_block_and_other_roles_h
         {"role": "assistant", "content": "处理中", "status": "in_progress"},  # Responses API items carry a status
     ])
     assert (user.role, user.state, [str(p) for p in user.problems]) == ("tool", "error", [
-        "messages[0]: content[1]: is_error is None, which says neither success nor failure; the result is read as "
+        "messages[0]: content[1]: is_error is null, which says neither success nor failure; the result is read as "
         "failed"])
     assert (text.role, text.content, text.problems) == ("user", "好", ())
     assert (assistant.state, assistant.problems) == ("success", ())

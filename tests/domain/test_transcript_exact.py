@@ -224,7 +224,7 @@ def _result(metadata, *, call_name="load_skill", content="# alpha manual"):
     ({MARKER: "alpha", "evicted": "true"}, "load_skill", (),
      "messages[2]: metadata.evicted is 'true', not true or false; read as evicted", {"value": "'true'"}),
     ({MARKER: "alpha", "evicted": None}, "load_skill", (),
-     "messages[2]: metadata.evicted is None, not true or false; read as evicted", {"value": "None"}),
+     "messages[2]: metadata.evicted is null, not true or false; read as evicted", {"value": "null"}),
     ({MARKER: "alpha", "already_loaded": 1}, "load_skill", (),
      "messages[2]: metadata.already_loaded is 1, not true or false; read as the already-loaded stub, it loads "
      "nothing", {"value": "1"}),
@@ -232,8 +232,8 @@ def _result(metadata, *, call_name="load_skill", content="# alpha manual"):
      "messages[2]: the result carries the marker 'alpha' but answers query_order, not load_skill; it loads nothing",
      {"marker": "'alpha'", "tool": "query_order"}),
     ({MARKER: ["alpha"]}, "load_skill", (),
-     f"messages[2]: metadata.{MARKER} is ['alpha'], not a skill code; it loads nothing",
-     {"key": MARKER, "value": "['alpha']"}),
+     f'messages[2]: metadata.{MARKER} is ["alpha"], not a skill code; it loads nothing',
+     {"key": MARKER, "value": '["alpha"]'}),
     ({MARKER: "a" * 80}, "load_skill", (),
      "messages[2]: the result carries the manual of '" + "a" * 80 + "' but answers load_skill('alpha'); it loads "
      "nothing", {"skill": "a" * 80, "asked": "'alpha'"}),
@@ -241,8 +241,8 @@ def _result(metadata, *, call_name="load_skill", content="# alpha manual"):
      f"messages[2]: the load_skill result for 'alpha' has metadata without {MARKER}; it loads nothing",
      {"skill": "alpha", "key": MARKER}),
     ({MARKER: "alpha", "skill_version": True}, "load_skill", (LoadedManual(2, 2, "alpha", None),),
-     "messages[2]: metadata.skill_version is True, not a version number; the manual of 'alpha' counts as naming "
-     "no version", {"value": "True", "skill": "alpha"}),
+     "messages[2]: metadata.skill_version is true, not a version number; the manual of 'alpha' counts as naming "
+     "no version", {"value": "true", "skill": "alpha"}),
     ({MARKER: "alpha", "skill_version": 0}, "load_skill", (LoadedManual(2, 2, "alpha", None),),
      "messages[2]: metadata.skill_version is 0, not a version number; the manual of 'alpha' counts as naming "
      "no version", {"value": "0", "skill": "alpha"}),
@@ -294,6 +294,12 @@ def test_a_result_is_evicted_by_the_placeholder_or_any_flag_but_false(metadata, 
 @pytest.mark.parametrize(("value", "shown"), [
     ("v" * 58, "'" + "v" * 58 + "'"),  # a repr of exactly 60 characters is quoted whole
     ("v" * 59, "'" + "v" * 56 + "..."),  # 61: cut to 57 and "..."
+    # anything but a string as JSON writes it (what the sender wrote), cut the same way
+    ({"on": True, "at": None, "n": 1.5}, '{"on": true, "at": null, "n": 1.5}'),
+    (["是", 2], '["是", 2]'),
+    ([1] * 20, "[" + ", ".join(["1"] * 19) + ", 1]"),  # 60 characters: whole
+    ([1] * 21, ("[" + ", ".join(["1"] * 21))[:57] + "..."),  # 63: cut to 57 and "..."
+    ({1.5j}, "{1.5j}"),  # not JSON (a message built in code): Python's spelling
 ])
 def test_a_doubtful_value_is_quoted_whole_up_to_60_characters(value, shown) -> None:
     evidence = read_evidence(_result({MARKER: "alpha", "evicted": value}), marker_key=MARKER,
