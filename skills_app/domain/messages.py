@@ -213,7 +213,7 @@ def shown(value: Any) -> str:
         text = repr(value)
     else:
         try:
-            text = json.dumps(value, ensure_ascii=False)
+            text = json.dumps(value, ensure_ascii=False)  # pragma: no mutate — ensure_ascii=None is as false
         except (TypeError, ValueError):  # not JSON (a message built in code): Python's spelling
             text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
