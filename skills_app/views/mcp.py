@@ -87,7 +87,10 @@ def sync_history(request: HttpRequest, server: str) -> HttpResponse:
     removed / changed tools and schema diffs."""
     obj = get_object_or_404(McpServer, name=server)
     page = paginate(request, obj.syncs.order_by("-started_at", "-id"), SYNCS_PER_PAGE)
-    return render(request, "mcp/history.html", {"server": obj, "records": list(page.object_list), "page": page})
+    records = list(page.object_list)
+    for r in records:  # the line the page shows: what "Sync now" flashes, or the failure as recorded
+        r.summary = sync_summary(r) if r.outcome == McpSyncRecord.Outcome.OK else r.message
+    return render(request, "mcp/history.html", {"server": obj, "records": records, "page": page})
 
 
 def _pretty(value) -> str:
