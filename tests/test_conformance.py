@@ -1,0 +1,116 @@
+"""The conformance corpus (``conformance/corpus.json``, docs/runtime-api.md "Conformance corpus"):
+the committed file is what the rule's tables give today, and ``skills_app.client.RuntimeClient``
+— fetching each catalog over HTTP exactly as a runtime would, answering locally — passes every case.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skills_app.conformance import (
+    CORPUS_PATH, answers, client_implementation, corpus_diff, corpus_text, expected, main, run_corpus, serve_catalogs,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+FILE = ROOT / CORPUS_PATH
+COMMITTED: dict[str, Any] = json.loads(FILE.read_text(encoding="utf-8"))
+REGENERATE = f"python manage.py export_conformance {CORPUS_PATH}"
+
+
+# --- the file is current -----------------------------------------------------------------------
+
+
+def test_the_committed_corpus_is_what_the_tables_give_now(db) -> None:
+    from tests.conformance_cases import build_corpus
+
+    fresh = build_corpus()
+    if corpus_text(fresh) != FILE.read_text(encoding="utf-8"):
+        summary = "\n  ".join(corpus_diff(COMMITTED, fresh) or ["the text differs (layout or key order)"])
+        pytest.fail(f"{CORPUS_PATH} is stale; run `{REGENERATE}` and commit it:\n  {summary}", pytrace=False)
+
+
+def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
+    from tests.domain.test_guard_verdicts import CASES as GUARD
+    from tests.domain.test_load_skill import REPEAT_CASES
+    from tests.domain.test_round import ROUND_CASES
+    from tests.transcript_cases import CASES as TRANSCRIPTS
+
+    ids = [c["id"] for c in COMMITTED["cases"]]
+    assert len(ids) == len(set(ids))
+    for prefix, table in (("transcripts", TRANSCRIPTS), ("round", ROUND_CASES), ("guard", GUARD),
+                          ("load_skill", REPEAT_CASES)):
+        assert [i for i in ids if i.startswith(f"{prefix}/")] == [f"{prefix}/{c.id}" for c in table]
+    cancel = [c for c in COMMITTED["cases"] if c["id"].startswith("scenarios/bitmall/cancel-iphone/")]
+    assert [c["round"]["count"] for c in cancel] == [11, 13, 13]
+    gated = ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
+    assert [[t for t in gated if t in c["round"]["masked"]] for c in cancel] == [
+        gated, ["apply_after_sale", "update_cart_item", "create_order", "pay_order"],
+        ["apply_after_sale", "update_cart_item", "create_order", "pay_order"]]
+    assert [(v["verdict"], v["reason"]) for v in (c["check_call"][0]["answer"] for c in cancel)] == [
+        ("allowed", None), ("allowed", None), ("confirm", None)]
+    assert {name: e["catalog"]["release"] for name, e in COMMITTED["catalogs"].items() if name.startswith("bitmall")} == {
+        "bitmall": 1, "bitmall-order-change-v2": 2, "bitmall-support-lite": 3}
+
+
+def test_the_diff_names_the_changed_case_and_field() -> None:
+    stale = copy.deepcopy(COMMITTED)
+    stale["cases"][0]["round"]["count"] += 1
+    del stale["cases"][1]
+    lines = corpus_diff(stale, COMMITTED)
+    first, second = COMMITTED["cases"][0], COMMITTED["cases"][1]
+    assert lines == [f"case {first['id']!r}: changed (round.count: {first['round']['count'] + 1} → "
+                     f"{first['round']['count']})", f"case {second['id']!r}: new"]
+    assert corpus_diff(COMMITTED, COMMITTED) == []
+    assert corpus_diff(None, COMMITTED) == ["the file does not exist"]
+
+
+def test_check_exits_1_naming_the_stale_case_and_the_command(tmp_path) -> None:
+    stale = copy.deepcopy(COMMITTED)
+    stale["cases"][0]["round"]["count"] += 1
+    path = tmp_path / "corpus.json"
+    path.write_text(corpus_text(stale), encoding="utf-8")
+    run = subprocess.run([sys.executable, "manage.py", "export_conformance", str(path), "--check"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr
+    assert f"{path} is stale; run `python manage.py export_conformance {path}`:" in run.stderr
+    assert f"case {COMMITTED['cases'][0]['id']!r}: changed (round.count:" in run.stderr
+    assert path.read_text(encoding="utf-8") == corpus_text(stale)  # --check writes nothing
+
+
+# --- the Python client passes it ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def clients(tmp_path_factory):
+    """One ``RuntimeClient`` per catalog of the corpus, each fetched from ``serve_catalogs``."""
+    cache = tmp_path_factory.mktemp("conformance-cache")
+    with serve_catalogs(COMMITTED) as url:
+        yield {name: client_implementation(url, name, cache) for name in COMMITTED["catalogs"]}
+
+
+@pytest.mark.parametrize("case", COMMITTED["cases"], ids=[c["id"] for c in COMMITTED["cases"]])
+def test_the_python_client_passes_the_case(clients, case) -> None:
+    client = clients[case["catalog"]]
+    assert client.stale is False and client.release == COMMITTED["catalogs"][case["catalog"]]["catalog"]["release"]
+    assert answers(client, case, COMMITTED["catalogs"][case["catalog"]]["manuals"]) == expected(case)
+
+
+def test_the_runner_reports_a_case_the_implementation_answers_otherwise(clients, tmp_path, capsys) -> None:
+    assert run_corpus(COMMITTED, clients.__getitem__) == []
+    wrong = copy.deepcopy(COMMITTED)
+    case = next(c for c in wrong["cases"] if c["id"].startswith("scenarios/bitmall/cancel-iphone/"))
+    case["check_call"][0]["answer"]["verdict"] = "refused"
+    assert run_corpus(wrong, clients.__getitem__) == [
+        f"{case['id']}: check_call[0].answer.verdict: \"refused\" → \"allowed\" (expected → got)"]
+    path = tmp_path / "corpus.json"
+    path.write_text(corpus_text(wrong), encoding="utf-8")
+    assert main([str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{case['id']}: check_call[0].answer.verdict: \"refused\" → \"allowed\" (expected → got)",
+                   f"{len(wrong['cases'])} cases, 1 failed"]
