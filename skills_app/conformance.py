@@ -41,7 +41,8 @@ from .runtime_catalog import catalog_body
 
 __all__ = [
     "CORPUS_PATH", "FORMAT", "GENERATOR", "CorpusBuilder", "CorpusError", "Implementation", "answers",
-    "client_implementation", "corpus_diff", "corpus_text", "load_corpus", "run_corpus", "serve_catalogs",
+    "client_implementation", "corpus_diff", "corpus_text", "expected", "load_corpus", "run_corpus", "serve_catalogs",
+    "without_sentences",
 ]
 
 #: Version of the corpus layout (``format`` in the file); bumped when a key changes meaning or goes away.
@@ -85,13 +86,13 @@ def round_answer(view: RoundView) -> dict[str, Any]:
 
 
 def verdict_answer(verdict: Verdict) -> dict[str, Any]:
-    """One guard verdict: the ``POST runtime/check-call`` fields."""
+    """One guard verdict: the ``POST runtime/check-call`` fields (``verdict``, ``reason``,
+    ``skill_code``, ``message``, ``target``)."""
     return {
         "verdict": verdict.verdict,
         "reason": verdict.reason,
         "skill_code": verdict.skill_code,
         "message": verdict.message,
-        "arguments": _json_copy(dict(verdict.arguments)),
         "target": verdict.target,
     }
 
@@ -301,7 +302,9 @@ def _short(value: Any, size: int = 80) -> str:
 
 class Implementation(Protocol):
     """What the runner asks of an implementation, per catalog of the corpus: the three answers as
-    the domain's own objects (``RoundView``, ``Verdict``, ``LoadResult``) or the API's JSON dicts."""
+    the domain's own objects (``RoundView``, ``Verdict``, ``LoadResult``) or as the JSON bodies of
+    ``POST runtime/rounds``, ``check-call`` and ``load-skill`` (dicts; a round's ``warnings`` read
+    from ``warning_details``)."""
 
     def round(self, messages: list[Any], **restrictions: Any) -> Any: ...
 
@@ -321,7 +324,7 @@ def _as_round(value: Any) -> dict[str, Any]:
 def _as_verdict(value: Any) -> dict[str, Any]:
     if isinstance(value, Verdict):
         return verdict_answer(value)
-    return {k: value.get(k) for k in ("verdict", "reason", "skill_code", "message", "arguments", "target")}
+    return {k: value.get(k) for k in ("verdict", "reason", "skill_code", "message", "target")}
 
 
 def _as_load(value: Any, manuals: Mapping[str, str]) -> dict[str, Any]:
@@ -354,10 +357,30 @@ def expected(case: Mapping[str, Any]) -> dict[str, Any]:
     return {key: case[key] for key in ("round", "check_call", "load_skill") if key in case}
 
 
-def run_corpus(corpus: Mapping[str, Any], implementation_for: Callable[[str], Implementation]) -> list[str]:
+def without_sentences(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """``answer`` (the shape of ``expected``) without the English sentences of the console's
+    templates: each warning's ``message``, each verdict's ``message``, and the ``content`` /
+    ``content_sha256`` of a ``load_skill`` answer whose ``state`` is ``error``. What is left —
+    codes, indexes, names, lists, verdicts, reasons, versions, metadata, the manual or stub served —
+    is what every runtime must give; a runtime that writes its own sentences compares this."""
+    out = json.loads(json.dumps(answer, ensure_ascii=False))
+    for warning in out.get("round", {}).get("warnings", []):
+        warning.pop("message", None)
+    for check in out.get("check_call", []):
+        check["answer"].pop("message", None)
+    for load in out.get("load_skill", []):
+        if load["answer"].get("state") == "error":
+            load["answer"].pop("content", None)
+            load["answer"].pop("content_sha256", None)
+    return out
+
+
+def run_corpus(corpus: Mapping[str, Any], implementation_for: Callable[[str], Implementation], *,
+               sentences: bool = True) -> list[str]:
     """Run every case against ``implementation_for(catalog name)``; return one line per case
     that does not match (its id and the first differing field), empty when all pass. An
-    exception raised by the implementation is a mismatch too (the console always answers)."""
+    exception raised by the implementation is a mismatch too (the console always answers).
+    ``sentences=False`` compares ``without_sentences`` of both sides."""
     failures = []
     for case in corpus["cases"]:
         manuals = corpus["catalogs"][case["catalog"]]["manuals"]
@@ -367,6 +390,8 @@ def run_corpus(corpus: Mapping[str, Any], implementation_for: Callable[[str], Im
             failures.append(f"{case['id']}: raised {type(exc).__name__}: {exc}")
             continue
         want = expected(case)
+        if not sentences:
+            got, want = without_sentences(got), without_sentences(want)
         if got != want:
             failures.append(f"{case['id']}: {_first_difference(want, got)} (expected → got)")
     return failures
@@ -435,11 +460,14 @@ def client_implementation(base_url: str, catalog_name: str, cache_dir: str | Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m skills_app.conformance [PATH]``: run the corpus (default ``conformance/corpus.json``)
-    against the Python client; print each mismatch and a last line ``N cases, M failed``."""
+    """``python -m skills_app.conformance [PATH] [--no-sentences]``: run the corpus (default
+    ``conformance/corpus.json``) against the Python client; print each mismatch and a last line
+    ``N cases, M failed``; exit status 1 when one failed. ``--no-sentences``: ``without_sentences``."""
     import tempfile
 
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    sentences = "--no-sentences" not in args
+    args = [a for a in args if a != "--no-sentences"]
     corpus = load_corpus(args[0] if args else CORPUS_PATH)
     with tempfile.TemporaryDirectory() as cache, serve_catalogs(corpus) as url:
         clients: dict[str, Implementation] = {}
@@ -449,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
                 clients[name] = client_implementation(url, name, cache)
             return clients[name]
 
-        failures = run_corpus(corpus, implementation_for)
+        failures = run_corpus(corpus, implementation_for, sentences=sentences)
     for line in failures:
         print(line)
     print(f"{len(corpus['cases'])} cases, {len(failures)} failed")

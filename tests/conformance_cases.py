@@ -190,7 +190,7 @@ def _guard_table(builder: CorpusBuilder) -> None:
     for case in CASES:
         want = case.expected
         stated = {"verdict": want.verdict, "reason": want.reason, "skill_code": want.skill_code,
-                  "message": want.message, "arguments": dict(want.arguments), "target": want.target}
+                  "message": want.message, "target": want.target}
         builder.case(f"guard/{case.id}", catalog, case.messages, source="tests/domain/test_guard_verdicts.py",
                      restrictions=case.options, calls=[(case.call, stated)])
 

@@ -114,3 +114,52 @@ def test_the_runner_reports_a_case_the_implementation_answers_otherwise(clients,
     out = capsys.readouterr().out.splitlines()
     assert out == [f"{case['id']}: check_call[0].answer.verdict: \"refused\" → \"allowed\" (expected → got)",
                    f"{len(wrong['cases'])} cases, 1 failed"]
+
+
+def test_without_sentences_a_reworded_message_passes_and_a_changed_code_does_not(clients) -> None:
+    wrong = copy.deepcopy(COMMITTED)
+    case = next(c for c in wrong["cases"] if c["round"]["warnings"])
+    case["round"]["warnings"][0]["message"] = "reworded"
+    guard = next(c for c in wrong["cases"] if c["id"] == "guard/a masked tool")
+    guard["check_call"][0]["answer"]["message"] = "reworded"
+    unknown = next(c for c in wrong["cases"] if c.get("load_skill") and c["load_skill"][0]["answer"]["state"] == "error")
+    unknown["load_skill"][0]["answer"].update(content="reworded", content_sha256="0" * 64)
+    assert len(run_corpus(wrong, clients.__getitem__)) == 3
+    assert run_corpus(wrong, clients.__getitem__, sentences=False) == []
+    code = case["round"]["warnings"][0]["code"]
+    case["round"]["warnings"][0]["code"] = "other_code"
+    assert run_corpus(wrong, clients.__getitem__, sentences=False) == [
+        f"{case['id']}: round.warnings[0].code: \"other_code\" → \"{code}\" (expected → got)"]
+
+
+def test_the_readme_loop_runs_over_the_whole_corpus() -> None:
+    """conformance/README.md's Python loop (the one an implementer translates) passes as written."""
+    import re
+
+    readme = (ROOT / "conformance" / "README.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert '"conformance/corpus.json"' in code
+    code = code.replace('"conformance/corpus.json"', repr(str(FILE)))  # the loop reads it from the repository root
+    exec(compile(code, "conformance/README.md", "exec"), {})  # noqa: S102 — the repository's own doc
+
+
+class _JsonAnswers:
+    """The client's answers as the endpoints' JSON bodies (what an implementation behind HTTP or
+    another language hands back): ``rounds``, ``check-call`` (with ``target``), ``load-skill``."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def round(self, messages, **restrictions):
+        return json.loads(json.dumps(self.client.round(messages, **restrictions).as_dict()))
+
+    def check_call(self, messages, call, **restrictions):
+        verdict = self.client.check_call(messages, call, **restrictions)
+        return {**verdict.as_dict(), "target": verdict.target}
+
+    def load_skill(self, messages, skill_code):
+        return self.client.load_skill(messages, skill_code).as_dict()
+
+
+def test_an_implementation_answering_the_endpoints_json_passes_too(clients) -> None:
+    assert run_corpus(COMMITTED, lambda name: _JsonAnswers(clients[name])) == []
