@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,8 +76,10 @@ def test_check_exits_1_naming_the_stale_case_and_the_command(tmp_path) -> None:
     stale["cases"][0]["round"]["count"] += 1
     path = tmp_path / "corpus.json"
     path.write_text(corpus_text(stale), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("SKILL_CONSOLE_DB", "DJANGO_SETTINGS_MODULE")}
+    env.update(SKILL_CONSOLE_VAR_DIR=str(tmp_path / "var"), SKILL_CONSOLE_SQLITE=str(tmp_path / "unused.sqlite3"))
     run = subprocess.run([sys.executable, "manage.py", "export_conformance", str(path), "--check"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+                         env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stderr
     assert f"{path} is stale; run `python manage.py export_conformance {path}`:" in run.stderr
     assert f"case {COMMITTED['cases'][0]['id']!r}: changed (round.count:" in run.stderr
@@ -163,3 +166,24 @@ class _JsonAnswers:
 
 def test_an_implementation_answering_the_endpoints_json_passes_too(clients) -> None:
     assert run_corpus(COMMITTED, lambda name: _JsonAnswers(clients[name])) == []
+
+
+def test_a_value_a_table_states_that_the_domain_does_not_give_stops_the_export() -> None:
+    from skills_app.conformance import CorpusBuilder, CorpusError
+    from tests.domain.factories import loaded, shop
+
+    builder = CorpusBuilder()
+    name = builder.catalog("shop", shop())
+    assert builder.catalog("again", shop()) == name  # the same catalog is registered once
+    builder.case("ok", name, loaded("alpha"), source="here", stated_round={"loaded": ["alpha"]},
+                 calls=[({"name": "ship", "arguments": {}}, {"verdict": "refused", "reason": "masked"})])
+    with pytest.raises(CorpusError) as exc:
+        builder.case("wrong", name, loaded("alpha"), source="here", stated_round={"loaded": ["beta"]})
+    assert str(exc.value) == "case 'wrong': the table says round loaded = ['beta'], the domain gives ['alpha']"
+    with pytest.raises(CorpusError) as exc:
+        builder.case("wrong call", name, [], source="here", calls=[({"name": "ship"}, {"skill_code": "alpha"})])
+    assert str(exc.value) == ("case 'wrong call': the table says check_call 'ship' skill_code = 'alpha', "
+                              "the domain gives 'beta'")
+    with pytest.raises(CorpusError, match="case 'ok': the id is used twice"):
+        builder.case("ok", name, [], source="here")
+    assert [c["id"] for c in builder.corpus()["cases"]] == ["ok"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.conformance import CORPUS_PATH, corpus_diff, corpus_text
+from skills_app.conformance import CORPUS_PATH, CorpusError, corpus_diff, corpus_text
 
 #: The cache the throwaway database is read through (never a shared Redis holding another database's lookups).
 PRIVATE_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -47,6 +47,8 @@ def generate() -> dict:
             with transaction.atomic():  # the draft is built afresh inside a transaction (draft_cache)
                 corpus = build_corpus()
                 transaction.set_rollback(True)
+        except CorpusError as exc:
+            raise CommandError(f"{exc} — nothing written; the table's own tests say more") from None
         finally:
             connection.creation.destroy_test_db(own_name, verbosity=0)
             test["NAME"] = kept
