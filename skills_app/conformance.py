@@ -331,7 +331,7 @@ def _as_load(value: Any, manuals: Mapping[str, str]) -> dict[str, Any]:
     if isinstance(value, LoadResult):
         return load_answer(value, manuals)
     result = LoadResult(value["state"], value["content"], value.get("metadata") or {},
-                        bool(value.get("already_loaded")), value.get("version"))
+                        value.get("already_loaded"), value.get("version"))
     return load_answer(result, manuals)
 
 
