@@ -210,7 +210,8 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem] | None
                 "call_id_invalid",
                 "messages[%(index)s]: tool_calls[%(position)s] (%(tool)s): the id is %(value)s, not a string; no "
                 "result can answer this call",
-                {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id)}))
+                {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id),
+                 "field": f"tool_calls[{position}] ({name}) id"}))
         call_id = ""
     return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id, "problem": problem})
 
@@ -277,7 +278,8 @@ def _result_id(value: Any, index: int, key: str, notes: list[Problem], where: st
         "call_id_invalid",
         "messages[%(index)s]: %(block)s%(key)s is %(value)s, not a string; this result answers no call, without "
         "a marker it loads nothing",
-        {"index": index, "number": index + 1, "block": where, "key": key, "value": shown(value)}))
+        {"index": index, "number": index + 1, "block": where, "key": key, "value": shown(value),
+         "field": f"{where}{key}"}))
     return ""
 
 
