@@ -183,10 +183,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
                        {**params, "kind": kind})
 
 
-def _parse_call(raw: Any, index: int, position: int, notes: list[Problem] | None = None) -> ToolCall:
+def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> ToolCall:
     """One call as sent → ``ToolCall``. A present ``id`` that is not a string (``5``, ``true``,
-    ``{}``) is read as no id and appends ``call_id_invalid`` to ``notes``: such a call can never be
-    answered (docs/transcripts.md, "Doubtful types")."""
+    ``{}``) is read as no id and appends ``call_id_invalid`` to ``notes`` (required: the pairing
+    reads that warning on the message, so such a call can never be answered — docs/transcripts.md,
+    "Doubtful types")."""
     if type(raw) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
         if not isinstance(raw, Mapping):
             raise MessageError(f"tool_calls[{position}] must be an object", index=index)
@@ -205,7 +206,7 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem] | None
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
     call_id = raw.get("id")
     if type(call_id) is not str:  # pragma: no mutate — a fast path: a string id is kept as it is
-        if call_id is not None and notes is not None:
+        if call_id is not None:
             notes.append(Problem(
                 "call_id_invalid",
                 "messages[%(index)s]: tool_calls[%(position)s] (%(tool)s): the id is %(value)s, not a string; no "
@@ -297,7 +298,6 @@ def _metadata(value: Any, index: int, notes: list[Problem], where: str = "") -> 
         "messages[%(index)s]: %(block)smetadata is %(value)s, not an object; read as untrusted, the message "
         "loads nothing", {"index": index, "number": index + 1, "block": where, "value": shown(value)}))
     return {}
-
 
 
 def _expand(raw: Any, index: int) -> list[Message]:
