@@ -72,7 +72,10 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
     assistant message right before it only when that message makes exactly one call and that call
     has no id either; otherwise it answers nothing (``result_id_missing``). A result with an id that no preceding unanswered
     call has answers nothing (``result_unpaired``). Calls without an id in a message with several
-    calls can never be answered (``call_id_missing``).
+    calls can never be answered (``call_id_missing``); nor can a call or result whose id is not a
+    string (``call_id_invalid``, a warning of the message). The answers stay positional inside a
+    group of calls sharing an id; what a result in a group of *differing* calls proves is
+    ``read_answer``'s (docs/transcripts.md, "Pairing").
 
     One pass (``EvidenceReader`` reads the same way, one message at a time).
     """
@@ -144,7 +147,8 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
-    Each tool result is judged by ``read_result`` against the call it answers (``pair_results``):
+    Each tool result is judged by ``read_result`` against the call it answers (``pair_results``;
+    in a group of differing calls sharing an id, ``read_answer``: only a marker names the call):
     state success (no error flag); not evicted; not the "already loaded" stub; content not empty
     or whitespace; and either its metadata carries ``marker_key == s`` (the console's own shape;
     when it answers a call, that call must be ``load_skill`` asking for ``s``), or it has no
