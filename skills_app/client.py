@@ -559,7 +559,9 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
         call = {"id": call.get("id") or "", "name": call.get("name"), "arguments": call["input"]}
     if not isinstance(call.get("name"), str) or not call["name"]:
         raise ValueError("a call needs a 'name' (text)")
-    return {"id": call.get("id") or "", "name": call["name"], "arguments": call.get("arguments", {})}
+    call_id = call.get("id")  # an id of another type is no id, as the server reads it
+    return {"id": call_id if isinstance(call_id, str) else "", "name": call["name"],
+            "arguments": call.get("arguments", {})}
 
 
 def _json(data: bytes, what: str) -> Any:

@@ -112,6 +112,14 @@ MESSAGES_BY_CODE: dict[str, Any] = {
                          "is now version %(current)s; it releases %(tools)s, which that manual may not mention."),
     "tool_definition_invalid": _("The tool %(tool)s has an invalid definition (%(problems)s); calls to it are "
                                  "refused."),
+    "pairing_ambiguous": _("Message %(number)s: the tool result for id %(call_id)s may answer any of %(count)s "
+                           "different calls sharing that id (%(calls)s); without a marker naming one of their "
+                           "skills it loads nothing."),
+    "metadata_invalid": _("Message %(number)s: %(block)smetadata is %(value)s, not an object; read as untrusted, "
+                          "the message loads nothing."),
+    "tool_calls_invalid": _("Message %(number)s: tool_calls is %(value)s, not a list; read as no calls."),
+    "call_id_invalid": _("Message %(number)s: %(field)s is %(value)s, not a string; read as no id, nothing pairs "
+                         "with it (without a marker nothing loads)."),
 }
 
 #: Codes of ``MESSAGES_BY_CODE`` that are round warnings (shown as notes, not refusals).
@@ -120,6 +128,7 @@ WARNING_CODES = frozenset({
     "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "marker_mismatch",
     "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
     "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
+    "pairing_ambiguous", "metadata_invalid", "tool_calls_invalid", "call_id_invalid",
 })
 
 

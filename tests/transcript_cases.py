@@ -25,7 +25,7 @@ GATED = BITMALL_GATED
 ORDER_CHANGE_VERSION = 2
 
 
-def oa_call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
+def oa_call(call_id: Any, name: str, arguments: Any) -> dict[str, Any]:
     """OpenAI assistant message with one call; ``arguments`` given as sent (str or raw)."""
     call: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": arguments}}
     if call_id is not None:
@@ -33,11 +33,11 @@ def oa_call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
-def load(call_id: str | None, code: str) -> dict[str, Any]:
+def load(call_id: Any, code: str) -> dict[str, Any]:
     return oa_call(call_id, "load_skill", json.dumps({"skill_code": code}))
 
 
-def oa_result(call_id: str | None, content: Any = MANUAL, **flags: Any) -> dict[str, Any]:
+def oa_result(call_id: Any, content: Any = MANUAL, **flags: Any) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "tool", "content": content, **flags}
     if call_id is not None:
         msg["tool_call_id"] = call_id
@@ -50,7 +50,7 @@ def an_load(call_id: str, code: str) -> dict[str, Any]:
         {"type": "tool_use", "id": call_id, "name": "load_skill", "input": {"skill_code": code}}]}
 
 
-def an_result(call_id: str, content: Any = MANUAL, **flags: Any) -> dict[str, Any]:
+def an_result(call_id: Any, content: Any = MANUAL, **flags: Any) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": content, **flags}]}
 
 
@@ -92,9 +92,35 @@ CASES: tuple[Case, ...] = (
     Case("a reused id: the second result does not answer the older call again",
          [USER, load("call_0", "order_change"), oa_result("call_0", state="error"), oa_result("call_0")],
          frozenset(), (("result_unpaired", 3),)),
-    Case("two calls sharing an id in one message pair by position",
+    # calls sharing one id (issue 22 item 2): positional pairing only when the calls are the same
+    Case("two different load_skill calls sharing an id: an unmarked result is a guess and loads nothing",
          [USER, _two_calls("dup", "dup"), oa_result("dup", state="error"), oa_result("dup")],
+         frozenset(), (("duplicate_call_id", 1), ("pairing_ambiguous", 3)),
+         note="was loaded {after_sale_apply} by position before issue 22"),
+    Case("results out of order in a group: the manual of one skill never loads the other, whose load failed",
+         [USER, _two_calls("dup", "dup"), oa_result("dup", "# 售后申请\n先查物流。"), oa_result("dup", state="error")],
+         frozenset(), (("duplicate_call_id", 1), ("pairing_ambiguous", 2))),
+    Case("a group with markers: each result loads the skill its marker names, in any order",
+         [USER, _two_calls("dup", "dup"),
+          oa_result("dup", metadata={MARKER: "after_sale_apply"}),
+          oa_result("dup", state="error", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
          frozenset({"after_sale_apply"}), (("duplicate_call_id", 1),)),
+    Case("a marker naming a skill no call of the group asked for loads nothing",
+         [USER, _two_calls("dup", "dup"), oa_result("dup", metadata={MARKER: "order_checkout"})],
+         frozenset(), (("duplicate_call_id", 1), ("pairing_ambiguous", 2))),
+    Case("load_skill and another tool sharing an id: the other tool's result never loads the manual",
+         [USER, {"role": "assistant", "content": "", "tool_calls": [
+             {"id": "d", "type": "function", "function": {"name": "load_skill",
+                                                          "arguments": json.dumps({"skill_code": "order_change"})}},
+             {"id": "d", "type": "function", "function": {"name": "query_order", "arguments": "{}"}}]},
+          oa_result("d", "订单 88239：待发货"), oa_result("d", state="error")],
+         frozenset(), (("duplicate_call_id", 1), ("pairing_ambiguous", 2))),
+    Case("identical load_skill calls sharing an id keep positional pairing",
+         [USER, {"role": "assistant", "content": "", "tool_calls": [
+             {"id": "dup", "type": "function", "function": {"name": "load_skill", "arguments": json.dumps(
+                 {"skill_code": "order_change"})}} for _ in range(2)]},
+          oa_result("dup", state="error"), oa_result("dup")],
+         frozenset({"order_change"}), (("duplicate_call_id", 1),)),
     Case("a result without id right after a one-call message answers that call",
          [USER, load(None, "order_change"), oa_result(None)], frozenset({"order_change"})),
     Case("a result with an empty id right after a one-call message answers that call",
@@ -200,6 +226,64 @@ CASES: tuple[Case, ...] = (
          frozenset({"order_change"})),
     Case("Anthropic tool_result with empty blocks loads nothing",
          [USER, an_load("toolu_1", "order_change"), an_result("toolu_1", [])], frozenset(), (("manual_empty", 2),)),
+    # 4b. doubtful JSON types (issue 22 item 8): read as absent and untrusted, never a 400, never a load
+    *(Case(f"metadata {json.dumps(bad)} on a load_skill result loads nothing",
+           [USER, load("c1", "order_change"), oa_result("c1", metadata=bad)], frozenset(),
+           (("metadata_invalid", 2),), note="[], false, 0, \"\" loaded before issue 22; [1], true were a 400")
+      for bad in ([], False, 0, "", [1], True, "order_change")),
+    Case("metadata {} is no metadata: the OpenAI pairing loads",
+         [USER, load("c1", "order_change"), oa_result("c1", metadata={})], frozenset({"order_change"})),
+    Case("metadata null is no metadata",
+         [USER, load("c1", "order_change"), oa_result("c1", metadata=None)], frozenset({"order_change"})),
+    *(Case(f"tool_calls {json.dumps(bad)} reads as no calls, with a warning",
+           [USER, {"role": "assistant", "content": "好的", "tool_calls": bad}, oa_result("c1")], frozenset(),
+           (("tool_calls_invalid", 1), ("result_unpaired", 2)), note="read as [] silently before issue 22")
+      for bad in ({}, 0, "", True)),
+    Case("tool_calls null is no calls", [USER, {"role": "assistant", "content": "好的", "tool_calls": None}],
+         frozenset()),
+    Case("a call id 5 and a result id 5: neither is an id, nothing pairs",
+         [USER, load(5, "order_change"), oa_result(5)], frozenset(), (("call_id_invalid", 1), ("call_id_invalid", 2)),
+         note="the result's 5 was read as '5' before issue 22"),
+    Case("a call id '5' and a result id 5: the result answers nothing",
+         [USER, load("5", "order_change"), oa_result(5)], frozenset(), (("call_id_invalid", 2),),
+         note="loaded order_change before issue 22"),
+    Case("a call id 5 is never answered by the id-less result after it",
+         [USER, load(5, "order_change"), oa_result(None)], frozenset(),
+         (("call_id_invalid", 1), ("result_id_missing", 2))),
+    Case("a result id true after an id-less call answers nothing",
+         [USER, load(None, "order_change"), oa_result(True)], frozenset(), (("call_id_invalid", 2),)),
+    Case("a result id of the wrong type with the marker still loads (the runtime's own record)",
+         [USER, load("c1", "order_change"),
+          oa_result(7, metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
+         frozenset({"order_change"}), (("call_id_invalid", 2),)),
+    Case("an Anthropic tool_use id 5 and tool_result id 5 pair with nothing",
+         [USER, {"role": "assistant", "content": [{"type": "tool_use", "id": 5, "name": "load_skill",
+                                                   "input": {"skill_code": "order_change"}}]},
+          an_result(5)], frozenset(), (("call_id_invalid", 1), ("call_id_invalid", 2))),
+    Case("state null reads as failed, with a warning",
+         [USER, load("c1", "order_change"), oa_result("c1", state=None)], frozenset(), (("error_flag_ambiguous", 2),),
+         note="loaded before issue 22"),
+    Case('status "OK" and state "SUCCESS" (any case) load',
+         [USER, load("c1", "order_change"), oa_result("c1", status="OK", state="SUCCESS")], frozenset({"order_change"})),
+    # metadata on an Anthropic tool_result block is read like a tool message's metadata
+    Case("Anthropic tool_result with metadata evicted true loads nothing",
+         [USER, an_load("t1", "order_change"), an_result("t1", metadata={"evicted": True})], frozenset(),
+         note="loaded before issue 22: the block's metadata was ignored"),
+    Case("Anthropic tool_result with metadata without the marker loads nothing",
+         [USER, an_load("t1", "order_change"), an_result("t1", metadata={"latency_ms": 30})], frozenset(),
+         (("marker_missing", 2),)),
+    Case("Anthropic tool_result with a marker whose call was compacted away loads",
+         [USER, an_result("t1", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
+         frozenset({"order_change"}), (("result_unpaired", 1),)),
+    Case("Anthropic tool_result with metadata [] loads nothing",
+         [USER, an_load("t1", "order_change"), an_result("t1", metadata=[])], frozenset(), (("metadata_invalid", 2),)),
+    Case("an id-less Anthropic tool_result block after another block answers nothing",
+         [USER, {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "t1", "name": "load_skill", "input": {"skill_code": "after_sale_apply"}},
+             {"type": "tool_use", "name": "load_skill", "input": {"skill_code": "order_change"}}]},
+          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "# 售后申请"},
+                                       {"type": "tool_result", "content": MANUAL}]}],
+         frozenset({"after_sale_apply"}), (("call_id_missing", 1), ("result_id_missing", 2))),
     # 5. versions
     Case("a retained manual older than the skill: loaded, with a warning naming the tools",
          [USER, load("c1", "order_change"), oa_result("c1", metadata={MARKER: "order_change", "skill_version": 1})],

@@ -193,6 +193,10 @@ class CallInputSerializer(serializers.Serializer):
             data = {"id": data.get("id") or "", **data["function"]}
         if isinstance(data, dict) and data.get("type") == "tool_use" and "input" in data:  # Anthropic block
             data = {"id": data.get("id") or "", "name": data.get("name"), "arguments": data["input"]}
+        if isinstance(data, dict) and "id" in data and not isinstance(data["id"], str):
+            # an id of another type (5, null) is no id: the call's round is found by its name and
+            # arguments, never by the id's text (docs/rule.md, "The round of a call")
+            data = {**data, "id": ""}
         return super().to_internal_value(data)
 
     def validate(self, attrs: dict[str, Any]) -> ToolCall:

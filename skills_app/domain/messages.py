@@ -183,7 +183,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
                        {**params, "kind": kind})
 
 
-def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
+def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> ToolCall:
+    """One call as sent → ``ToolCall``. A present ``id`` that is not a string (``5``, ``true``,
+    ``{}``) is read as no id and appends ``call_id_invalid`` to ``notes`` (required: the pairing
+    reads that warning on the message, so such a call can never be answered — docs/transcripts.md,
+    "Doubtful types")."""
     if type(raw) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
         if not isinstance(raw, Mapping):
             raise MessageError(f"tool_calls[{position}] must be an object", index=index)
@@ -201,8 +205,16 @@ def _parse_call(raw: Any, index: int, position: int) -> ToolCall:
     else:
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
     call_id = raw.get("id")
-    return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id if isinstance(call_id, str) else "",
-                             "problem": problem})
+    if type(call_id) is not str:  # pragma: no mutate — a fast path: a string id is kept as it is
+        if call_id is not None:
+            notes.append(Problem(
+                "call_id_invalid",
+                "messages[%(index)s]: tool_calls[%(position)s] (%(tool)s): the id is %(value)s, not a string; no "
+                "result can answer this call",
+                {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id),
+                 "field": f"tool_calls[{position}] ({name}) id"}))
+        call_id = ""
+    return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id, "problem": problem})
 
 
 def shown(value: Any) -> str:
@@ -224,20 +236,24 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> tuple[bool
     "Failed results"). Fail closed: a ``status`` that is neither a success nor an error value, or an
     ``is_error`` / ``isError`` that is neither true nor false (``0``, ``null``, ``"false"``), reads
     as failed — a load_skill result that may have failed never counts as a loaded manual — with a
-    warning naming the message and the flag. An unknown ``state`` raises ``MessageError``."""
+    warning naming the message and the flag; so does a ``state`` that is not a string (``null``,
+    ``5``). An unknown ``state`` text (``"done"``) raises ``MessageError``."""
     if _ERROR_FLAG_KEYS.isdisjoint(raw):  # no flag at all (most messages): one pass in C
         return False, None
     state = raw.get("state")
-    if state is not None and (not isinstance(state, str) or state.lower() not in _KNOWN_STATES):
-        raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
-    failed = state is not None and state.lower() in ERROR_STATES
     doubtful = None
+    if "state" in raw and not isinstance(state, str):  # null, 5, true: a doubtful type reads as failed
+        doubtful = ("state", state)
+        state = None
+    if state is not None and state.lower() not in _KNOWN_STATES:
+        raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
+    failed = doubtful is not None or (state is not None and state.lower() in ERROR_STATES)
     if "status" in raw:
         status = raw["status"]
         said = status.lower() if isinstance(status, str) else None
         if said in ERROR_STATES:
             failed = True
-        elif said not in SUCCESS_STATUSES:
+        elif said not in SUCCESS_STATUSES and doubtful is None:
             doubtful = ("status", status)
     for key in ("is_error", "isError"):
         if key in raw and raw[key] is not False:
@@ -253,8 +269,35 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> tuple[bool
                           "value": shown(doubtful[1])})
 
 
-def _str_id(value: Any) -> str:
-    return "" if value is None else str(value)  # str() of a string is that string
+def _result_id(value: Any, index: int, key: str, notes: list[Problem], where: str = "") -> str:
+    """A tool result's ``tool_call_id`` / ``tool_use_id``: a string as sent, absent or ``null`` →
+    ``""``. Any other type (``5``, ``true``, ``{}``) → ``""`` with ``call_id_invalid`` in
+    ``notes``: the result answers no call (``transcript.EvidenceReader``; docs/transcripts.md)."""
+    if type(value) is str or value is None:  # pragma: no mutate — a fast path: the common cases
+        return value or ""
+    notes.append(Problem(
+        "call_id_invalid",
+        "messages[%(index)s]: %(block)s%(key)s is %(value)s, not a string; this result answers no call, without "
+        "a marker it loads nothing",
+        {"index": index, "number": index + 1, "block": where, "key": key, "value": shown(value),
+         "field": f"{where}{key}"}))
+    return ""
+
+
+def _metadata(value: Any, index: int, notes: list[Problem], where: str = "") -> dict[str, Any]:
+    """A message's (or a ``tool_result`` block's) ``metadata``: an object as sent (``{}`` is no
+    metadata), absent or ``null`` → ``{}``. Any other type (``[]``, ``false``, ``0``, ``""``,
+    ``[1]``) → ``{}`` with ``metadata_invalid`` in ``notes``: a tool result with it loads nothing
+    (``transcript.read_result``; docs/transcripts.md, "Doubtful types")."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    notes.append(Problem(
+        "metadata_invalid",
+        "messages[%(index)s]: %(block)smetadata is %(value)s, not an object; read as untrusted, the message "
+        "loads nothing", {"index": index, "number": index + 1, "block": where, "value": shown(value)}))
+    return {}
 
 
 def _expand(raw: Any, index: int) -> list[Message]:
@@ -276,13 +319,18 @@ def _expand(raw: Any, index: int) -> list[Message]:
     if raw.get("function_call") is not None:
         raise MessageError("legacy 'function_call' is not understood; send 'tool_calls' "
                            "(OpenAI) or 'tool_use' blocks (Anthropic)", index=index)
-    raw_calls = raw.get("tool_calls") or []
-    if not isinstance(raw_calls, list):
-        raise MessageError("tool_calls must be a list", index=index)
-    metadata = raw.get("metadata") or {}
+    notes: list[Problem] = []  # doubtful types (docs/transcripts.md): read as absent, with a warning
+    raw_calls = raw.get("tool_calls")
+    if type(raw_calls) is not list:  # pragma: no mutate — a fast path: a list is read below
+        if raw_calls is not None:
+            notes.append(Problem(
+                "tool_calls_invalid",
+                "messages[%(index)s]: tool_calls is %(value)s, not a list; read as no calls",
+                {"index": index, "number": index + 1, "value": shown(raw_calls)}))
+        raw_calls = []
+    metadata = raw.get("metadata")
     if type(metadata) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
-        if not isinstance(metadata, Mapping):
-            raise MessageError("metadata must be an object", index=index)
+        metadata = _metadata(metadata, index, notes)
     content = raw.get("content")
     blocks: list[tuple[int, Mapping[str, Any]]] = []
     if type(content) is str:  # pragma: no mutate — a fast path: _content_text returns a string as it is
@@ -301,29 +349,35 @@ def _expand(raw: Any, index: int) -> list[Message]:
     if not raw_calls:
         calls = []
     elif len(raw_calls) == 1:  # the common case: one call a message
-        calls = [_parse_call(raw_calls[0], index, 0)]
+        calls = [_parse_call(raw_calls[0], index, 0, notes)]
     else:
-        calls = [_parse_call(c, index, i) for i, c in enumerate(raw_calls)]
+        calls = [_parse_call(c, index, i, notes) for i, c in enumerate(raw_calls)]
     results: list[Message] = []
     for k, block in blocks:
         kind = block["type"]
         if kind == TOOL_USE:
             if role != "assistant":
                 raise MessageError(f"content[{k}]: block type 'tool_use' belongs to an assistant message", index=index)
-            calls.append(_parse_call(block, index, len(calls)))
+            calls.append(_parse_call(block, index, len(calls), notes))
         else:
             if role != "user":
                 raise MessageError(f"content[{k}]: block type 'tool_result' belongs to a user message", index=index)
             failed, doubt = _is_error(block, index, f"content[{k}]: ")
+            block_notes: list[Problem] = []
+            block_id = _result_id(block.get("tool_use_id"), index, "tool_use_id", block_notes, f"content[{k}]: ")
+            block_meta = _metadata(block.get("metadata"), index, block_notes, f"content[{k}]: ")
             results.append(Message(
                 role="tool",
                 content=_content_text(block.get("content"), index, where=f"content[{k}].content"),
-                tool_call_id=_str_id(block.get("tool_use_id")),
+                tool_call_id=block_id,
                 state="error" if failed else "success",
+                metadata=block_meta,
                 index=index,
-                problems=(doubt,) if doubt is not None else (),
+                problems=(*block_notes, *((doubt,) if doubt is not None else ())),
             ))
     problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate — fast path
+    if notes:
+        problems = (*notes, *problems)
     state = "success"
     if role == "tool" and not _ERROR_FLAG_KEYS.isdisjoint(raw):  # only a tool result can fail
         failed, doubt = _is_error(raw, index)
@@ -331,12 +385,16 @@ def _expand(raw: Any, index: int) -> list[Message]:
         if doubt is not None:
             problems = (*problems, doubt)
     call_id = raw.get("tool_call_id")
-    if call_id is None:  # pragma: no mutate — a fast path: _str_id(None) is ""
+    if call_id is None:  # pragma: no mutate — a fast path: _result_id(None) is ""
         call_id = ""
-    elif type(call_id) is not str:  # pragma: no mutate — a fast path: _str_id returns a string as it is
-        call_id = _str_id(call_id)
+    elif type(call_id) is not str:  # pragma: no mutate — a fast path: _result_id returns a string as it is
+        late: list[Problem] = []
+        call_id = _result_id(call_id, index, "tool_call_id", late)
+        problems = (*problems, *late)
     if results:
-        return results + ([Message(role="user", content=text, index=index)] if text.strip() else [])
+        # the user message's own doubtful fields (never a result's): on the user message after the results
+        tail = [Message(role="user", content=text, index=index, problems=problems)] if text.strip() or problems else []
+        return results + tail
     return [build_frozen(Message, {
         "role": role,
         "content": text,

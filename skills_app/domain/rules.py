@@ -14,7 +14,7 @@ import jsonschema
 from .catalog import BUILTIN, Catalog, Restriction, Skill
 from .errors import MessageError, Problem, UnknownRestrictionError
 from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
-from . import transcript
+from . import payload, transcript
 from .messages import Message, ToolCall, as_messages, parse_arguments
 
 # Verdicts and reasons of the guard (docs/runtime-api.md check-call).
@@ -497,16 +497,51 @@ def check_call(
     if not isinstance(call, ToolCall):
         call_name = str(call.get("name", ""))
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
-        # the call's id is not read: no verdict depends on it
-        call = ToolCall(name=call_name, arguments=arguments, problem=problem)
+        call_id = call.get("id")  # the round of the call is found by it (``call_round``)
+        call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
+                        problem=problem)
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
     if view is None:
-        view = compute_round(catalog, msgs, restrictions=restrictions)
+        view = compute_round(catalog, call_round(msgs, call), restrictions=restrictions)
     return guard(catalog, call, restrictions=restrictions, view=view)
+
+
+def call_round(messages: tuple[Message, ...], call: ToolCall) -> tuple[Message, ...]:
+    """The messages ``call`` is judged on: the context of the round in which the model made it
+    (docs/rule.md, "The round of a call").
+
+    The call is *carried* by the last assistant message of ``messages`` when that message holds
+    a call with the same non-empty id — or, when ``call`` has no id, a call with the same name and
+    equal (parsed) arguments. Only the last assistant message is searched: ids such as ``call_0``
+    are reused every turn, older turns are history. Carried at position ``i`` → ``messages[:i]``
+    (what the model saw when it chose the call; a sibling's ``load_skill`` result after it is not
+    part of that round); not carried (a call about to be appended) → ``messages`` as given.
+    Loaded(prefix) ⊆ loaded(all), so this is never less strict. O(messages)."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m.role != "assistant":
+            continue
+        if call.id:
+            carried = any(c.id == call.id for c in m.tool_calls)
+        else:
+            carried = any(c.name == call.name and dict(c.arguments) == dict(call.arguments) for c in m.tool_calls)
+        return messages[:i] if carried else messages
+    return messages
+
+
+def _load_skill_parameters(catalog: Catalog) -> tuple[Mapping[str, Any], frozenset[str]] | None:
+    """load_skill's published parameters (``payload.load_skill_definition``) and their property
+    names, built once per catalog; ``None`` when no skill is enabled."""
+    def build() -> tuple[Mapping[str, Any], frozenset[str]] | None:
+        definition = payload.load_skill_definition(catalog)
+        if definition is None:
+            return None
+        return definition.parameters, frozenset(definition.parameters.get("properties") or ())
+    return _per_catalog(catalog, "_rules_load_skill_parameters", build)  # pragma: no mutate — any key no other value uses does
 
 
 def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view: RoundView) -> Verdict:
@@ -537,6 +572,24 @@ def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view:
             offer = ", ".join(s.code for s in catalog.enabled_skills)
             return Verdict(name, REFUSED, REASON_UNKNOWN_SKILL, None,
                            f"unknown skill {code!r}; skills on offer: {offer}", args)
+        published = _load_skill_parameters(catalog)
+        extra = sorted(k for k in args if published is None or k not in published[1])
+        if extra:  # docs/rule.md: load_skill's arguments are checked against its published parameters
+            keys = ", ".join(f"'{k}'" for k in extra)
+            offered = ", ".join(sorted(published[1])) if published is not None else "none"
+            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
+                           f"invalid arguments for 'load_skill': unexpected {'key' if len(extra) == 1 else 'keys'} "
+                           f"{keys}; its parameters: {offered}", args)
+        if published is not None:
+            try:
+                problem = _validate_arguments(published[0], args, _validators(catalog))
+            except Exception as exc:  # noqa: BLE001 — a registered schema the validator chokes on fails closed
+                return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
+                               f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}",
+                               args)
+            if problem is not None:
+                return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
+                               f"invalid arguments for 'load_skill': {problem}", args)
         return Verdict(name, ALLOWED, None, code, f"load the manual of '{code}'", args)
     if name in view.masked:
         owner = view.masked[name]

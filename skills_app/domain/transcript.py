@@ -72,7 +72,10 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
     assistant message right before it only when that message makes exactly one call and that call
     has no id either; otherwise it answers nothing (``result_id_missing``). A result with an id that no preceding unanswered
     call has answers nothing (``result_unpaired``). Calls without an id in a message with several
-    calls can never be answered (``call_id_missing``).
+    calls can never be answered (``call_id_missing``); nor can a call or result whose id is not a
+    string (``call_id_invalid``, a warning of the message). The answers stay positional inside a
+    group of calls sharing an id; what a result in a group of *differing* calls proves is
+    ``read_answer``'s (docs/transcripts.md, "Pairing").
 
     One pass (``EvidenceReader`` reads the same way, one message at a time).
     """
@@ -144,7 +147,8 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
-    Each tool result is judged by ``read_result`` against the call it answers (``pair_results``):
+    Each tool result is judged by ``read_result`` against the call it answers (``pair_results``;
+    in a group of differing calls sharing an id, ``read_answer``: only a marker names the call):
     state success (no error flag); not evicted; not the "already loaded" stub; content not empty
     or whitespace; and either its metadata carries ``marker_key == s`` (the console's own shape;
     when it answers a call, that call must be ``load_skill`` asking for ``s``), or it has no
@@ -177,6 +181,9 @@ class EvidenceReader:
         self._read_manuals = manuals
         self._open_calls: dict[str, list[tuple[int, int]]] = {}
         self._answers: dict[int, tuple[int, int]] = {}
+        #: (assistant position, id) → the calls sharing that id there, when positional pairing
+        #: is a guess that changes which skill loads (``_is_guess``)
+        self._groups: dict[tuple[int, str], tuple[ToolCall, ...]] = {}
         self._message_problems: list[Problem] = []
         self._pair_warnings: list[Problem] = []
         #: position → what the tool result there proves (a manual) or why it proves nothing.
@@ -265,8 +272,11 @@ class EvidenceReader:
                     first -= 1
                 pick = candidates.pop(first)
             else:
+                if _has_problem(m, "call_id_invalid"):
+                    return  # an id of the wrong type answers nothing: its own warning says so
                 prev = self.messages[pos - 1]  # at position 0, ``m`` itself: no assistant message
-                if prev.role != "assistant" or len(prev.tool_calls) != 1 or prev.tool_calls[0].id:
+                if (prev.role != "assistant" or len(prev.tool_calls) != 1 or prev.tool_calls[0].id
+                        or _has_problem(prev, "call_id_invalid")):  # a call whose id was no string: never answered
                     warnings.append(Problem(
                         "result_id_missing",
                         "messages[%(index)s]: a tool result without an id that does not directly follow an "
@@ -287,12 +297,16 @@ class EvidenceReader:
                     self._open_calls.setdefault(c.id, []).append((pos, k))
             for call_id, n in seen.items():
                 if n > 1:
+                    group = tuple(c for c in m.tool_calls if c.id == call_id)
+                    if _is_guess(group):
+                        self._groups[(pos, call_id)] = group
                     warnings.append(Problem(
                         "duplicate_call_id",
                         "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
                         "by position",
                         {**_where(m, pos), "call_id": call_id, "count": n}))
-            missing = [c.name for c in m.tool_calls if not c.id]
+            invalid = {p.params.get("position") for p in m.problems if p.code == "call_id_invalid"} if m.problems else ()
+            missing = [c.name for k, c in enumerate(m.tool_calls) if not c.id and k not in invalid]
             if missing:
                 warnings.append(Problem(
                     "call_id_missing",
@@ -304,7 +318,9 @@ class EvidenceReader:
         """One step of ``read_evidence``: what the tool result at ``pos`` proves (``read_result``)."""
         hit = self._answers.get(pos)
         call = None if hit is None else self.messages[hit[0]].tool_calls[hit[1]]
-        manual, warning = read_result(m, pos, call, marker_key=self.marker_key, eviction_prefix=self.eviction_prefix)
+        group = self._groups.get((hit[0], call.id)) if self._groups and call is not None else None
+        manual, warning = read_answer(m, pos, call, group, marker_key=self.marker_key,
+                                      eviction_prefix=self.eviction_prefix)
         if warning is not None:
             self._manual_warnings[pos] = warning
         if manual is not None:
@@ -312,6 +328,49 @@ class EvidenceReader:
             if pos == len(self.messages) - 1:  # appended: fold it in (a replace() rebuilds both)
                 _note(self._latest, manual)
                 self._versions.setdefault(manual.code, set()).add(manual.version)
+
+
+def _has_problem(m: Message, code: str) -> bool:
+    return any(p.code == code for p in m.problems) if m.problems else False
+
+
+def _is_guess(group: tuple[ToolCall, ...]) -> bool:
+    """True when the calls sharing one id in one assistant message (``group``) make positional
+    pairing a guess that changes which skill loads: a ``load_skill`` among them and not all the
+    same (tool name, and ``skill_code`` for ``load_skill``). docs/transcripts.md, "Pairing"."""
+    if not any(c.name == LOAD_SKILL for c in group):
+        return False
+    kinds = {(c.name, repr(c.arguments.get("skill_code")) if c.name == LOAD_SKILL else None) for c in group}
+    return len(kinds) > 1
+
+
+def read_answer(m: Message, pos: int, call: ToolCall | None, group: tuple[ToolCall, ...] | None, *,
+                marker_key: str, eviction_prefix: str) -> tuple[LoadedManual | None, Problem | None]:
+    """``read_result`` of the tool result ``m`` paired by position with ``call`` of ``group`` —
+    the differing calls sharing its id in one assistant message (``None`` when the pairing is
+    certain: one call, or identical calls). Then the position is a guess: the result is judged
+    against the group's ``load_skill`` call asking for the skill its marker (``marker_key``)
+    names, or, without such a marker, proves nothing — ``pairing_ambiguous`` naming the result's
+    message and the id (a failed result: no warning, it proves nothing anyway). Never a manual
+    credited to a skill whose own load may have failed (docs/transcripts.md, "Pairing")."""
+    if group is None or call is None:
+        return read_result(m, pos, call, marker_key=marker_key, eviction_prefix=eviction_prefix)
+    marker = m.metadata.get(marker_key)
+    if isinstance(marker, str) and marker:
+        for c in group:
+            if c.name == LOAD_SKILL and c.arguments.get("skill_code") == marker:
+                return read_result(m, pos, c, marker_key=marker_key, eviction_prefix=eviction_prefix)
+    if m.state != "success":
+        return None, None
+    return None, Problem(
+        "pairing_ambiguous",
+        "messages[%(index)s]: the tool result for id '%(call_id)s' may answer any of %(count)s different calls "
+        "sharing that id (%(calls)s); without a marker naming one of their skills it loads nothing",
+        {**_where(m, pos), "call_id": call.id, "count": len(group), "calls": ", ".join(_call_label(c) for c in group)})
+
+
+def _call_label(c: ToolCall) -> str:
+    return f"{LOAD_SKILL}({_shown(c.arguments.get('skill_code'))})" if c.name == LOAD_SKILL else c.name
 
 
 def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
@@ -333,6 +392,8 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
     meta = m.metadata
     if m.state != "success":
         return None, None  # a failed result: never a manual
+    if m.problems and _has_problem(m, "metadata_invalid"):
+        return None, None  # metadata of the wrong type: untrusted, its own warning says so
     if "evicted" in meta and not isinstance(meta["evicted"], bool):
         return None, Problem(
             "evicted_ambiguous", "messages[%(index)s]: metadata.evicted is %(value)s, not true or false; read as evicted",

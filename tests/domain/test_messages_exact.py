@@ -34,13 +34,19 @@ def test_a_block_whose_type_is_not_a_string_is_read_by_its_text():
     assert str(refused.value) == "messages[0]: content[0]: block type 5 is not understood"  # as sent
 
 
-@pytest.mark.parametrize(("sent", "read"), [(7, "7"), (None, ""), ("c9", "c9"), (2.5, "2.5")])
-def test_a_result_id_that_is_not_a_string_is_read_as_its_text(sent, read):
+@pytest.mark.parametrize(("sent", "read", "codes"), [(7, "", ["call_id_invalid"]), (None, "", []), ("c9", "c9", []),
+                                                   (2.5, "", ["call_id_invalid"]), (True, "", ["call_id_invalid"])])
+def test_a_result_id_that_is_not_a_string_is_no_id_with_a_warning(sent, read, codes):
+    """docs/transcripts.md, "Doubtful types": an id of the wrong type is never turned into its text."""
     [m] = parse_messages([{"role": "tool", "tool_call_id": sent, "content": "ok"}])
-    assert m.tool_call_id == read
+    assert (m.tool_call_id, [p.code for p in m.problems]) == (read, codes)
     blocks = parse_messages([{"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": sent, "content": "ok"}]}])
-    assert [b.tool_call_id for b in blocks] == [read]
+    assert [(b.tool_call_id, [p.code for p in b.problems]) for b in blocks] == [(read, codes)]
+    if codes:
+        assert str(m.problems[0]) == (f"messages[0]: tool_call_id is {json.dumps(sent)}, not a string; this result "
+                                      "answers no call, without a marker it loads nothing")
+        assert str(blocks[0].problems[0]).startswith(f"messages[0]: content[0]: tool_use_id is {json.dumps(sent)}")
 
 
 def test_one_message_is_read_with_its_index_and_a_message_of_several_results_gives_the_first():
@@ -153,10 +159,12 @@ def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_not
     msgs = parse_messages([{"role": "assistant", "tool_calls": [
         {"id": 5, "name": "load_skill", "arguments": {"skill_code": "alpha"}}]},
         {"role": "tool", "tool_call_id": 5, "content": "# alpha manual"}])
-    assert msgs[0].tool_calls[0].id == "" and msgs[1].tool_call_id == "5"
+    assert msgs[0].tool_calls[0].id == "" and msgs[1].tool_call_id == ""
     evidence = read_evidence(msgs, marker_key="ragent_loaded_skill", eviction_prefix="[evicted")
     assert evidence.manuals == ()  # fail closed: the manual loads nothing
-    assert [w.code for w in evidence.warnings] == ["result_unpaired"]
+    assert [(w.code, w.params["index"]) for w in evidence.warnings] == [("call_id_invalid", 0), ("call_id_invalid", 1)]
+    assert str(evidence.warnings[0]) == ("messages[0]: tool_calls[0] (load_skill): the id is 5, not a string; no "
+                                         "result can answer this call")
 
 
 def test_openais_developer_role_is_read_as_a_system_message():
@@ -170,9 +178,9 @@ def test_metadata_may_be_any_mapping_and_is_kept_as_a_dict_of_its_own():
     sent = {"ragent_loaded_skill": "alpha"}
     [m] = parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "x", "metadata": MappingProxyType(sent)}])
     assert m.metadata == sent and type(m.metadata) is dict
-    with pytest.raises(MessageError) as refused:
-        parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "x", "metadata": ["alpha"]}])
-    assert str(refused.value) == "messages[0]: metadata must be an object"
+    [bad] = parse_messages([{"role": "tool", "tool_call_id": "c1", "content": "x", "metadata": ["alpha"]}])
+    assert (bad.metadata, [str(p) for p in bad.problems]) == (
+        {}, ['messages[0]: metadata is ["alpha"], not an object; read as untrusted, the message loads nothing'])
 
 
 def test_anthropic_blocks_in_the_wrong_message_are_refused_and_bad_input_warns_with_its_place():
@@ -197,8 +205,8 @@ def test_an_anthropic_result_block_reads_its_error_flag_and_refuses_bad_content_
         ("tool", "a", "boom", "error"), ("tool", "b", "fine", "success")]
     for block, cause in (({"type": "tool_result", "tool_use_id": "a", "content": [5]},
                           "content[1].content[0] must be a text or a content block object"),
-                         ({"type": "tool_result", "tool_use_id": "a", "content": "x", "state": 5},
-                          "content[1]: state must be success or error, got 5")):
+                         ({"type": "tool_result", "tool_use_id": "a", "content": "x", "state": "done"},
+                          "content[1]: state must be success or error, got 'done'")):
         with pytest.raises(MessageError) as refused:
             parse_messages([{"role": "user", "content": "hi"}, {"role": "user", "content": [
                 {"type": "text", "text": "see"}, block]}])

@@ -23,6 +23,10 @@ CATALOG = shop()  # alpha → [refund, cancel], beta → [cancel, ship]
 GATING = {"refund": {"alpha"}, "cancel": {"alpha", "beta"}, "ship": {"beta"}}
 CODES = ["alpha", "beta", "gamma"]
 IDS = ["c1", "c2", "call_0", "", None]
+#: ids of the wrong JSON type (issue 22: never an id) beside the text "5"
+ODD_IDS = [*IDS, 5, "5", True]
+#: metadata a result without the marker may carry: absent, no metadata, or doubtful (issue 22)
+METADATA = ["absent", "absent", "absent", None, {}, [], False, 0, "", [1], {"evicted": True}, {"latency_ms": 3}]
 STUB_WORDS = "无需重复加载"
 
 
@@ -40,7 +44,7 @@ def openai_call(draw) -> dict[str, Any]:
             "name": draw(st.sampled_from(["load_skill", "load_skill", "lookup"])),
             "arguments": _args(draw(st.sampled_from(CODES)),
                                draw(st.sampled_from(["json", "json", "double", "truncated", "null", "list"])))}}
-        cid = draw(st.sampled_from(IDS))
+        cid = draw(st.sampled_from(ODD_IDS))
         if cid is not None:
             c["id"] = cid
         calls.append(c)
@@ -56,12 +60,17 @@ def _content(draw) -> Any:
 @st.composite
 def openai_result(draw) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "tool", "content": _content(draw)}
-    cid = draw(st.sampled_from(IDS))
+    meta = draw(st.sampled_from(METADATA))
+    if meta != "absent":
+        msg["metadata"] = meta
+    cid = draw(st.sampled_from(ODD_IDS))
     if cid is not None:
         msg["tool_call_id"] = cid
-    flag = draw(st.sampled_from(["none", "none", "state_error", "state_FAILED", "is_error", "isError", "status"]))
+    flag = draw(st.sampled_from(["none", "none", "state_error", "state_FAILED", "is_error", "isError", "status",
+                                 "state_null"]))
     msg.update({"none": {}, "state_error": {"state": "error"}, "state_FAILED": {"state": "FAILED"},
-                "is_error": {"is_error": True}, "isError": {"isError": True}, "status": {"status": "error"}}[flag])
+                "is_error": {"is_error": True}, "isError": {"isError": True}, "status": {"status": "error"},
+                "state_null": {"state": None}}[flag])
     return msg
 
 
@@ -74,8 +83,12 @@ def anthropic_call(draw) -> dict[str, Any]:
 
 @st.composite
 def anthropic_result(draw) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": draw(st.sampled_from(["t1", "t2"])),
-                                         "content": _content(draw), "is_error": draw(st.booleans())}]}
+    block = {"type": "tool_result", "tool_use_id": draw(st.sampled_from(["t1", "t2", 5])),
+             "content": _content(draw), "is_error": draw(st.booleans())}
+    meta = draw(st.sampled_from(METADATA))
+    if meta != "absent":
+        block["metadata"] = meta
+    return {"role": "user", "content": [block]}
 
 
 MESSAGE = st.one_of(st.just({"role": "user", "content": "hi"}), openai_call(), openai_result(),
@@ -83,8 +96,24 @@ MESSAGE = st.one_of(st.just({"role": "user", "content": "hi"}), openai_call(), o
 
 
 # --- the oracle: its own reading of the raw JSON ---------------------------------------------
-def _calls(raw: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(id, requested skill code or None) of every load_skill call in a raw assistant message."""
+#: an id no result can match (a call id of the wrong JSON type, or one shared by differing calls)
+NEVER = object()
+
+
+def _calls(raw: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(id, requested skill code or None) of every load_skill call in a raw assistant message.
+    An id that is not a string is no id and can never be answered; so is an id shared in the
+    message by calls that differ (name or code): no marker is generated, so nothing pairs there."""
+    out = _raw_calls(raw)
+    kinds: dict[Any, set] = {}
+    for cid, key in out:
+        if isinstance(cid, str) and cid:
+            kinds.setdefault(cid, set()).add(key)
+    return [(NEVER if not isinstance(cid, str) or len(kinds.get(cid, ())) > 1 else cid,
+             key[1] if key[0] == "load_skill" else None) for cid, key in out]
+
+
+def _raw_calls(raw: dict[str, Any]) -> list[tuple[Any, tuple[str, Any]]]:
     out = []
     if raw["role"] != "assistant":
         return out
@@ -98,11 +127,11 @@ def _calls(raw: dict[str, Any]) -> list[tuple[str, Any]]:
                 except ValueError:
                     args = None
         code = args.get("skill_code") if isinstance(args, dict) and f["name"] == "load_skill" else None
-        out.append((c.get("id") or "", code))
+        out.append((c["id"] if c.get("id") is not None else "", (f["name"], json.dumps(code))))
     for block in raw["content"] if isinstance(raw["content"], list) else []:
         if block.get("type") == "tool_use":
-            out.append((block["id"], block["input"].get("skill_code")))
-    return out
+            out.append((block["id"], ("load_skill", json.dumps(block["input"].get("skill_code")))))
+    return [(cid, (name, json.loads(code))) for cid, (name, code) in out]
 
 
 def _text(content: Any) -> str:
@@ -116,17 +145,18 @@ def _good_results(raw: dict[str, Any]) -> list[str]:
     non-blank text that is not the stub."""
     out = []
     if raw["role"] == "tool":
-        failed = (str(raw.get("state", "")).lower() in ("error", "failed") or raw.get("is_error")
+        failed = (str(raw.get("state", "")).lower() in ("error", "failed", "none") or raw.get("is_error")
                   or raw.get("isError") or raw.get("status") == "error")
-        items = [(raw.get("tool_call_id") or "", raw.get("content"), failed)]
+        items = [(raw.get("tool_call_id"), raw.get("content"), failed, raw.get("metadata"))]
     elif raw["role"] == "user" and isinstance(raw["content"], list):
-        items = [(b["tool_use_id"], b["content"], b["is_error"]) for b in raw["content"]]
+        items = [(b["tool_use_id"], b["content"], b["is_error"], b.get("metadata")) for b in raw["content"]]
     else:
         items = []
-    for rid, content, failed in items:
+    for rid, content, failed, meta in items:
         text = _text(content)
-        if not failed and text.strip() and STUB_WORDS not in text:
-            out.append(rid)
+        # no marker is generated: only a result without metadata (absent, null or {}) may load
+        if not failed and text.strip() and STUB_WORDS not in text and meta in (None, {}):
+            out.append(rid if isinstance(rid, str) else (NEVER if rid is not None else ""))
     return out
 
 
@@ -140,6 +170,8 @@ def has_evidence(raw_messages: list[dict[str, Any]], code: str) -> bool:
                 continue
             for j in range(i + 1, len(raw_messages)):
                 for rid in _good_results(raw_messages[j]):
+                    if cid is NEVER or rid is NEVER:
+                        continue
                     if cid and rid == cid:
                         return True
                     if not cid and not rid and j == i + 1 and len(call_msg.get("tool_calls") or []) == 1:

@@ -347,6 +347,12 @@ def check_call(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
     if view is None:
+        # issue 22: a call carried by the last assistant message is judged in its own round
+        last = max((i for i, m in enumerate(msgs) if m.role == "assistant"), default=None)
+        if last is not None and any((c.id == call.id) if call.id else
+                                    (c.name == call.name and dict(c.arguments) == dict(call.arguments))
+                                    for c in msgs[last].tool_calls):
+            msgs = msgs[:last]
         view = compute_round(catalog, msgs, restrictions=restrictions)
     name, args = call.name, dict(call.arguments)
     tool = catalog.tool(name)
@@ -373,6 +379,15 @@ def check_call(
             offer = ", ".join(s.code for s in catalog.enabled_skills)
             return Verdict(name, REFUSED, REASON_UNKNOWN_SKILL, None,
                            f"unknown skill {code!r}; skills on offer: {offer}", args)
+        # issue 22: load_skill's own arguments against its published parameters
+        from skills_app.domain.payload import load_skill_definition
+        published = load_skill_definition(catalog).parameters
+        extra = sorted(set(args) - set(published["properties"]))
+        if extra:
+            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
+                           f"invalid arguments for 'load_skill': unexpected {'key' if len(extra) == 1 else 'keys'} "
+                           + ", ".join(f"'{k}'" for k in extra) + "; its parameters: "
+                           + ", ".join(sorted(published["properties"])), args)
         return Verdict(name, ALLOWED, None, code, f"load the manual of '{code}'", args)
     if name in view.masked:
         owner = view.masked[name]

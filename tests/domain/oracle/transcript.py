@@ -15,7 +15,10 @@ from typing import Any, Iterable, Mapping
 from skills_app.domain.errors import Problem
 from skills_app.domain.limits import LOAD_SKILL
 from skills_app.domain.messages import Message, ToolCall
-from skills_app.domain.transcript import read_result
+from skills_app.domain.transcript import read_answer
+
+#: Issue 22: a call id or result id of the wrong JSON type (``call_id_invalid``) answers nothing;
+#: calls sharing one id that differ (a load_skill among them) are a guess (``groups``).
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
@@ -56,6 +59,8 @@ class Pairing:
 
     answers: Mapping[int, tuple[int, int]]
     warnings: tuple[Problem, ...]
+    #: (assistant position, id) → the differing calls sharing that id (issue 22)
+    groups: Mapping[tuple[int, str], tuple[ToolCall, ...]] = None  # type: ignore[assignment]
 
     def call_of(self, messages: tuple[Message, ...], position: int) -> ToolCall | None:
         """The call the tool message at ``position`` answers, or ``None``."""
@@ -79,6 +84,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
     answered: set[tuple[int, int]] = set()
     answers: dict[int, tuple[int, int]] = {}
     warnings: list[Problem] = []
+    groups: dict[tuple[int, str], tuple[ToolCall, ...]] = {}
     for pos, m in enumerate(messages):
         if m.role == "assistant" and m.tool_calls:
             seen: dict[str, int] = {}
@@ -88,12 +94,19 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
                     open_calls.setdefault(c.id, []).append((pos, k))
             for call_id, n in seen.items():
                 if n > 1:
+                    same = [c for c in m.tool_calls if c.id == call_id]
+                    if (any(c.name == LOAD_SKILL for c in same)
+                            and any((c.name, c.arguments.get("skill_code") if c.name == LOAD_SKILL else None)
+                                    != (same[0].name, same[0].arguments.get("skill_code")
+                                        if same[0].name == LOAD_SKILL else None) for c in same)):
+                        groups[(pos, call_id)] = tuple(same)
                     warnings.append(Problem(
                         "duplicate_call_id",
                         "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
                         "by position",
                         {**_where(m, pos), "call_id": call_id, "count": n}))
-            missing = [c.name for c in m.tool_calls if not c.id]
+            bad = {p.params["position"] for p in m.problems if p.code == "call_id_invalid"}
+            missing = [c.name for k, c in enumerate(m.tool_calls) if not c.id and k not in bad]
             if missing and len(m.tool_calls) > 1:
                 warnings.append(Problem(
                     "call_id_missing",
@@ -114,10 +127,13 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
                 pick = next(c for c in candidates if c[0] == nearest)
                 candidates.remove(pick)
             else:
+                if any(p.code == "call_id_invalid" for p in m.problems):
+                    continue
                 prev = messages[pos - 1] if pos > 0 else None
                 pick = (pos - 1, 0)
                 if (prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1
-                        or prev.tool_calls[0].id or pick in answered):
+                        or prev.tool_calls[0].id or pick in answered
+                        or any(p.code == "call_id_invalid" for p in prev.problems)):
                     warnings.append(Problem(
                         "result_id_missing",
                         "messages[%(index)s]: a tool result without an id that does not directly follow an "
@@ -126,7 +142,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
                     continue
             answered.add(pick)
             answers[pos] = pick
-    return Pairing(answers=answers, warnings=tuple(warnings))
+    return Pairing(answers=answers, warnings=tuple(warnings), groups=groups)
 
 
 @dataclass(frozen=True)
@@ -183,8 +199,9 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
         # the verdict on one result is the product's own (session 19: fail closed on doubtful
         # metadata and on results that answer no call); this oracle checks the pairing and the
         # linear reading around it
-        manual, warning = read_result(m, pos, pairing.call_of(msgs, pos), marker_key=marker_key,
-                                      eviction_prefix=eviction_prefix)
+        call = pairing.call_of(msgs, pos)
+        group = pairing.groups.get((pairing.answers[pos][0], call.id)) if call is not None else None
+        manual, warning = read_answer(m, pos, call, group, marker_key=marker_key, eviction_prefix=eviction_prefix)
         if warning is not None:
             warnings.append(warning)
         if manual is not None:
