@@ -76,6 +76,14 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "input_schema_invalid": _("inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"),
     "input_schema_ref": _("inputSchema $ref %(ref)s does not resolve."),
     "annotations_not_object": _("annotations must be a JSON object."),
+    "input_schema_dialect": _("inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not "
+                              "know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated "
+                              "as another one."),
+    # tool annotations read fail-closed (domain.tooldefs.read_annotations, docs/mcp.md "Confirmation")
+    "annotations_invalid": _("tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is "
+                             "true or false, the annotations an object); its calls need confirmation."),
+    "annotations_contradictory": _("tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, "
+                                   "which contradict each other; its calls need confirmation."),
     # round warnings (domain.transcript, docs/transcripts.md); %(number)s is the 1-based message
     "arguments_unparseable": _("Message %(number)s: the arguments of %(tool)s are not valid JSON (%(cause)s); "
                                "read as no arguments."),
