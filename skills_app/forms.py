@@ -91,6 +91,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
                               "read as no arguments."),
     "arguments_double_encoded": _("Message %(number)s: the arguments of %(tool)s are JSON text inside a JSON "
                                   "string; decoded once more."),
+    "arguments_free_text": _("Message %(number)s: the custom tool call %(tool)s has free-text input, not JSON "
+                             "arguments; read as no arguments (a load_skill made so loads nothing)."),
     "duplicate_call_id": _("Message %(number)s: %(count)s calls share the id %(call_id)s; their results are "
                            "paired by position."),
     "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
@@ -128,6 +130,7 @@ WARNING_CODES = frozenset({
     "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "marker_mismatch",
     "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
     "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
+    "arguments_free_text",
 })
 
 
