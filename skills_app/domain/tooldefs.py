@@ -214,9 +214,9 @@ def _invalid_hint(tool: str, where: str, value: Any) -> Problem:
 def read_annotations(annotations: Any, *, tool: str = "") -> AnnotationReading:
     """Read a tool's MCP ``annotations`` fail-closed (docs/mcp.md, "Confirmation").
 
-    Annotations are untrusted hints (MCP spec: "clients should never make tool use decisions based
-    on annotations received from untrusted servers"; ``destructiveHint`` is meaningful only when
-    ``readOnlyHint`` is false). A tool is *plainly read-only* only when ``readOnlyHint`` is exactly
+    Annotations are untrusted hints (MCP ``schema.ts``, ``ToolAnnotations``: "Clients should never
+    make tool use decisions based on ToolAnnotations received from untrusted servers";
+    ``destructiveHint`` is "meaningful only when ``readOnlyHint == false``"). A tool is *plainly read-only* only when ``readOnlyHint`` is exactly
     ``true``, ``destructiveHint`` is absent or exactly ``false`` and no boolean hint
     (``BOOLEAN_HINTS``) holds anything but ``true`` / ``false``. Everything else needs
     confirmation; the doubtful cases say why, naming ``tool``:
