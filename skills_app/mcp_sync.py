@@ -388,7 +388,13 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
            refused: list[RefusedTool] | None = None) -> McpSyncRecord:
     """Write a complete tool list (one transaction; see ``mcp_server_sync``). ``refused``: the
     entries of the list that are no valid tool (``_read_page``), each named by a warning; a tool
-    the server held under a refused name is marked removed like one no longer listed."""
+    the server held under a refused name is marked removed like one no longer listed, and a valid
+    entry under a refused entry's name is not offered either (which copy is meant cannot be told,
+    as with a name listed twice)."""
+    refused_names = {r.name for r in refused or ()}
+    clashes = [t.name for t in listed if t.name in refused_names]
+    if clashes:
+        listed = [t for t in listed if t.name not in refused_names]
     # two syncs of one server wait for each other here (PostgreSQL; SQLite serialises every write)
     McpServer.objects.select_for_update().filter(pk=server.pk).first()  # pragma: no mutate — only two syncs racing on PostgreSQL could tell a lock on no row
     now = timezone.now()
@@ -417,6 +423,8 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
     notes = {t.tool_name: t.warning for t in naming.tools}
     warnings = [f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
                 f"({r.cause}); it is not offered" for r in refused or ()]
+    warnings += [f"server '{server.name}' lists tool '{n}' again with a definition the MCP schema accepts; with "
+                 "one copy refused, neither is offered" for n in dict.fromkeys(clashes)]
     warnings += naming.warnings
     added, changed, kept = [], [], set()
     for tool in listed:

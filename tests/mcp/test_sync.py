@@ -675,3 +675,21 @@ def test_contradictory_or_doubtful_hints_mean_confirm_with_a_sync_warning_naming
 
     assert [(x.skill, x.tool) for x in lint_catalog(draft) if x.code == "gated_read_only"] == [
         ("after_sale_apply", "apply_after_sale")]
+
+
+def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
+    """A server listing ``cancel_order`` twice, one copy refused by the MCP schema: which one is
+    meant cannot be told, so neither is offered (as for a name listed twice, docs/mcp.md)."""
+    from skills_app.mcp_sync import RefusedTool, _apply
+
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    listed = [ListedTool(name=n, input_schema={"type": "object"}) for n in BITMALL_TOOLS]
+    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"),
+                    refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")])
+    assert (record.tool_count, record.removed) == (13, ["cancel_order"])
+    assert record.warnings == [
+        "server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema refuses (inputSchema: Input "
+        "should be a valid dictionary); it is not offered",
+        "server 'bitmall' lists tool 'cancel_order' again with a definition the MCP schema accepts; with one copy "
+        "refused, neither is offered"]
