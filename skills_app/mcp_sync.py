@@ -11,6 +11,7 @@ test call).
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import tempfile
@@ -119,9 +120,12 @@ class Listing:
 
 def _first_error(exc: Any) -> str:
     """``field: message`` of a pydantic ``ValidationError``'s first error (``(item)`` when it is
-    about the entry as a whole)."""
+    about the entry as a whole; the ``tools.0`` of a page holding one entry left out)."""
     error = exc.errors(include_url=False)[0]
-    where = ".".join(str(p) for p in error.get("loc", ())) or "(item)"
+    loc = tuple(error.get("loc", ()))
+    if loc[:2] == ("tools", 0):
+        loc = loc[2:]
+    where = ".".join(str(p) for p in loc) or "(item)"
     return f"{where}: {error.get('msg', '')}"
 
 
@@ -144,7 +148,35 @@ async def _raw_page(session: Any, params: Any) -> Any:
     timeout = getattr(session, "_session_read_timeout_seconds", None)
     if timeout is not None:  # pragma: no cover — the console sets no read timeout; the sync's time limit rules
         opts["timeout"] = timeout
-    return await dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+    raw = await dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+    # what send_request does to a raw result before validating it: a negative ttlMs floored, a
+    # later protocol revision's fields dropped
+    from mcp.client import session as sdk
+
+    if isinstance(raw, dict):
+        clamp = getattr(sdk, "_clamp_inbound_ttl", None)
+        if clamp is not None:
+            clamp(raw)
+        later = getattr(sdk, "_later_revision_fields", None)
+        if later is not None:
+            foreign = later("tools/list", getattr(session, "protocol_version", None) or "2025-11-25")
+            raw = {key: value for key, value in raw.items() if key not in foreign}
+    return raw
+
+
+def _surface_check(version: str, data: dict[str, Any]) -> None:
+    """``data`` (a ``tools/list`` result) against the protocol version's result schema, as
+    ``send_request`` checks it; raises pydantic's ``ValidationError`` (a ``ValueError``). A version
+    the SDK has no schema for checks nothing (``send_request`` skips it too)."""
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    try:
+        methods.validate_server_result("tools/list", version, data)
+    except ValidationError:
+        raise
+    except (KeyError, ValueError):  # pragma: no cover — a version the SDK negotiated is one it knows
+        pass
 
 
 def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], list[RefusedTool], str | None]:
@@ -155,35 +187,29 @@ def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], li
     entry in the whole list. A valid entry keeps its ``annotations`` as the server wrote them (the
     SDK's model would read ``"true"`` as true: docs/mcp.md, "Confirmation")."""
     import mcp_types as types
-    from mcp_types import methods
     from pydantic import ValidationError
 
     if not isinstance(raw, dict) or not isinstance(raw.get("tools"), list):
         raise SyncError("tools/list answered without a list of tools")
     try:
-        methods.validate_server_result("tools/list", version, {**raw, "tools": []})
+        _surface_check(version, {**raw, "tools": []})
         page = types.ListToolsResult.model_validate({**raw, "tools": []}, by_name=False)
     except ValidationError as exc:
         raise SyncError(f"tools/list answered a page that is not a tools/list result ({_first_error(exc)})") from None
-    except (KeyError, ValueError):  # pragma: no cover — a version the SDK negotiated is one it knows
-        page = types.ListToolsResult.model_validate({**raw, "tools": []}, by_name=False)
     tools: list[ListedTool] = []
     refused: list[RefusedTool] = []
     for k, item in enumerate(raw["tools"]):
         name = item.get("name") if isinstance(item, dict) else None
         label = name if isinstance(name, str) and name else f"#{start + k}"
         try:
-            try:
-                methods.validate_server_result("tools/list", version, {"tools": [item]})
-            except (KeyError, ValueError):  # pragma: no cover — as above
-                pass
             tool = types.Tool.model_validate(item, by_name=False)
+            _surface_check(version, {**raw, "tools": [item]})  # the entry as the page's only tool
         except ValidationError as exc:
             refused.append(RefusedTool(label, _first_error(exc)))
             continue
         listed = _listed(tool)
-        if isinstance(item.get("annotations"), dict):
-            listed = ListedTool(**{**listed.__dict__, "annotations": dict(item["annotations"])})
+        if isinstance(item.get("annotations"), dict):  # as written, not as the SDK's model reads them
+            listed = dataclasses.replace(listed, annotations=dict(item["annotations"]))
         tools.append(listed)
     return tools, refused, page.next_cursor
 

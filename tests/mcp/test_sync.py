@@ -693,3 +693,27 @@ def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
         "should be a valid dictionary); it is not offered",
         "server 'bitmall' lists tool 'cancel_order' again with a definition the MCP schema accepts; with one copy "
         "refused, neither is offered"]
+
+
+def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
+    """``_read_page`` (docs/mcp.md, "One invalid tool"): each entry against the SDK's ``Tool`` on
+    its own, named by its name or its position in the whole list (``start`` + its place on the
+    page); annotations kept as written; a page that is no ``tools/list`` result fails the sync."""
+    from skills_app.mcp_sync import RefusedTool, _read_page
+
+    page = {"tools": [{"name": "x", "inputSchema": "type: object"}, {"inputSchema": {"type": "object"}},
+                      {"name": "ok", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "true"}},
+                      "not an entry", {"name": 7, "inputSchema": {"type": "object"}}],
+            "nextCursor": "10"}
+    tools, refused, cursor = _read_page(page, "2025-11-25", 5)
+    assert tools == [ListedTool(name="ok", input_schema={"type": "object"}, annotations={"readOnlyHint": "true"})]
+    assert refused == [RefusedTool("x", "inputSchema: Input should be a valid dictionary"),
+                       RefusedTool("#6", "name: Field required"),
+                       RefusedTool("#8", "(item): Input should be a valid dictionary or instance of Tool"),
+                       RefusedTool("#9", "name: Input should be a valid string")]
+    assert cursor == "10"
+    with pytest.raises(SyncError, match=r"^tools/list answered without a list of tools$"):
+        _read_page({"tools": {"name": "x"}}, "2025-11-25", 0)
+    with pytest.raises(SyncError, match=r"^tools/list answered a page that is not a tools/list result "
+                                        r"\(nextCursor: Input should be a valid string\)$"):
+        _read_page({"tools": [], "nextCursor": 5}, "2025-11-25", 0)
