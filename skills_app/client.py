@@ -58,6 +58,7 @@ from skills_app.domain import (
     load_skill,
     parse_messages,
 )
+from skills_app.domain.messages import free_text_problem
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
@@ -557,8 +558,14 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
         call = {"id": call.get("id") or "", **call["function"]}
     elif call.get("type") == "tool_use" and "input" in call:
         call = {"id": call.get("id") or "", "name": call.get("name"), "arguments": call["input"]}
+    elif call.get("type") == "function_call":  # OpenAI Responses item
+        call = {"id": call.get("call_id") or "", "name": call.get("name"), "arguments": call.get("arguments", {})}
     if not isinstance(call.get("name"), str) or not call["name"]:
         raise ValueError("a call needs a 'name' (text)")
+    if call.get("type") == "custom_tool_call":  # free-text input: never arguments (refused invalid_arguments)
+        call_id = call.get("call_id")
+        return ToolCall(name=call["name"], arguments={}, id=call_id if isinstance(call_id, str) else "",
+                        problem=free_text_problem(call["name"]))
     call_id = call.get("id")  # an id of another type is no id, as the server reads it
     return {"id": call_id if isinstance(call_id, str) else "", "name": call["name"],
             "arguments": call.get("arguments", {})}

@@ -76,6 +76,14 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "input_schema_invalid": _("inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"),
     "input_schema_ref": _("inputSchema $ref %(ref)s does not resolve."),
     "annotations_not_object": _("annotations must be a JSON object."),
+    "input_schema_dialect": _("inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not "
+                              "know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated "
+                              "as another one."),
+    # tool annotations read fail-closed (domain.tooldefs.read_annotations, docs/mcp.md "Confirmation")
+    "annotations_invalid": _("tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is "
+                             "true or false, the annotations an object); its calls need confirmation."),
+    "annotations_contradictory": _("tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, "
+                                   "which contradict each other; its calls need confirmation."),
     # round warnings (domain.transcript, docs/transcripts.md); %(number)s is the 1-based message
     "arguments_unparseable": _("Message %(number)s: the arguments of %(tool)s are not valid JSON (%(cause)s); "
                                "read as no arguments."),
@@ -83,6 +91,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
                               "read as no arguments."),
     "arguments_double_encoded": _("Message %(number)s: the arguments of %(tool)s are JSON text inside a JSON "
                                   "string; decoded once more."),
+    "arguments_free_text": _("Message %(number)s: the custom tool call %(tool)s has free-text input, not JSON "
+                             "arguments; read as no arguments (a load_skill made so loads nothing)."),
     "duplicate_call_id": _("Message %(number)s: %(count)s calls share the id %(call_id)s; their results are "
                            "paired by position."),
     "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
@@ -129,6 +139,7 @@ WARNING_CODES = frozenset({
     "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
     "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
     "pairing_ambiguous", "metadata_invalid", "tool_calls_invalid", "call_id_invalid",
+    "arguments_free_text",
 })
 
 

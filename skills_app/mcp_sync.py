@@ -11,6 +11,7 @@ test call).
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import tempfile
@@ -25,7 +26,7 @@ from django.utils import timezone
 from . import selectors
 from .domain.limits import TOOL_TITLE_MAX_LENGTH
 from .domain.naming import assign_model_names
-from .domain.tooldefs import validate_tool_definition
+from .domain.tooldefs import read_annotations, validate_tool_definition
 from .models import IntentNode, McpServer, McpSyncRecord, McpTool
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
@@ -98,20 +99,137 @@ class _Session:
         return await self.stack.__aexit__(*exc)
 
 
-async def _list_all(server: McpServer, errlog: Any) -> list[ListedTool]:
+@dataclass(frozen=True)
+class RefusedTool:
+    """A ``tools/list`` entry the SDK's own model of a tool refuses (``_read_page``): ``name`` its
+    ``name`` when that is a text, else ``#<n>`` (its 0-based position in the whole list);
+    ``cause`` the first validation error as ``field: message``."""
+
+    name: str
+    cause: str
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What ``tools/list`` returned, every page read: the valid ``tools`` and the ``refused`` ones,
+    each in listing order."""
+
+    tools: list[ListedTool]
+    refused: list[RefusedTool] = field(default_factory=list)
+
+
+def _first_error(exc: Any) -> str:
+    """``field: message`` of a pydantic ``ValidationError``'s first error (``(item)`` when it is
+    about the entry as a whole; the ``tools.0`` of a page holding one entry left out)."""
+    error = exc.errors(include_url=False)[0]
+    loc = tuple(error.get("loc", ()))
+    if loc[:2] == ("tools", 0):
+        loc = loc[2:]
+    where = ".".join(str(p) for p in loc) or "(item)"
+    return f"{where}: {error.get('msg', '')}"
+
+
+async def _raw_page(session: Any, params: Any) -> Any:
+    """One ``tools/list`` answer as the server sent it (JSON, not yet validated), sent the way the
+    SDK's ``ClientSession.send_request`` sends it (its stamp: protocol version headers and
+    ``_meta``; its read timeout). The SDK validates a whole page at once — one bad tool would fail
+    the list (docs/mcp.md, "One invalid tool") — so the page is read raw and each entry checked on
+    its own by ``_read_page``. These are the session's private parts the SDK's own
+    ``mcp.client.subscriptions`` uses; a newer SDK without them falls back to ``list_tools``."""
     import mcp_types as types
 
+    dispatcher, stamp = getattr(session, "_dispatcher", None), getattr(session, "_stamp", None)
+    if dispatcher is None or stamp is None:  # pragma: no cover — the SDK this is pinned to has both
+        result = await session.list_tools(params=params)
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    data = types.ListToolsRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    stamp(data, opts)
+    timeout = getattr(session, "_session_read_timeout_seconds", None)
+    if timeout is not None:  # pragma: no cover — the console sets no read timeout; the sync's time limit rules
+        opts["timeout"] = timeout
+    raw = await dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+    # what send_request does to a raw result before validating it: a negative ttlMs floored, a
+    # later protocol revision's fields dropped
+    from mcp.client import session as sdk
+
+    if isinstance(raw, dict):
+        clamp = getattr(sdk, "_clamp_inbound_ttl", None)
+        if clamp is not None:
+            clamp(raw)
+        later = getattr(sdk, "_later_revision_fields", None)
+        if later is not None:
+            foreign = later("tools/list", getattr(session, "protocol_version", None) or "2025-11-25")
+            raw = {key: value for key, value in raw.items() if key not in foreign}
+    return raw
+
+
+def _surface_check(version: str, data: dict[str, Any]) -> None:
+    """``data`` (a ``tools/list`` result) against the protocol version's result schema, as
+    ``send_request`` checks it; raises pydantic's ``ValidationError`` (a ``ValueError``). A version
+    the SDK has no schema for checks nothing (``send_request`` skips it too)."""
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    try:
+        methods.validate_server_result("tools/list", version, data)
+    except ValidationError:
+        raise
+    except (KeyError, ValueError):  # pragma: no cover — a version the SDK negotiated is one it knows
+        pass
+
+
+def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], list[RefusedTool], str | None]:
+    """``(valid tools, refused entries, next cursor)`` of one raw ``tools/list`` page: the page
+    itself (everything but its tools) is checked against the protocol version's result schema —
+    a broken page is a ``SyncError`` — then each entry on its own against the SDK's ``Tool``
+    (``mcp_types``, as ``list_tools`` would); ``start`` is the position of the page's first
+    entry in the whole list. A valid entry keeps its ``annotations`` as the server wrote them (the
+    SDK's model would read ``"true"`` as true: docs/mcp.md, "Confirmation")."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    if not isinstance(raw, dict) or not isinstance(raw.get("tools"), list):
+        raise SyncError("tools/list answered without a list of tools")
+    try:
+        _surface_check(version, {**raw, "tools": []})
+        page = types.ListToolsResult.model_validate({**raw, "tools": []}, by_name=False)
+    except ValidationError as exc:
+        raise SyncError(f"tools/list answered a page that is not a tools/list result ({_first_error(exc)})") from None
     tools: list[ListedTool] = []
+    refused: list[RefusedTool] = []
+    for k, item in enumerate(raw["tools"]):
+        name = item.get("name") if isinstance(item, dict) else None
+        label = name if isinstance(name, str) and name else f"#{start + k}"
+        try:
+            tool = types.Tool.model_validate(item, by_name=False)
+            _surface_check(version, {**raw, "tools": [item]})  # the entry as the page's only tool
+        except ValidationError as exc:
+            refused.append(RefusedTool(label, _first_error(exc)))
+            continue
+        listed = _listed(tool)
+        if isinstance(item.get("annotations"), dict):  # as written, not as the SDK's model reads them
+            listed = dataclasses.replace(listed, annotations=dict(item["annotations"]))
+        tools.append(listed)
+    return tools, refused, page.next_cursor
+
+
+async def _list_all(server: McpServer, errlog: Any) -> Listing:
+    import mcp_types as types
+
+    listing = Listing(tools=[])
     async with _Session(server, errlog) as session:
+        version = getattr(session, "protocol_version", None) or "2025-11-25"
         cursor: str | None = None  # pragma: no mutate — "" is as false: the first page goes without params
         seen: set[str] = set()
         for _page in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None  # pragma: no mutate — params without a cursor ask for the first page as no params do
-            result = await session.list_tools(params=params)
-            tools.extend(_listed(t) for t in result.tools)
-            cursor = result.next_cursor
+            tools, refused, cursor = _read_page(await _raw_page(session, params), version,
+                                                len(listing.tools) + len(listing.refused))
+            listing.tools.extend(tools)
+            listing.refused.extend(refused)
             if not cursor:
-                return tools
+                return listing
             if cursor in seen:
                 raise SyncError(f"tools/list repeated cursor {cursor!r}; the list never ends")
             seen.add(cursor)
@@ -163,9 +281,10 @@ def _run(server: McpServer, work) -> Any:
     raise SyncError(f"server '{server.name}': {cause}" + (f" (server stderr: {tail})" if tail else ""))
 
 
-def fetch_tools(server: McpServer) -> list[ListedTool]:
+def fetch_tools(server: McpServer) -> Listing:
     """Every tool ``server`` lists (initialize, then ``tools/list`` following ``nextCursor``),
-    within ``server.timeout_seconds`` for the whole exchange. Raises ``SyncError``."""
+    within ``server.timeout_seconds`` for the whole exchange: the valid tools and the refused
+    entries (``_read_page``). Raises ``SyncError``."""
     return _run(server, lambda errlog: _list_all(server, errlog))
 
 
@@ -285,14 +404,23 @@ def mcp_server_sync(*, server: McpServer, trigger: str, user: Any = None) -> Mcp
     if not server.enabled:
         return _finish(server, record, ok=False, message=f"server '{server.name}' is disabled; enable it to sync")
     try:
-        listed = fetch_tools(server)
+        listing = fetch_tools(server)
     except SyncError as exc:
         return _finish(server, record, ok=False, message=str(exc))
-    return _apply(server, listed, record)
+    return _apply(server, listing.tools, record, refused=listing.refused)
 
 
-def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -> McpSyncRecord:
-    """Write a complete tool list (one transaction; see ``mcp_server_sync``)."""
+def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
+           refused: list[RefusedTool] | None = None) -> McpSyncRecord:
+    """Write a complete tool list (one transaction; see ``mcp_server_sync``). ``refused``: the
+    entries of the list that are no valid tool (``_read_page``), each named by a warning; a tool
+    the server held under a refused name is marked removed like one no longer listed, and a valid
+    entry under a refused entry's name is not offered either (which copy is meant cannot be told,
+    as with a name listed twice)."""
+    refused_names = {r.name for r in refused or ()}
+    clashes = [t.name for t in listed if t.name in refused_names]
+    if clashes:
+        listed = [t for t in listed if t.name not in refused_names]
     # two syncs of one server wait for each other here (PostgreSQL; SQLite serialises every write)
     McpServer.objects.select_for_update().filter(pk=server.pk).first()  # pragma: no mutate — only two syncs racing on PostgreSQL could tell a lock on no row
     now = timezone.now()
@@ -319,7 +447,11 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
                                 held={k: v.name for k, v in mine.items()}, builtins=builtins)
     names = naming.by_tool()
     notes = {t.tool_name: t.warning for t in naming.tools}
-    warnings = list(naming.warnings)
+    warnings = [f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
+                f"({r.cause}); it is not offered" for r in refused or ()]
+    warnings += [f"server '{server.name}' lists tool '{n}' again with a definition the MCP schema accepts; with "
+                 "one copy refused, neither is offered" for n in dict.fromkeys(clashes)]
+    warnings += naming.warnings
     added, changed, kept = [], [], set()
     for tool in listed:
         if tool.name not in names:
@@ -339,6 +471,8 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord) -
         row.title, row.description = tool.title, tool.description
         row.input_schema, row.output_schema, row.annotations = tool.input_schema, tool.output_schema, tool.annotations
         row.naming_warning, row.synced_at, row.removed_at = notes[tool.name], now, None  # "" when not renamed
+        for hint in read_annotations(tool.annotations, tool=tool.name).problems:
+            warnings.append(f"server '{server.name}': {hint}")
         problems = validate_tool_definition(model_name, tool.input_schema)
         if problems:
             warnings.append(f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "

@@ -31,7 +31,7 @@ from .domain.limits import (
     TOOL_NAME_MAX_LENGTH,
     TOOL_TITLE_MAX_LENGTH,
 )
-from .domain.tooldefs import validate_tool_definition, validate_tool_name
+from .domain.tooldefs import read_annotations, validate_tool_definition, validate_tool_name
 
 
 class IntentNode(models.Model):
@@ -215,7 +215,7 @@ class McpTool(models.Model):
     name (calls are mapped back to it). ``mcp_server`` is the server it was synced from (empty for
     a definition typed in or loaded from a demo YAML). ``removed_at``: the last sync no longer
     listed it — its nodes are *unavailable*. ``require_confirm_override`` is the operator's
-    explicit setting (``None`` = follow the annotations: confirm unless ``readOnlyHint`` is true),
+    explicit setting (``None`` = follow the annotations: confirm unless plainly read-only),
     with who set it and when.
     """
 
@@ -270,12 +270,20 @@ class McpTool(models.Model):
 
     @property
     def read_only(self) -> bool:
-        """The server's ``readOnlyHint`` (an untrusted hint) is ``true``."""
-        return isinstance(self.annotations, dict) and self.annotations.get("readOnlyHint") is True
+        """The server's hints (untrusted) say *plainly* read-only: ``readOnlyHint`` exactly true,
+        ``destructiveHint`` not true, no hint of another type (``domain.tooldefs.read_annotations``;
+        docs/mcp.md, "Confirmation")."""
+        return read_annotations(self.annotations, tool=self.name).plainly_read_only
+
+    @property
+    def annotation_problems(self) -> tuple:
+        """Why the annotations were doubted (``annotations_invalid`` / ``annotations_contradictory``
+        ``Problem``s, ``domain.tooldefs.read_annotations``); empty when they are plain."""
+        return read_annotations(self.annotations, tool=self.name).problems
 
     def confirm_from(self, node_flag: bool) -> bool:
         """Whether a call stops at a confirmation card: the operator's setting when there is one;
-        for a synced tool, confirm unless ``readOnlyHint`` is true; else ``node_flag`` (the intent
+        for a synced tool, confirm unless it is plainly read-only (``read_only``); else ``node_flag`` (the intent
         node's ``require_confirm``). docs/mcp.md, "Confirmation"."""
         if self.require_confirm_override is not None:
             return self.require_confirm_override

@@ -564,3 +564,48 @@ def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_pa
     assert out.stdout.splitlines() == ["round 1: 11 tools, load_skill: allowed", "round 2: 13 tools, query_order: allowed",
                                        "round 3: 13 tools, cancel_order: confirm"]
     assert (tmp_path / "cache" / "skill-console").is_dir()
+
+
+# --- OpenAI Responses input items (docs/transcripts.md, "OpenAI Responses") --------------------
+
+
+def test_responses_items_are_read_locally_as_the_server_reads_them(bitmall_live, make_client, key):
+    """Every Responses row of the transcript table: the client's round equals the server's, with
+    the table's exact loaded skills and warnings; check-call takes a ``function_call`` item as the
+    call, and a ``custom_tool_call`` (free text) is refused ``invalid_arguments`` by both."""
+    from tests.transcript_cases import CASES, rs_load
+
+    client = make_client(bitmall_live)
+    order = [s.code for s in client.catalog.enabled_skills]
+    rows = [c for c in CASES if c.id.startswith("Responses")]
+    assert len(rows) == 9
+    for case in rows:
+        view = client.round(case.messages)
+        status, served = server_post(bitmall_live, key, "rounds", {"messages": case.messages})
+        assert status == 200, served
+        same_as_server({"release": client.release, **view.as_dict()}, served)
+        assert list(view.loaded) == [c for c in order if c in case.loaded], case.id
+        assert [(w.code, w.params["index"]) for w in view.warnings] == list(case.warnings), case.id
+    messages = next(c for c in rows if c.loaded == frozenset({"order_change"})).messages
+    for call, expected in (
+        ({"type": "function_call", "call_id": "call_7", "name": "cancel_order",
+          "arguments": json.dumps({"order_no": "88239"})}, ("confirm", None)),
+        (rs_load("call_8", "after_sale_apply"), ("allowed", None)),
+        ({"type": "custom_tool_call", "call_id": "call_9", "name": "cancel_order", "input": "88239"},
+         ("refused", "invalid_arguments")),
+    ):
+        verdict = client.check_call(messages, call)
+        status, served = server_post(bitmall_live, key, "check-call", {"messages": messages, "call": call})
+        assert status == 200, served
+        same_as_server({"release": client.release, **verdict.as_dict()}, served)
+        assert (served["verdict"], served["reason"]) == expected, call
+    assert served["message"] == ("invalid arguments for 'cancel_order': custom_tool_call (cancel_order): its input "
+                                 "is free text, not JSON arguments; read as no arguments")
+    status, served = server_post(bitmall_live, key, "rounds", {"messages": [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"}]})
+    assert (status, served["error"]["code"], served["error"]["message"]) == (
+        400, "invalid_messages", "messages[0]: item type 'web_search_call' is not understood (OpenAI Responses "
+                                 "items read: message, function_call, function_call_output, custom_tool_call, "
+                                 "custom_tool_call_output, reasoning)")
+    with pytest.raises(Exception, match="item type 'web_search_call' is not understood"):
+        client.round([{"type": "web_search_call", "id": "ws_1", "status": "completed"}])

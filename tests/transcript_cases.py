@@ -54,6 +54,33 @@ def an_result(call_id: Any, content: Any = MANUAL, **flags: Any) -> dict[str, An
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": content, **flags}]}
 
 
+def rs_call(call_id: str | None, name: str, arguments: Any) -> dict[str, Any]:
+    """An OpenAI Responses ``function_call`` item (``arguments`` JSON text as sent)."""
+    item: dict[str, Any] = {"type": "function_call", "id": "fc_" + (call_id or "x"), "name": name,
+                            "arguments": arguments, "status": "completed"}
+    if call_id is not None:
+        item["call_id"] = call_id
+    return item
+
+
+def rs_load(call_id: str | None, code: str) -> dict[str, Any]:
+    return rs_call(call_id, "load_skill", json.dumps({"skill_code": code}))
+
+
+def rs_output(call_id: str | None, output: Any = MANUAL, kind: str = "function_call_output",
+              **flags: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": kind, "output": output, **flags}
+    if call_id is not None:
+        item["call_id"] = call_id
+    return item
+
+
+RS_USER = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": USER["content"]}]}
+RS_SAYS = {"type": "message", "role": "assistant", "status": "completed",
+           "content": [{"type": "output_text", "text": "先加载手册", "annotations": []}]}
+RS_REASONING = {"type": "reasoning", "id": "rs_1", "summary": []}
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -292,6 +319,33 @@ CASES: tuple[Case, ...] = (
          [USER, load("c1", "order_change"),
           oa_result("c1", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
          frozenset({"order_change"})),
+    # 6. OpenAI Responses API input items (docs/transcripts.md, "OpenAI Responses")
+    Case("Responses function_call / function_call_output",
+         [RS_USER, rs_load("call_1", "order_change"), rs_output("call_1")], frozenset({"order_change"})),
+    Case("Responses: reasoning, an assistant message and two parallel calls are one response",
+         [RS_USER, RS_REASONING, RS_SAYS, rs_load("call_1", "order_change"), rs_load("call_2", "after_sale_apply"),
+          rs_output("call_2"), rs_output("call_1")], frozenset({"order_change", "after_sale_apply"})),
+    Case("Responses output as a list of input_text parts",
+         [RS_USER, rs_load("call_1", "order_change"), rs_output("call_1", [{"type": "input_text", "text": MANUAL}])],
+         frozenset({"order_change"})),
+    Case("Responses output status incomplete: failed, with a warning",
+         [RS_USER, rs_load("call_1", "order_change"), rs_output("call_1", status="incomplete")], frozenset(),
+         (("error_flag_ambiguous", 2),)),
+    Case("Responses output status completed: loaded",
+         [RS_USER, rs_load("call_1", "order_change"), rs_output("call_1", status="completed")],
+         frozenset({"order_change"})),
+    Case("Responses truncated arguments: a warning naming the item, nothing loaded",
+         [RS_USER, RS_SAYS, rs_call("call_1", "load_skill", '{"skill_code": "order_ch'), rs_output("call_1")],
+         frozenset(), (("arguments_unparseable", 2),)),
+    Case("Responses custom_tool_call load_skill: free text loads nothing, with a warning naming the item",
+         [RS_USER, RS_SAYS, {"type": "custom_tool_call", "call_id": "call_1", "name": "load_skill",
+                             "input": "order_change"},
+          rs_output("call_1", kind="custom_tool_call_output")], frozenset(), (("arguments_free_text", 2),)),
+    Case("Responses output for an unknown call_id answers nothing",
+         [RS_USER, rs_load("call_1", "order_change"), rs_output("call_9")], frozenset(), (("result_unpaired", 2),)),
+    Case("Responses items mixed with the chat shape",
+         [USER, rs_load("call_1", "order_change"), oa_result("call_1"), load("c2", "after_sale_apply"),
+          rs_output("c2")], frozenset({"order_change", "after_sale_apply"})),
 )
 
 

@@ -25,7 +25,7 @@ from skills_app.domain.limits import (
     SKILL_CODE_PATTERN,
     TOOL_NAME_MAX_LENGTH,
 )
-from skills_app.domain.messages import ROLES, STATES, parse_arguments
+from skills_app.domain.messages import ROLES, STATES, free_text_problem, parse_arguments
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -181,7 +181,10 @@ class CallInputSerializer(serializers.Serializer):
     """A tool call to check → ``skills_app.domain.ToolCall``.
 
     ``{"name", "arguments"}`` with ``arguments`` an object or a JSON string of one; OpenAI's
-    ``{"id", "type": "function", "function": {"name", "arguments"}}`` is accepted too.
+    ``{"id", "type": "function", "function": {"name", "arguments"}}``, an Anthropic ``tool_use``
+    block and an OpenAI Responses ``function_call`` item (``call_id``, ``name``, ``arguments``)
+    are accepted too; a Responses ``custom_tool_call`` (free-text ``input``) is read as a call
+    whose arguments cannot be read — refused ``invalid_arguments`` (docs/transcripts.md).
     """
 
     id = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
@@ -193,6 +196,13 @@ class CallInputSerializer(serializers.Serializer):
             data = {"id": data.get("id") or "", **data["function"]}
         if isinstance(data, dict) and data.get("type") == "tool_use" and "input" in data:  # Anthropic block
             data = {"id": data.get("id") or "", "name": data.get("name"), "arguments": data["input"]}
+        if isinstance(data, dict) and data.get("type") == "function_call":  # OpenAI Responses item
+            data = {"id": data.get("call_id") or "", "name": data.get("name"), "arguments": data.get("arguments", {})}
+        if isinstance(data, dict) and data.get("type") == "custom_tool_call":  # free-text input: never arguments
+            call_id = data.get("call_id")
+            attrs = super().to_internal_value({"id": call_id if isinstance(call_id, str) else "", "name": data.get("name"),
+                                               "arguments": {}})
+            return {**attrs, "free_text": True}
         if isinstance(data, dict) and "id" in data and not isinstance(data["id"], str):
             # an id of another type (5, null) is no id: the call's round is found by its name and
             # arguments, never by the id's text (docs/rule.md, "The round of a call")
@@ -200,6 +210,9 @@ class CallInputSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
     def validate(self, attrs: dict[str, Any]) -> ToolCall:
+        if attrs.get("free_text"):  # a custom_tool_call: refused invalid_arguments (docs/transcripts.md)
+            return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "",
+                            problem=free_text_problem(attrs["name"]))
         # Arguments are read by the domain: bad ones are a refused verdict (invalid_arguments), not a 400.
         arguments, problem = parse_arguments(attrs["arguments"], name=attrs["name"])
         return ToolCall(name=attrs["name"], arguments=arguments, id=attrs.get("id") or "", problem=problem)

@@ -26,7 +26,17 @@ Run it::
 - ``loop``: the second page of ``tools/list`` names itself as the next cursor again;
 - ``endless``: ``tools/list`` answers empty pages, each with a new next cursor, for ever;
 - ``twice``: the 14 tools, then ``query_order`` listed a second time (``TWICE``, another
-  description), as a proxy merging two backends might: the sync offers neither copy.
+  description), as a proxy merging two backends might: the sync offers neither copy;
+- ``invalid``: the 14 tools with two entries the MCP schema refuses among them (``INVALID``: one
+  named ``broken_lookup`` whose ``inputSchema`` is a text, one without a name), as a server not
+  built on this SDK might send: the sync refuses those two by name (or position) and keeps the 14;
+- ``hints``: the 14 tools, three with other annotations (``HINTS``): ``apply_after_sale`` plainly
+  read-only, ``cancel_order`` read-only *and* destructive, ``change_address`` with
+  ``readOnlyHint: "true"`` (a text) — the sync reads the last two fail-closed (docs/mcp.md,
+  "Confirmation").
+
+``invalid`` and ``hints`` send their tools as written, past the SDK's own check of what a server
+answers (``_send_as_written``): the SDK would never let its own server send them.
 
 Only this file and the catalog YAML are read; no Django import, so the server starts fast.
 """
@@ -45,12 +55,23 @@ import jsonschema
 import yaml
 
 CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
-VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes", "loop", "endless", "twice")
+VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes", "loop", "endless", "twice", "invalid", "hints")
 #: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
 V2_REMOVED = "change_address"
 V2_CHANGED = "query_order"
 #: The tool the ``twice`` variant lists a second time.
 TWICE = "query_order"
+#: The entries the ``invalid`` variant lists after the third tool (wire keys; the MCP schema refuses both).
+INVALID: list[dict[str, Any]] = [
+    {"name": "broken_lookup", "description": "inputSchema 是一段文字", "inputSchema": "type: object"},
+    {"description": "没有名字的工具", "inputSchema": {"type": "object"}},
+]
+#: The ``hints`` variant's annotations by tool (sent as written).
+HINTS: dict[str, dict[str, Any]] = {
+    "apply_after_sale": {"readOnlyHint": True, "destructiveHint": False},
+    "cancel_order": {"readOnlyHint": True, "destructiveHint": True},
+    "change_address": {"readOnlyHint": "true", "destructiveHint": False},
+}
 
 #: Canned answers by tool (JSON, as a real backend would send).
 CANNED: dict[str, Any] = {
@@ -110,6 +131,10 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
     if variant == "twice":
         again = copy.deepcopy(next(t for t in tools if t["name"] == TWICE))
         tools.append({**again, "description": again["description"] + "（第二个后端）"})
+    if variant == "hints":
+        for t in tools:
+            if t["name"] in HINTS:
+                t["annotations"] = dict(HINTS[t["name"]])
     for t in tools:
         t["x-bitmall-name"] = t["name"]
         if variant == "dotted":
@@ -120,11 +145,21 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
 def build_server(variant: str = "v1", page_size: int = 5):
     """The SDK ``Server`` answering ``tools/list`` (paginated by ``page_size``; the cursor is the
     index of the next tool as a string) and ``tools/call`` for ``variant``."""
-    import mcp_types as types
-    from mcp.server.lowlevel import Server
-
     specs = tool_specs(variant)
-    tools = [
+    if variant in ("invalid", "hints"):
+        _send_as_written()
+        wire = [{k: v for k, v in t.items() if k != "x-bitmall-name"} for t in specs]
+        tools: list[Any] = wire[:3] + copy.deepcopy(INVALID) + wire[3:] if variant == "invalid" else wire
+    else:
+        tools = _sdk_tools(specs)
+    return _build(variant, page_size, specs, tools, {t["name"]: t for t in specs})
+
+
+def _sdk_tools(specs: list[dict[str, Any]]) -> list[Any]:
+    """The SDK ``Tool`` of each spec."""
+    import mcp_types as types
+
+    return [
         types.Tool(
             name=t["name"], title=t.get("title"), description=t.get("description"),
             input_schema=t["inputSchema"],
@@ -137,7 +172,34 @@ def build_server(variant: str = "v1", page_size: int = 5):
         )
         for t in specs
     ]
-    by_name = {t["name"]: t for t in specs}
+
+
+def _send_as_written() -> None:
+    """Let this process's server answer ``tools/list`` with its entries as written: the SDK's
+    server checks every result against the protocol's schema before sending it (``runner``'s
+    ``serialize_server_result``) and would refuse the ``invalid`` / ``hints`` entries. Only the
+    demo server process runs this (never the console)."""
+    from mcp.server import runner
+
+    real = runner._methods
+
+    class AsWritten:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        @staticmethod
+        def serialize_server_result(method: str, version: str, data: Any, **kw: Any) -> Any:
+            if method == "tools/list":
+                return dict(data)
+            return real.serialize_server_result(method, version, data, **kw)
+
+    runner._methods = AsWritten()
+
+
+def _build(variant: str, page_size: int, specs: list[dict[str, Any]], tools: list[Any],
+           by_name: dict[str, dict[str, Any]]):
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         cursor = getattr(params, "cursor", None) if params is not None else None
@@ -153,6 +215,8 @@ def build_server(variant: str = "v1", page_size: int = 5):
         if start > 0 and variant == "loop":
             return types.ListToolsResult(tools=tools[start:start + page_size], next_cursor=str(start))
         end = start + page_size
+        if variant in ("invalid", "hints"):  # entries as written (``_send_as_written``)
+            return {"tools": tools[start:end], **({"nextCursor": str(end)} if end < len(tools) else {})}
         return types.ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
 
     async def call_tool(ctx, params) -> types.CallToolResult:

@@ -14,8 +14,10 @@ code                       when
                            skill code or argument name of a registered tool)
 ``mention_gated_elsewhere`` the manual names a tool another enabled skill gates and this one
                            does not: the mention unlocks nothing
-``gated_read_only``        the skill gates a read-only tool (``annotations.readOnlyHint`` is
-                           true; with no annotations synced: the node has no require_confirm)
+``gated_read_only``        the skill gates a plainly read-only tool (``annotations.readOnlyHint``
+                           is true, ``destructiveHint`` not true, no hint of another type:
+                           ``tooldefs.read_annotations``; with no annotations synced: the node
+                           has no require_confirm)
 ``confirm_ungated``        a require_confirm MCP tool that no enabled skill gates
 ``description_duplicate``  two skills have the same description (after trimming spaces)
 =========================  ===============================================================
@@ -29,6 +31,7 @@ from typing import Any, Mapping
 
 from .catalog import BUILTIN, Catalog, Skill, Tool
 from .limits import DESCRIPTION_LINT_LENGTH, MANUAL_LINT_LENGTH
+from .tooldefs import read_annotations
 
 DESCRIPTION_LONG = "description_long"
 MANUAL_LONG = "manual_long"
@@ -82,10 +85,13 @@ class Lint:
 
 
 def is_read_only(tool: Tool) -> bool:
-    """A tool that only reads (docs/lints.md): ``annotations.readOnlyHint`` decides once MCP
-    annotations are synced; without annotations, a tool whose node has no ``require_confirm``."""
+    """A tool that only reads (docs/lints.md): once MCP annotations are synced, one that is
+    *plainly* read-only (``tooldefs.read_annotations``: ``readOnlyHint`` exactly true, no
+    ``destructiveHint: true``, no hint of another type) — the lint never advises ungating a tool
+    whose hints are contradictory or doubtful; without annotations, a tool whose node has no
+    ``require_confirm``."""
     if tool.annotations:
-        return tool.annotations.get("readOnlyHint") is True
+        return read_annotations(tool.annotations, tool=tool.name).plainly_read_only
     return not tool.require_confirm
 
 

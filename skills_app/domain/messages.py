@@ -1,8 +1,9 @@
 """Messages retained in a conversation's context (docs/transcripts.md).
 
 ``parse_messages`` accepts the console's own shape, OpenAI's chat shape (assistant ``tool_calls``
-with ``function.arguments`` as a JSON string) and Anthropic's Messages shape (``tool_use`` /
-``tool_result`` content blocks) and returns frozen ``Message`` objects. A bad *old* argument never
+with ``function.arguments`` as a JSON string), Anthropic's Messages shape (``tool_use`` /
+``tool_result`` content blocks) and OpenAI's Responses API input items (``function_call`` /
+``function_call_output`` …, ``_expand_responses``) and returns frozen ``Message`` objects. A bad *old* argument never
 refuses the list: it becomes a warning on the message (``Message.problems``); only a body that is
 not a message list (wrong types, unknown roles or block types, over the limits) raises
 ``MessageError``.
@@ -300,14 +301,146 @@ def _metadata(value: Any, index: int, notes: list[Problem], where: str = "") -> 
     return {}
 
 
+# --- OpenAI Responses API input items (docs/transcripts.md, "OpenAI Responses") ----------------
+
+#: Responses items that are calls of the model, and the tool results answering them.
+RESPONSES_CALLS = frozenset({"function_call", "custom_tool_call"})
+RESPONSES_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+#: Every Responses item type read (``message`` items are read as the chat shape: role + content).
+RESPONSES_ITEMS = ("message", "function_call", "function_call_output", "custom_tool_call",
+                   "custom_tool_call_output", "reasoning")
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """Consecutive Responses items that are one model response (``_grouped``): an assistant
+    ``message`` item and / or ``function_call`` / ``custom_tool_call`` items (``reasoning`` items
+    among them read as nothing), each as ``(index, item)``."""
+
+    items: tuple[tuple[int, Any], ...]
+
+
+def _item_type(item: Any) -> Any:
+    return item.get("type") if isinstance(item, Mapping) else None
+
+
+def _grouped(raw: Any) -> Iterable[tuple[int, Any]]:
+    """``(index, item)`` of every received item, consecutive Responses call items (with the
+    assistant ``message`` item right before them) gathered into one ``_Turn`` at the index of its
+    first item: the model's one response is one assistant message, so its parallel calls share
+    one round (docs/transcripts.md, "OpenAI Responses"). A list without such items is read as
+    ``enumerate`` gives it."""
+    turn: list[tuple[int, Any]] = []
+    for i, item in enumerate(raw):
+        kind = _item_type(item)
+        if kind in RESPONSES_CALLS or (kind == "reasoning" and turn):
+            turn.append((i, item))
+            continue
+        if turn:
+            yield turn[0][0], _Turn(tuple(turn))
+            turn = []
+        if kind == "message" and item.get("role") == "assistant":
+            turn = [(i, item)]
+            continue
+        yield i, item
+    if turn:
+        yield turn[0][0], _Turn(tuple(turn))
+
+
+def _responses_call(item: Mapping[str, Any], index: int, position: int, notes: list[Problem]) -> ToolCall:
+    """A ``function_call`` item (``{"call_id", "name", "arguments": JSON text}``) or a
+    ``custom_tool_call`` item (``{"call_id", "name", "input": free text}``) → a ``ToolCall`` with
+    ``call_id`` as its id. A custom tool's input is never read as JSON arguments: the call has no
+    arguments and the problem ``arguments_free_text`` (fail closed: a load_skill made that way
+    asks for no skill)."""
+    kind = item["type"]
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        raise MessageError(f"{kind} has no tool name", index=index)
+    call_id = item.get("call_id")
+    if call_id is not None and not isinstance(call_id, str):
+        notes.append(Problem(
+            "call_id_invalid",
+            "messages[%(index)s]: %(field)s is %(value)s, not a string; no result can answer this call",
+            {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id),
+             "field": f"{kind} ({name}) call_id"}))
+    call_id = call_id if isinstance(call_id, str) else ""
+    if kind == "function_call":
+        raw = item.get("arguments", {})
+        if type(raw) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
+            args, problem = dict(raw), None
+        else:
+            args, problem = parse_arguments(raw, name=name, index=index)
+        return ToolCall(name=name, arguments=args, id=call_id, problem=problem)
+    return ToolCall(name=name, arguments={}, id=call_id, problem=free_text_problem(name, index, position))
+
+
+def free_text_problem(name: str, index: int | None = None, position: int | None = None) -> Problem:
+    """``arguments_free_text``: a ``custom_tool_call``'s ``input`` is free text, never read as
+    JSON arguments — in a retained message (``index``, 0-based; ``position`` among its calls) it
+    is a warning and the call has no arguments; as ``check-call``'s current call (``index``
+    ``None``) the guard refuses it ``invalid_arguments`` (docs/transcripts.md, "OpenAI Responses")."""
+    return Problem("arguments_free_text",
+                   "%(where)scustom_tool_call (%(tool)s): its input is free text, not JSON arguments; read as no "
+                   "arguments",
+                   {"index": index, "number": None if index is None else index + 1, "position": position,
+                    "tool": name, "where": f"messages[{index}]: " if index is not None else ""})
+
+
+def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
+    """OpenAI Responses input items → ``Message`` objects (docs/transcripts.md, "OpenAI
+    Responses"). ``items`` is one item, or a ``_Turn``'s items — then one assistant message at the
+    first item's index holding the text of its ``message`` item and every call, in order.
+    ``function_call_output`` / ``custom_tool_call_output`` → a ``tool`` message answering
+    ``call_id`` (``output`` a text or a list of content parts; its ``status`` read like any tool
+    result's: ``in_progress`` / ``incomplete`` → failed, ``error_flag_ambiguous``); ``reasoning``
+    → nothing. Any other item type → ``MessageError`` naming the item and its type."""
+    first = items[0][0]
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    problems: list[Problem] = []
+    for index, item in items:
+        kind = item.get("type")
+        if kind == "message":
+            (m,) = _expand(item, index)  # an assistant message item: read as the chat shape
+            texts.append(m.content)
+            calls.extend(m.tool_calls)
+            problems.extend(m.problems)
+        elif kind in RESPONSES_CALLS:
+            calls.append(_responses_call(item, index, len(calls), problems))
+            if calls[-1].problem is not None:
+                problems.append(calls[-1].problem)
+        elif kind == "reasoning":
+            continue
+        elif kind in RESPONSES_OUTPUTS:
+            failed, doubt = _is_error(item, index)
+            notes: list[Problem] = [] if doubt is None else [doubt]
+            call_id = _result_id(item.get("call_id"), index, "call_id", notes)
+            metadata = _metadata(item.get("metadata"), index, notes)
+            return [Message(role="tool", content=_content_text(item.get("output"), index, where="output"),
+                            tool_call_id=call_id, state="error" if failed else "success",
+                            metadata=metadata, index=index, problems=tuple(notes))]
+        else:
+            raise MessageError(f"item type {shown(kind)} is not understood (OpenAI Responses items read: "
+                               f"{', '.join(RESPONSES_ITEMS)})", index=index)
+    if not texts and not calls:
+        return []  # reasoning only
+    return [Message(role="assistant", content="".join(texts), tool_calls=tuple(calls), index=first,
+                    problems=tuple(problems))]
+
+
 def _expand(raw: Any, index: int) -> list[Message]:
     """One received message → the ``Message`` objects it holds (an Anthropic user message with
     ``tool_result`` blocks → one ``tool`` message per block, then a user message with its text)."""
     if type(raw) is not dict:  # pragma: no mutate — a dict skips the abstract-class checks; they pass it too
         if isinstance(raw, Message):
             return [raw]
+        if type(raw) is _Turn:  # consecutive OpenAI Responses items read as one response (``_grouped``)
+            return _expand_responses(raw.items)
         if not isinstance(raw, Mapping):
             raise MessageError("a message must be a JSON object", index=index)
+    if raw.get("type") not in (None, "message"):  # an OpenAI Responses item (a "message" item is role + content)
+        return _expand_responses(((index, raw),))
     role = raw.get("role")
     if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate — a fast path: a role as sent skips the checks
         if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
@@ -430,7 +563,7 @@ def parse_messages(raw: Any) -> tuple[Message, ...]:
         raise MessageError(f"{len(raw)} messages; at most {MAX_MESSAGES} are accepted")
     out: list[Message] = []
     calls = 0
-    for i, item in enumerate(raw):
+    for i, item in _grouped(raw):
         for m in _expand(item, i):
             if len(m.tool_calls) > MAX_CALLS_PER_ROUND:
                 raise MessageError(f"{len(m.tool_calls)} calls in one message; at most {MAX_CALLS_PER_ROUND} "
@@ -465,4 +598,4 @@ def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, 
     returns) is returned as it is."""
     if type(items) is tuple and all(type(m) is Message for m in items):
         return items
-    return tuple(m for i, item in enumerate(items) for m in _expand(item, i))
+    return tuple(m for i, item in _grouped(list(items)) for m in _expand(item, i))

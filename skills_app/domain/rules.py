@@ -16,6 +16,7 @@ from .errors import MessageError, Problem, UnknownRestrictionError
 from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from . import payload, transcript
 from .messages import Message, ToolCall, as_messages, parse_arguments
+from .tooldefs import dialect_validator
 
 # Verdicts and reasons of the guard (docs/runtime-api.md check-call).
 ALLOWED = "allowed"
@@ -457,7 +458,9 @@ def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
     that fails to build is not kept: the error is raised again on the next call)."""
     validator = validators.get(id(schema))
     if validator is None:
-        validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)  # pragma: no mutate  # jsonschema's default is 2020-12 too today; explicit so a newer draft cannot change the rule
+        validator_cls = dialect_validator(schema)  # 2020-12 without $schema; None for a dialect it does not know
+        if validator_cls is None:  # never validated as another dialect: the guard refuses invalid_tool_definition
+            raise jsonschema.exceptions.SchemaError(f"unknown $schema dialect {schema.get('$schema')!r}")
         validator = validator_cls(schema)
         validators[id(schema)] = validator
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))

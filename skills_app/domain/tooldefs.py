@@ -9,7 +9,7 @@ refuses calls to it — never a 500.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import jsonschema
 import referencing
@@ -18,6 +18,7 @@ import referencing.jsonschema
 
 from .errors import Problem
 from .limits import TOOL_NAME_PATTERN
+from .messages import shown
 
 #: Nesting past this is refused rather than walked (a stored schema is untrusted input).
 MAX_SCHEMA_DEPTH = 64
@@ -70,6 +71,35 @@ def _check_schema(cls: Any, schema: Any) -> None:
         raise jsonschema.exceptions.SchemaError.create_from(error)
 
 
+#: The JSON Schema dialects an ``inputSchema`` may name in ``$schema`` (those ``jsonschema``
+#: validates; a trailing ``#`` is the same URI). Any other ``$schema`` is ``input_schema_dialect``.
+KNOWN_DIALECTS = (
+    "http://json-schema.org/draft-03/schema",
+    "http://json-schema.org/draft-04/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+)
+
+
+def dialect_validator(schema: Any) -> Any:
+    """The ``jsonschema`` validator class of ``schema``'s dialect: Draft 2020-12 when it has no
+    ``$schema`` (MCP's default dialect), the draft its ``$schema`` names when that is one of
+    ``KNOWN_DIALECTS``, ``None`` for any other ``$schema`` (a text naming another dialect, a
+    number, ``null``) — never 2020-12 in its place (``jsonschema.validators.validator_for`` would
+    silently use its latest draft). The tool-definition rule and the guard's argument check
+    (``rules._validate_arguments``) both read the dialect here. Never raises."""
+    if not isinstance(schema, Mapping) or "$schema" not in schema:
+        return jsonschema.Draft202012Validator
+    if not isinstance(schema["$schema"], str):
+        return None
+    try:
+        return jsonschema.validators.validator_for(schema, default=None)
+    except (TypeError, ValueError, AttributeError):  # a text urlsplit refuses ("http://[")
+        return None
+
+
 #: Problems of the schemas already checked, by their JSON text (a catalog is rebuilt per request
 #: and per release, its tools' schemas are not): at most ``SCHEMA_CACHE_SIZE``, oldest dropped.
 SCHEMA_CACHE_SIZE = 8192
@@ -78,8 +108,10 @@ _SCHEMA_PROBLEMS: dict[str, tuple[Problem, ...]] = {}
 
 def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     """Problems of an MCP ``inputSchema``: a JSON object (``input_schema_not_object``) with
-    ``"type": "object"`` (``input_schema_type``) that passes its draft's meta-schema check —
-    draft 2020-12 unless ``$schema`` names another (``input_schema_invalid``) — and whose every
+    ``"type": "object"`` (``input_schema_type``), whose ``$schema``, when it has one, names a
+    dialect of ``KNOWN_DIALECTS`` (``input_schema_dialect``; the schema is then not checked
+    further), that passes its draft's meta-schema check — draft 2020-12 unless ``$schema`` names
+    another (``input_schema_invalid``) — and whose every
     ``$ref`` resolves inside the schema (``input_schema_ref``; nothing is fetched). Never raises.
     A schema already checked (same JSON text, key order included) is answered from a cache.
     """
@@ -115,8 +147,14 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     if schema.get("type") != "object":
         problems.append(Problem("input_schema_type", "inputSchema must have \"type\": \"object\", got %(value)s",
                                 {"value": repr(schema.get("type"))}))
+    cls = dialect_validator(schema)
+    if cls is None:
+        return (*problems, Problem(
+            "input_schema_dialect",
+            "inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not know (it knows "
+            "drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated as another one",
+            {"dialect": shown(schema["$schema"])}))
     try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)  # pragma: no mutate — the library's own default is Draft 2020-12 too
         _check_schema(cls, schema)
     except jsonschema.exceptions.SchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "(root)"  # pragma: no mutate — a mapping always passes the meta-schema's root checks
@@ -149,3 +187,60 @@ def validate_tool_definition(name: Any, input_schema: Any) -> tuple[Problem, ...
     """Every problem of one tool definition (``validate_tool_name`` + ``validate_input_schema``);
     empty when it may be served. The one validator every entry point calls."""
     return validate_tool_name(name) + validate_input_schema(input_schema)
+
+
+#: The MCP tool annotations that are booleans (MCP spec, "Tool annotations"; ``title`` is a text).
+BOOLEAN_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+class AnnotationReading(NamedTuple):
+    """What a tool's MCP ``annotations`` say (``read_annotations``): ``plainly_read_only`` — the
+    tool may run without confirmation and a gate on it may be called needless; ``needs_confirm``
+    — its calls stop at a confirmation card (always ``not plainly_read_only``); ``problems`` — why
+    the hints were doubted (``annotations_invalid``, ``annotations_contradictory``)."""
+
+    plainly_read_only: bool
+    needs_confirm: bool
+    problems: tuple[Problem, ...]
+
+
+def _invalid_hint(tool: str, where: str, value: Any) -> Problem:
+    return Problem("annotations_invalid",
+                   "tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is true or "
+                   "false, the annotations an object); its calls need confirmation",
+                   {"tool": repr(tool), "where": where, "value": shown(value)})
+
+
+def read_annotations(annotations: Any, *, tool: str = "") -> AnnotationReading:
+    """Read a tool's MCP ``annotations`` fail-closed (docs/mcp.md, "Confirmation").
+
+    Annotations are untrusted hints (MCP ``schema.ts``, ``ToolAnnotations``: "Clients should never
+    make tool use decisions based on ToolAnnotations received from untrusted servers";
+    ``destructiveHint`` is "meaningful only when ``readOnlyHint == false``"). A tool is *plainly read-only* only when ``readOnlyHint`` is exactly
+    ``true``, ``destructiveHint`` is absent or exactly ``false`` and no boolean hint
+    (``BOOLEAN_HINTS``) holds anything but ``true`` / ``false``. Everything else needs
+    confirmation; the doubtful cases say why, naming ``tool``:
+
+    - ``annotations_invalid``: the annotations are not an object (``params["where"]`` is
+      ``annotations``), or a boolean hint holds another value (``"true"``, ``1``, ``null``;
+      ``where`` is ``annotations.<hint>``): ``params`` ``tool``, ``where``, ``value`` (as the
+      server wrote it, ``messages.shown``);
+    - ``annotations_contradictory``: ``readOnlyHint`` and ``destructiveHint`` are both ``true``.
+
+    ``{}`` and ``None`` (no annotations) are no problem: not read-only (the MCP default of
+    ``readOnlyHint`` is false). Never raises.
+    """
+    if annotations is None:
+        return AnnotationReading(False, True, ())
+    if not isinstance(annotations, Mapping):
+        return AnnotationReading(False, True, (_invalid_hint(tool, "annotations", annotations),))
+    problems = tuple(_invalid_hint(tool, f"annotations.{hint}", annotations[hint])
+                     for hint in BOOLEAN_HINTS if hint in annotations and not isinstance(annotations[hint], bool))
+    read_only = annotations.get("readOnlyHint") is True
+    if read_only and annotations.get("destructiveHint") is True:
+        problems += (Problem(
+            "annotations_contradictory",
+            "tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, which contradict each "
+            "other; its calls need confirmation", {"tool": repr(tool)}),)
+    plain = read_only and not problems
+    return AnnotationReading(plain, not plain, problems)

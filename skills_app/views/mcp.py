@@ -127,8 +127,9 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
         if arguments is not None and not isinstance(arguments, dict):
             call_error = _("The arguments must be a JSON object.")
         elif arguments is not None and needs_confirm and not request.POST.get("confirmed"):
-            call_error = _("%(name)s is not marked read-only (readOnlyHint is not true): tick the box to confirm "
-                           "that the call may change data on the server.") % {"name": obj.name}
+            call_error = _("%(name)s is not plainly read-only (readOnlyHint is not true, or its hints contradict "
+                           "each other or are no booleans): tick the box to confirm that the call may change data "
+                           "on the server.") % {"name": obj.name}
         elif arguments is not None:
             try:
                 outcome = mcp_tool_call(tool=obj, arguments=arguments)
@@ -141,6 +142,7 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
         "tool": obj, "input_schema": _pretty(obj.input_schema), "output_schema": _pretty(obj.output_schema),
         "annotations": _pretty(obj.annotations), "nodes": nodes, "gated_by": gated_by,
         "effective_confirm": obj.confirm_from(node_flag), "needs_confirm": needs_confirm,
+        "annotation_problems": [translate_error(p) for p in obj.annotation_problems],
         "arguments_text": arguments_text, "outcome": outcome, "call_error": call_error,
     })
 

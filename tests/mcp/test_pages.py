@@ -277,3 +277,54 @@ def test_the_admin_refuses_to_disable_a_gated_node_naming_the_skills(client, dja
     assert response.status_code == 200
     assert "which skills order_change gate" in html.unescape(response.content.decode())
     assert IntentNode.objects.get(pk=node.pk).enabled is True
+
+
+def test_doubtful_hints_are_shown_on_the_tool_page_and_the_sync_record_and_never_ungated(staff_client, bitmall):
+    """The ``hints`` variant (docs/mcp.md, "Confirmation"): the tool page names each doubtful hint
+    and keeps confirmation on; the sync record lists the same warnings; the editor's lint advises
+    ungating only the plainly read-only ``apply_after_sale``."""
+    server = stdio_server("hints")
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    expected = {
+        "apply_after_sale": ("off", []),
+        "cancel_order": ("on", ["tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, "
+                                "which contradict each other; its calls need confirmation."]),
+        "change_address": ("on", ["tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not "
+                                  "allow there (a hint is true or false, the annotations an object); its calls need "
+                                  "confirmation."]),
+    }
+    for name, (confirm, problems) in expected.items():
+        doc = parse(staff_client.get(f"/tools/mcp/{name}/").content)
+        assert doc.one("data-effective-confirm")["data-effective-confirm"] == confirm, name
+        shown = doc.select("data-annotation-problems")
+        assert ([li.text() for li in shown[0].select("class", "warning")] if shown else []) == problems, name
+    doc = parse(staff_client.post("/tools/mcp/cancel_order/", {
+        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    assert doc.one("data-call-error").text().startswith("cancel_order is not plainly read-only")
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/tools/mcp/cancel_order/").content)
+    assert [li.text() for li in doc.one("data-annotation-problems").select("class", "warning")] == [
+        "工具 'cancel_order'：annotations 同时声明 readOnlyHint 为 true 和 destructiveHint 为 true，两者互相矛盾；"
+        "调用它需要确认。"]
+    staff_client.cookies["django_language"] = "en"
+    history = parse(staff_client.get("/mcp/bitmall/syncs").content)
+    assert [li.text() for li in history.one("data-sync-warnings").select("class", "warning")] == [
+        "server 'bitmall': tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, which "
+        "contradict each other; its calls need confirmation",
+        "server 'bitmall': tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not allow "
+        "there (a hint is true or false, the annotations an object); its calls need confirmation"]
+    for code, lints in (("after_sale_apply", ["apply_after_sale"]), ("order_change", [])):
+        editor = parse(staff_client.get(f"/skills/{code}/edit").content)
+        assert [li["data-lint-tool"] for li in editor.select("data-lint", "gated_read_only")] == lints, code
+
+
+def test_one_invalid_tool_is_named_on_the_sync_record_page(staff_client, bitmall):
+    server = stdio_server("invalid")
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    history = parse(staff_client.get("/mcp/bitmall/syncs").content)
+    assert history.one("data-sync-message").text().strip() == "14 tools; 14 added; 0 removed; 0 changed"
+    assert [li.text() for li in history.one("data-sync-warnings").select("class", "warning")] == [
+        "server 'bitmall' lists tool 'broken_lookup' with a definition the MCP schema refuses (inputSchema: Input "
+        "should be a valid dictionary); it is not offered",
+        "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses (name: Field required); it is "
+        "not offered"]

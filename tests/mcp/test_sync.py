@@ -615,3 +615,105 @@ def test_only_live_mcp_nodes_of_a_removed_tool_are_reported_unavailable(db):
         ["gone"], "1 tools; 0 added; 1 removed; 0 changed; broken skills: alpha_gate, beta_gate")
     assert record.broken_skills == [{"skill": "alpha_gate", "tools": ["gone"]}, {"skill": "beta_gate", "tools": ["gone"]}]
     assert record.unavailable_nodes == [{"node": "a_gone_topic", "tool": "gone"}, {"node": "z_gone_topic", "tool": "gone"}]
+
+
+def test_one_invalid_tool_is_refused_by_name_and_the_valid_tools_still_arrive(bitmall):
+    """The ``invalid`` variant lists, after its third tool, an entry whose ``inputSchema`` is a
+    text and an entry without a name. The SDK's ``list_tools`` would refuse the whole list (one
+    pydantic error); the sync checks each entry on its own: the 14 valid tools arrive, across
+    the pages, and each refused entry is named — by its name, or by its position when it has none
+    — with the cause (docs/mcp.md, "One invalid tool")."""
+    server = stdio_server("invalid")
+    record = mcp_server_sync(server=server, trigger="test")
+    assert (record.outcome, record.message) == ("ok", "14 tools; 14 added; 0 removed; 0 changed")
+    assert sorted(tool_rows(server)) == sorted(BITMALL_TOOLS)
+    assert record.warnings == [
+        "server 'bitmall' lists tool 'broken_lookup' with a definition the MCP schema refuses "
+        "(inputSchema: Input should be a valid dictionary); it is not offered",
+        "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses "
+        "(name: Field required); it is not offered",
+    ]
+    assert not McpTool.objects.filter(name="broken_lookup").exists()
+
+
+def test_a_tool_turning_invalid_is_removed_like_one_no_longer_listed(bitmall):
+    """A tool the server held and now lists with a refused definition is not kept with its old
+    definition: it is removed (its node unavailable), fail closed."""
+    from skills_app.mcp_sync import Listing, RefusedTool, _apply
+
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    listed = [ListedTool(name=n, input_schema={"type": "object"}) for n in BITMALL_TOOLS if n != "cancel_order"]
+    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"),
+                    refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")])
+    assert record.removed == ["cancel_order"]
+    assert record.warnings[0] == ("server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema "
+                                  "refuses (inputSchema: Input should be a valid dictionary); it is not offered")
+    assert Listing(tools=[]).refused == []
+
+
+def test_contradictory_or_doubtful_hints_mean_confirm_with_a_sync_warning_naming_the_tool(bitmall):
+    """The ``hints`` variant: ``apply_after_sale`` plainly read-only, ``cancel_order`` read-only and
+    destructive, ``change_address`` with ``readOnlyHint: "true"`` (a text; the SDK's model would
+    read it as true). Only the plain one runs without confirmation; the other two confirm and the
+    sync record names each with its hints; the annotations are stored as the server wrote them."""
+    server = stdio_server("hints")
+    record = mcp_server_sync(server=server, trigger="test")
+    assert record.outcome == "ok"
+    assert record.warnings == [
+        "server 'bitmall': tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, "
+        "which contradict each other; its calls need confirmation",
+        "server 'bitmall': tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not allow "
+        "there (a hint is true or false, the annotations an object); its calls need confirmation",
+    ]
+    rows = tool_rows(server)
+    assert rows["change_address"].annotations == {"readOnlyHint": "true", "destructiveHint": False}
+    draft = selectors.catalog_draft()
+    assert sorted(t.name for t in draft.tools if t.require_confirm) == sorted(
+        ["cancel_order", "change_address", "update_cart_item", "create_order", "pay_order", "submit_ticket"])
+    from skills_app.domain.lints import lint_catalog
+
+    assert [(x.skill, x.tool) for x in lint_catalog(draft) if x.code == "gated_read_only"] == [
+        ("after_sale_apply", "apply_after_sale")]
+
+
+def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
+    """A server listing ``cancel_order`` twice, one copy refused by the MCP schema: which one is
+    meant cannot be told, so neither is offered (as for a name listed twice, docs/mcp.md)."""
+    from skills_app.mcp_sync import RefusedTool, _apply
+
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    listed = [ListedTool(name=n, input_schema={"type": "object"}) for n in BITMALL_TOOLS]
+    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"),
+                    refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")])
+    assert (record.tool_count, record.removed) == (13, ["cancel_order"])
+    assert record.warnings == [
+        "server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema refuses (inputSchema: Input "
+        "should be a valid dictionary); it is not offered",
+        "server 'bitmall' lists tool 'cancel_order' again with a definition the MCP schema accepts; with one copy "
+        "refused, neither is offered"]
+
+
+def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
+    """``_read_page`` (docs/mcp.md, "One invalid tool"): each entry against the SDK's ``Tool`` on
+    its own, named by its name or its position in the whole list (``start`` + its place on the
+    page); annotations kept as written; a page that is no ``tools/list`` result fails the sync."""
+    from skills_app.mcp_sync import RefusedTool, _read_page
+
+    page = {"tools": [{"name": "x", "inputSchema": "type: object"}, {"inputSchema": {"type": "object"}},
+                      {"name": "ok", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "true"}},
+                      "not an entry", {"name": 7, "inputSchema": {"type": "object"}}],
+            "nextCursor": "10"}
+    tools, refused, cursor = _read_page(page, "2025-11-25", 5)
+    assert tools == [ListedTool(name="ok", input_schema={"type": "object"}, annotations={"readOnlyHint": "true"})]
+    assert refused == [RefusedTool("x", "inputSchema: Input should be a valid dictionary"),
+                       RefusedTool("#6", "name: Field required"),
+                       RefusedTool("#8", "(item): Input should be a valid dictionary or instance of Tool"),
+                       RefusedTool("#9", "name: Input should be a valid string")]
+    assert cursor == "10"
+    with pytest.raises(SyncError, match=r"^tools/list answered without a list of tools$"):
+        _read_page({"tools": {"name": "x"}}, "2025-11-25", 0)
+    with pytest.raises(SyncError, match=r"^tools/list answered a page that is not a tools/list result "
+                                        r"\(nextCursor: Input should be a valid string\)$"):
+        _read_page({"tools": [], "nextCursor": 5}, "2025-11-25", 0)
