@@ -160,7 +160,8 @@ def is_evicted(message: Message, eviction_prefix: str) -> bool:
     return message.metadata.get("evicted", False) is not False or message.content.startswith(eviction_prefix)
 
 
-def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str) -> Evidence:
+def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str,
+                  published: Mapping = {}) -> Evidence:
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
@@ -184,7 +185,7 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
         # metadata and on results that answer no call); this oracle checks the pairing and the
         # linear reading around it
         manual, warning = read_result(m, pos, pairing.call_of(msgs, pos), marker_key=marker_key,
-                                      eviction_prefix=eviction_prefix)
+                                      eviction_prefix=eviction_prefix, published=published)
         if warning is not None:
             warnings.append(warning)
         if manual is not None:
