@@ -6,13 +6,12 @@ import pytest
 
 from skills_app import selectors, services
 from tests.api.support import CHECK_CALL, ROUNDS, publish_draft
-from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order
+from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order, order_change_v2
 
 
 @pytest.fixture
 def catalog_v2(bitmall):
-    skill = selectors.skill_get(code="order_change")
-    services.skill_update(skill=skill, description=skill.description + "（改）")
+    order_change_v2()
     publish_draft()
     return [s.code for s in selectors.catalog_draft().enabled_skills]
 
