@@ -99,7 +99,7 @@ def _two_calls(first_id: str | None, second_id: str | None) -> dict[str, Any]:
     return {"role": "assistant", "content": "", "tool_calls": calls}
 
 
-STUB = already_loaded_stub(name="订单变更", code="order_change", version=ORDER_CHANGE_VERSION)
+STUB = already_loaded_stub(name="订单修改", code="order_change", version=ORDER_CHANGE_VERSION)
 
 CASES: tuple[Case, ...] = (
     # 1. pairing
@@ -261,6 +261,13 @@ CASES: tuple[Case, ...] = (
     Case("another skill's whole manual for load_skill(order_change) loads nothing",
          [USER, load("c1", "order_change"), oa_result("c1", AFTER_SALE)], frozenset(), (("manual_incomplete", 2),)),
 )
+
+
+def stub_expected(case: Case) -> bool:
+    """Whether ``load_skill(order_change)`` after the case's messages is the already-loaded stub
+    (docs/rule.md, "Repeat load"): order_change loaded, and by its current manual (a manual held
+    at an older version carries ``manual_outdated``)."""
+    return "order_change" in case.loaded and not any(code == "manual_outdated" for code, _ in case.warnings)
 
 
 def expected_loaded_in_catalog_order(case: Case, order: list[str]) -> list[str]:
