@@ -53,3 +53,15 @@ def test_load_skill_reads_the_transcript(catalog_v2, post, case: Case) -> None:
     else:
         assert (body["already_loaded"], body["content"], body["metadata"]) == (
             False, MANUAL, {MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})
+
+
+def test_the_catalog_serves_the_earlier_published_manual(catalog_v2, api_client) -> None:
+    """``GET runtime/catalog``: order_change carries the digest of its version-1 manual (release 1),
+    the other skills, never changed, none."""
+    from skills_app.domain.manuals import digest
+    from tests.api.support import CATALOG
+    from tests.transcript_cases import MANUAL_V1
+
+    body = api_client.get(CATALOG).json()
+    assert {s["code"]: s.get("earlier_manuals") for s in body["skills"]} == {
+        code: ([digest(MANUAL_V1, 1).as_dict()] if code == "order_change" else None) for code in catalog_v2}
