@@ -345,7 +345,6 @@ class SkillToolSerializer(serializers.Serializer):
     mcp_name = serializers.CharField(allow_null=True, help_text="The tool's real name on `server`; null when `server` is.")
 
 
-@extend_schema_serializer(component_name="CatalogSkill")
 @extend_schema_serializer(component_name="ManualDigest")
 class ManualDigestSerializer(serializers.Serializer):
     """A published manual without its text (docs/transcripts.md, "A whole published manual"): a
@@ -358,6 +357,7 @@ class ManualDigestSerializer(serializers.Serializer):
     head = serializers.CharField(allow_blank=True, help_text="Its first 32 normalised characters.")
 
 
+@extend_schema_serializer(component_name="CatalogSkill")
 class CatalogSkillSerializer(serializers.Serializer):
     code = serializers.CharField()
     name = serializers.CharField()
