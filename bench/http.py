@@ -91,10 +91,12 @@ def paired(host: str, port: int, floor: Req, measured: Req, *, budget: float, ma
     return out
 
 
-def rounds_body(catalog: dict[str, Any], n_messages: int = 200) -> bytes:
+def rounds_body(catalog: dict[str, Any], n_messages: int = 200, manuals: dict[str, str] | None = None) -> bytes:
     """A ``POST runtime/rounds`` body of ``n_messages`` retained messages: a user message, then
     repeated (assistant ``load_skill`` call, its tool result carrying the loaded-skill marker,
-    assistant call of a gated tool, its result, user message) over the catalog's skills."""
+    assistant call of a gated tool, its result, user message) over the catalog's skills. The
+    result holds the skill's manual from ``manuals`` (code → text, ``GET runtime/skills/{code}``):
+    only a whole published manual loads a skill (docs/transcripts.md); a placeholder without it."""
     marker = catalog["marker_key"]
     skills = catalog["skills"]
     messages: list[dict[str, Any]] = [{"role": "user", "content": "帮我处理几件事"}]
@@ -105,7 +107,7 @@ def rounds_body(catalog: dict[str, Any], n_messages: int = 200) -> bytes:
         messages.append({"role": "assistant", "content": "", "tool_calls": [
             {"id": cid + "a", "name": "load_skill", "arguments": {"skill_code": s["code"]}}]})
         messages.append({"role": "tool", "tool_call_id": cid + "a", "state": "success",
-                         "content": f"# {s['name']}\n" + "按手册步骤处理。\n" * 40,
+                         "content": (manuals or {}).get(s["code"], f"# {s['name']}\n" + "按手册步骤处理。\n" * 40),
                          "metadata": {marker: s["code"], "skill_version": s["version"]}})
         tool = s["tool_ids"][0] if s["tool_ids"] else "search_knowledge"
         messages.append({"role": "assistant", "content": "", "tool_calls": [
@@ -132,11 +134,19 @@ def measure(host: str, port: int, key: str, catalog_file: str, *, budget: float 
     status, _h, floor_body = send(conn, Req("GET", "/bench/floor/catalog", {}))
     if status != 200 or floor_body != body:
         raise RuntimeError("the catalog floor does not answer the catalog's bytes")
-    payload = rounds_body(catalog)
+    manuals: dict[str, str] = {}
+    for s in catalog["skills"][:200 // 5 + 1]:  # the skills the 200 messages load, one result each
+        status, _h, skill = send(conn, Req("GET", f"/api/v1/runtime/skills/{s['code']}", auth))
+        if status != 200:
+            raise RuntimeError(f"GET /api/v1/runtime/skills/{s['code']}: HTTP {status}: {skill[:300]!r}")
+        manuals[s["code"]] = json.loads(skill)["content"]
+    payload = rounds_body(catalog, manuals=manuals)
     post = {**auth, "Content-Type": "application/json"}
     status, _h, answer = send(conn, Req("POST", "/api/v1/runtime/rounds", post, payload))
     if status != 200:
         raise RuntimeError(f"POST /api/v1/runtime/rounds: HTTP {status}: {answer[:300]!r}")
+    if not json.loads(answer)["loaded"]:
+        raise RuntimeError("the rounds body loads no skill: its results do not hold the published manuals")
     conn.close()
     floor_catalog = Req("GET", "/bench/floor/catalog", {})
     out = {

@@ -167,7 +167,9 @@ def catalog_from_runtime(body: Mapping[str, Any], manuals: Mapping[str, str]) ->
     ``eviction_prefix``, ``load_skill_header``, ``builtins`` ``[{name, description, parameters}]``,
     ``mcp_tools`` ``[{name, title, description, inputSchema, annotations, require_confirm, server,
     mcp_name}]`` (``server`` / ``mcp_name`` may be absent or null: no call target),
-    ``skills`` ``[{code, name, description, tool_ids, sort_order, version, content_sha256}]``,
+    ``skills`` ``[{code, name, description, tool_ids, sort_order, version, content_sha256,
+    earlier_manuals?}]`` (``earlier_manuals``: the digests of earlier published manuals, read as a
+    snapshot's — docs/transcripts.md, "A whole published manual"),
     ``access_profiles`` and ``stages`` ``[{name, description, tools}]``); ``manuals`` maps every
     skill code to its markdown (``GET runtime/skills/{code}``). Built through
     ``snapshot.catalog_from_snapshot``, the reader the server itself answers from, so the rule sees

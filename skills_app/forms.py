@@ -116,6 +116,8 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "skill_version_invalid": _("Message %(number)s: metadata.skill_version is %(value)s, not a version number; "
                                "the manual of %(skill)s counts as naming no version."),
     "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
+    "manual_incomplete": _("Message %(number)s: the load_skill result for %(skill)s does not hold a whole "
+                           "published manual of it (%(chars)s characters); it loads nothing."),
     "marker_mismatch": _("Message %(number)s: the result carries the manual of %(skill)s but answers "
                          "load_skill(%(asked)s); it loads nothing."),
     "manual_outdated": _("Message %(number)s: the retained manual of %(skill)s is version %(version)s, the skill "
@@ -135,7 +137,7 @@ MESSAGES_BY_CODE: dict[str, Any] = {
 #: Codes of ``MESSAGES_BY_CODE`` that are round warnings (shown as notes, not refusals).
 WARNING_CODES = frozenset({
     "arguments_unparseable", "arguments_not_object", "arguments_double_encoded", "duplicate_call_id",
-    "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "marker_mismatch",
+    "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "manual_incomplete", "marker_mismatch",
     "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
     "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
     "pairing_ambiguous", "metadata_invalid", "tool_calls_invalid", "call_id_invalid",

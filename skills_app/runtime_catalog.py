@@ -18,7 +18,7 @@ from typing import Any
 
 from .domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from .domain.catalog import json_copy
-from .domain.snapshot import body_sha256
+from .domain.snapshot import body_sha256, earlier_manuals_of
 
 __all__ = ["catalog_body", "catalog_body_json", "catalog_payload", "content_sha256"]
 
@@ -33,8 +33,8 @@ def _restriction_payload(restriction: Restriction, order: dict[str, int]) -> dic
     return {"name": restriction.name, "description": restriction.description, "tools": tools}
 
 
-def _skill_payload(skill: Skill) -> dict[str, Any]:
-    return {
+def _skill_payload(skill: Skill, catalog: Catalog) -> dict[str, Any]:
+    out = {
         "code": skill.code,
         "name": skill.name,
         "description": skill.description,
@@ -43,6 +43,10 @@ def _skill_payload(skill: Skill) -> dict[str, Any]:
         "version": skill.version,
         "content_sha256": content_sha256(skill.content),
     }
+    earlier = earlier_manuals_of(catalog, skill)
+    if earlier:  # absent when none: a catalog without them keeps the body (and sha256) it always had
+        out["earlier_manuals"] = earlier
+    return out
 
 
 def _tool_payload(tool: Tool, problems: tuple[str, ...]) -> dict[str, Any]:
@@ -72,7 +76,9 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     and ``problems`` — English sentences — only for a tool whose stored definition is invalid,
     ``Catalog.tool_problems``),
     ``skills`` (enabled only, by ``sort_order`` then code; ``content_sha256`` instead of the
-    manual), ``gated_tool_ids`` (``G`` in registration order), ``access_profiles`` and ``stages``
+    manual; ``earlier_manuals`` — ``[{version, sha256, chars, head}]``, the digests of the earlier
+    published manuals a retained result may still hold, newest first — only for a skill that has
+    some, docs/transcripts.md "A whole published manual"), ``gated_tool_ids`` (``G`` in registration order), ``access_profiles`` and ``stages``
     (by name, their tools in registration order).
     """
     registered = catalog.registered_tools
@@ -88,7 +94,7 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
             if t.kind == BUILTIN
         ],
         "mcp_tools": [_tool_payload(t, catalog.tool_problems.get(t.name, ())) for t in registered if t.kind == MCP],
-        "skills": [_skill_payload(s) for s in catalog.enabled_skills],
+        "skills": [_skill_payload(s, catalog) for s in catalog.enabled_skills],
         "gated_tool_ids": list(catalog.gated_tool_ids),
         "access_profiles": [_restriction_payload(r, order) for _, r in sorted(catalog.profiles.items())],
         "stages": [_restriction_payload(r, order) for _, r in sorted(catalog.stages.items())],

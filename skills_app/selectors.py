@@ -4,11 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+import threading
+
 from .domain import catalog as dom
 from .domain.limits import BUILTIN_TOOL_NAMES
+from .domain.manuals import ManualDigest, digest, digest_from_dict
 from .domain.validation import ToolRegistry, normalize_tool_ids
 from .draft_cache import draft_catalog, draft_value
-from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Scenario, Skill, Stage
+from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Release, Scenario, Skill, Stage
 
 
 @dataclass(frozen=True)
@@ -275,7 +278,56 @@ def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
         marker_key=settings.marker_key,
         eviction_prefix=settings.eviction_prefix,
         load_skill_header=settings.load_skill_header,
+        earlier_manuals=published_manual_digests(),
     )
+
+
+#: Release snapshot sha256 → the manual digests it holds (``_release_digests``): a release never
+#: changes and its sha256 names its content, so each is read once per process.
+_release_digests_kept: dict[str, tuple[tuple[str, ManualDigest], ...]] = {}
+_release_digests_lock = threading.Lock()
+
+
+def _release_digests(skills: object) -> tuple[tuple[str, ManualDigest], ...]:
+    """``(code, digest)`` of every manual a release snapshot's ``skills`` published or accepted:
+    each skill's current manual and its ``earlier_manuals``; items of the wrong shape are skipped."""
+    out: list[tuple[str, ManualDigest]] = []
+    for item in skills if isinstance(skills, list) else ():
+        if not isinstance(item, dict) or not isinstance(item.get("code"), str):
+            continue
+        content, version = item.get("content"), item.get("version")
+        if isinstance(content, str) and isinstance(version, int) and not isinstance(version, bool) and version >= 1:
+            out.append((item["code"], digest(content, version)))
+        for d in item.get("earlier_manuals") or () if isinstance(item.get("earlier_manuals"), list) else ():
+            read = digest_from_dict(d)
+            if read is not None:
+                out.append((item["code"], read))
+    return tuple(out)
+
+
+def published_manual_digests() -> dict[str, tuple[ManualDigest, ...]]:
+    """Skill code → the digest of every manual the releases in the database published for it (each
+    skill's manual in every release snapshot, and the earlier manuals a snapshot carried), for
+    ``Catalog.earlier_manuals`` of the draft: ``Catalog.published_manuals`` keeps those of a lower
+    version than the draft's and with another text (docs/transcripts.md, "A whole published
+    manual"). One light query (numbers and sha256) plus, for a release this process has not read
+    yet, its snapshot's skills."""
+    rows = list(Release.objects.order_by("number").values_list("pk", "sha256"))
+    with _release_digests_lock:
+        missing = [pk for pk, sha in rows if sha not in _release_digests_kept]
+    if missing:
+        for sha, skills in Release.objects.filter(pk__in=missing).values_list("sha256", "snapshot__skills"):
+            found = _release_digests(skills)
+            with _release_digests_lock:
+                _release_digests_kept[sha] = found
+    out: dict[str, dict[str, ManualDigest]] = {}
+    with _release_digests_lock:
+        for _pk, sha in rows:
+            for code, d in _release_digests_kept.get(sha, ()):
+                kept = out.setdefault(code, {})
+                if d.sha256 not in kept or kept[d.sha256].version < d.version:
+                    kept[d.sha256] = d
+    return {code: tuple(sorted(ds.values(), key=lambda d: -d.version)) for code, ds in out.items()}
 
 
 def scenario_list() -> list[Scenario]:

@@ -566,6 +566,33 @@ def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_pa
     assert (tmp_path / "cache" / "skill-console").is_dir()
 
 
+def test_the_transcript_table_gets_the_same_answers_locally(bitmall_live, make_client):
+    """Every row of tests/transcript_cases.py answered by the client from its copy of the catalog:
+    the exact loaded skills, masked tools and warnings, the guard's verdict and the repeat-load stub
+    — a whole published manual (current, or an earlier one served as ``earlier_manuals``) loads,
+    a partial one does not; the client fetched no more than the catalog and the current manuals."""
+    from tests.api.support import publish_draft
+    from tests.transcript_cases import (
+        CASES, MANUAL, ORDER_CHANGE_VERSION, STUB, expected_loaded_in_catalog_order, order_change_v2, stub_expected,
+    )
+
+    order_change_v2()  # the demo again as release 2, then order_change's manual as version 2
+    publish_draft()
+    client = make_client(bitmall_live)
+    order = [s.code for s in client.catalog.enabled_skills]
+    assert [d.version for d in client.catalog.earlier_manuals["order_change"]] == [1]
+    for case in CASES:
+        view = client.round(case.messages)
+        assert (list(view.loaded), dict(view.masked), [(w.code, w.params["index"]) for w in view.warnings]) == (
+            expected_loaded_in_catalog_order(case, order), case.masked(), list(case.warnings)), case.id
+        verdict = client.check_call(case.messages, {"name": "cancel_order", "arguments": {"order_no": "88239"}})
+        want = ("confirm", None) if "order_change" in case.loaded else ("refused", "masked")
+        assert (verdict.verdict, verdict.reason) == want, case.id
+        result = client.load_skill(case.messages, "order_change")
+        assert (result.already_loaded, result.content, result.version) == (
+            (True, STUB, ORDER_CHANGE_VERSION) if stub_expected(case) else (False, MANUAL, ORDER_CHANGE_VERSION)), case.id
+
+
 # --- OpenAI Responses input items (docs/transcripts.md, "OpenAI Responses") --------------------
 
 
@@ -573,8 +600,11 @@ def test_responses_items_are_read_locally_as_the_server_reads_them(bitmall_live,
     """Every Responses row of the transcript table: the client's round equals the server's, with
     the table's exact loaded skills and warnings; check-call takes a ``function_call`` item as the
     call, and a ``custom_tool_call`` (free text) is refused ``invalid_arguments`` by both."""
-    from tests.transcript_cases import CASES, rs_load
+    from tests.api.support import publish_draft
+    from tests.transcript_cases import CASES, order_change_v2, rs_load
 
+    order_change_v2()  # the table's catalog: order_change's manual at version 2, published
+    publish_draft()
     client = make_client(bitmall_live)
     order = [s.code for s in client.catalog.enabled_skills]
     rows = [c for c in CASES if c.id.startswith("Responses")]

@@ -5,6 +5,11 @@ Run by three runners: the domain (``tests/domain/test_transcript_table.py``), th
 ``check-call`` endpoints (``tests/api/test_transcript_table.py``) and the preview's paste box
 (``tests/views/test_transcript_table.py``). ``masked`` follows from ``loaded``: every gated tool
 minus what the loaded manuals release, owned as seed 000's second table says.
+
+The catalog (``order_change_v2``): the demo published as release 1 (order_change at version 1,
+its manual ``MANUAL_V1``), then order_change's manual saved as version 2 (``MANUAL``). A result
+loads a skill only when it holds a whole published manual of it (docs/transcripts.md), so the
+results carry the real manuals.
 """
 from __future__ import annotations
 
@@ -12,17 +17,33 @@ from tests.api.support import BITMALL_GATED
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from skills_app.domain.transcript import already_loaded_stub
 
 MARKER = "ragent_loaded_skill"
-MANUAL = "# 订单变更\n取消前先 query_order 确认状态。"
+_MANUALS = Path(__file__).resolve().parent.parent / "skills_app" / "demo" / "bitmall" / "manuals"
+#: order_change's manual at version 1 (the demo's file, published in release 1) and at version 2.
+MANUAL_V1 = (_MANUALS / "order_change.md").read_text(encoding="utf-8")
+MANUAL = MANUAL_V1 + "\n## 第 2 版补充\n取消前先 query_order 确认状态。\n"
+#: after_sale_apply's manual (version 1, unchanged).
+AFTER_SALE = (_MANUALS / "after_sale_apply.md").read_text(encoding="utf-8")
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，帮我取消"}
 #: Seed 000, second table: gated tool → the manual that releases it (named once, in tests/api/support.py).
 GATED = BITMALL_GATED
 #: The version the table's catalog holds order_change at (one saved change after the demo load).
 ORDER_CHANGE_VERSION = 2
+
+
+def order_change_v2() -> None:
+    """The table's catalog in the database (the ``bitmall`` fixture loaded): publish the demo as
+    release 1, then save order_change's manual as ``MANUAL`` (version 2, in the draft)."""
+    from skills_app import selectors, services
+    from tests.api.support import publish_draft
+
+    publish_draft()
+    services.skill_update(skill=selectors.skill_get(code="order_change"), content=MANUAL)
 
 
 def oa_call(call_id: Any, name: str, arguments: Any) -> dict[str, Any]:
@@ -105,13 +126,13 @@ def _two_calls(first_id: str | None, second_id: str | None) -> dict[str, Any]:
     return {"role": "assistant", "content": "", "tool_calls": calls}
 
 
-STUB = already_loaded_stub(name="订单变更", code="order_change", version=ORDER_CHANGE_VERSION)
+STUB = already_loaded_stub(name="订单修改", code="order_change", version=ORDER_CHANGE_VERSION)
 
 CASES: tuple[Case, ...] = (
     # 1. pairing
     Case("reused id call_0: each result answers its own call",
          [USER, load("call_0", "order_change"), oa_result("call_0"), load("call_0", "after_sale_apply"),
-          oa_result("call_0")], frozenset({"order_change", "after_sale_apply"})),
+          oa_result("call_0", AFTER_SALE)], frozenset({"order_change", "after_sale_apply"})),
     Case("a result before its call answers nothing",
          [USER, oa_result("call_0"), load("call_0", "order_change")], frozenset(), (("result_unpaired", 1),)),
     Case("a result with an id no call has answers nothing",
@@ -125,11 +146,11 @@ CASES: tuple[Case, ...] = (
          frozenset(), (("duplicate_call_id", 1), ("pairing_ambiguous", 3)),
          note="was loaded {after_sale_apply} by position before issue 22"),
     Case("results out of order in a group: the manual of one skill never loads the other, whose load failed",
-         [USER, _two_calls("dup", "dup"), oa_result("dup", "# 售后申请\n先查物流。"), oa_result("dup", state="error")],
+         [USER, _two_calls("dup", "dup"), oa_result("dup", AFTER_SALE), oa_result("dup", state="error")],
          frozenset(), (("duplicate_call_id", 1), ("pairing_ambiguous", 2))),
     Case("a group with markers: each result loads the skill its marker names, in any order",
          [USER, _two_calls("dup", "dup"),
-          oa_result("dup", metadata={MARKER: "after_sale_apply"}),
+          oa_result("dup", AFTER_SALE, metadata={MARKER: "after_sale_apply"}),
           oa_result("dup", state="error", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
          frozenset({"after_sale_apply"}), (("duplicate_call_id", 1),)),
     Case("a marker naming a skill no call of the group asked for loads nothing",
@@ -242,9 +263,9 @@ CASES: tuple[Case, ...] = (
          [USER, load("c1", "order_change"),
           oa_result("c1", metadata={MARKER: "order_change", "already_loaded": "true"})], frozenset(),
          (("already_loaded_ambiguous", 2),)),
-    Case('skill_version "2" (text): loaded as naming no version, with a warning',
+    Case('skill_version "2" (text) beside the whole current manual: the text names the version, no warning',
          [USER, load("c1", "order_change"), oa_result("c1", metadata={MARKER: "order_change", "skill_version": "2"})],
-         frozenset({"order_change"}), (("skill_version_invalid", 2),)),
+         frozenset({"order_change"})),
     # 4. Anthropic shape
     Case("Anthropic tool_use / tool_result with text content",
          [USER, an_load("toolu_1", "order_change"), an_result("toolu_1")], frozenset({"order_change"})),
@@ -308,12 +329,13 @@ CASES: tuple[Case, ...] = (
          [USER, {"role": "assistant", "content": [
              {"type": "tool_use", "id": "t1", "name": "load_skill", "input": {"skill_code": "after_sale_apply"}},
              {"type": "tool_use", "name": "load_skill", "input": {"skill_code": "order_change"}}]},
-          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "# 售后申请"},
+          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": AFTER_SALE},
                                        {"type": "tool_result", "content": MANUAL}]}],
          frozenset({"after_sale_apply"}), (("call_id_missing", 1), ("result_id_missing", 2))),
     # 5. versions
     Case("a retained manual older than the skill: loaded, with a warning naming the tools",
-         [USER, load("c1", "order_change"), oa_result("c1", metadata={MARKER: "order_change", "skill_version": 1})],
+         [USER, load("c1", "order_change"),
+          oa_result("c1", MANUAL_V1, metadata={MARKER: "order_change", "skill_version": 1})],
          frozenset({"order_change"}), (("manual_outdated", 2),)),
     Case("a retained manual of the current version: no warning",
          [USER, load("c1", "order_change"),
@@ -346,7 +368,44 @@ CASES: tuple[Case, ...] = (
     Case("Responses items mixed with the chat shape",
          [USER, rs_load("call_1", "order_change"), oa_result("call_1"), load("c2", "after_sale_apply"),
           rs_output("c2")], frozenset({"order_change", "after_sale_apply"})),
+    # 7. only a whole published manual releases tools (docs/transcripts.md, "A whole published manual")
+    Case("one character with the marker loads nothing",
+         [USER, load("c1", "order_change"),
+          oa_result("c1", "#", metadata={MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})],
+         frozenset(), (("manual_incomplete", 2),)),
+    Case("the head of the manual cut by the runtime's tool-output limit loads nothing",
+         [USER, load("c1", "order_change"), oa_result("c1", MANUAL[:400] + "…[truncated 1800 chars]")],
+         frozenset(), (("manual_incomplete", 2),)),
+    Case("the whole manual wrapped in a runtime's prefix and suffix loads",
+         [USER, load("c1", "order_change"),
+          oa_result("c1", "<tool_output>\n" + MANUAL + "\n</tool_output>\n[took 12 ms]")],
+         frozenset({"order_change"})),
+    Case("the whole manual with its whitespace re-flowed loads",
+         [USER, load("c1", "order_change"), oa_result("c1", "  " + MANUAL.replace("\n", "\r\n\r\n").replace(" ", "\t"))],
+         frozenset({"order_change"})),
+    Case("the already-loaded stub with a runtime's suffix loads nothing, without a warning",
+         [USER, load("c1", "order_change"), oa_result("c1", STUB + "\n[took 3 ms]")], frozenset()),
+    Case("the already-loaded stub inside a runtime's wrapper loads nothing",
+         [USER, load("c1", "order_change"), oa_result("c1", "<tool_output>" + STUB + "</tool_output>")], frozenset()),
+    Case("an earlier published manual without metadata loads, as that version",
+         [USER, load("c1", "order_change"), oa_result("c1", MANUAL_V1)],
+         frozenset({"order_change"}), (("manual_outdated", 2),)),
+    Case("the current manual whose metadata names version 1: the text names the version, no warning",
+         [USER, load("c1", "order_change"), oa_result("c1", metadata={MARKER: "order_change", "skill_version": 1})],
+         frozenset({"order_change"})),
+    Case("a text never published (a draft edit in the middle) loads nothing",
+         [USER, load("c1", "order_change"), oa_result("c1", MANUAL.replace("不要自行猜测", "自行挑一笔"))],
+         frozenset(), (("manual_incomplete", 2),)),
+    Case("another skill's whole manual for load_skill(order_change) loads nothing",
+         [USER, load("c1", "order_change"), oa_result("c1", AFTER_SALE)], frozenset(), (("manual_incomplete", 2),)),
 )
+
+
+def stub_expected(case: Case) -> bool:
+    """Whether ``load_skill(order_change)`` after the case's messages is the already-loaded stub
+    (docs/rule.md, "Repeat load"): order_change loaded, and by its current manual (a manual held
+    at an older version carries ``manual_outdated``)."""
+    return "order_change" in case.loaded and not any(code == "manual_outdated" for code, _ in case.warnings)
 
 
 def expected_loaded_in_catalog_order(case: Case, order: list[str]) -> list[str]:

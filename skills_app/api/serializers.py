@@ -362,6 +362,18 @@ class SkillToolSerializer(serializers.Serializer):
     mcp_name = serializers.CharField(allow_null=True, help_text="The tool's real name on `server`; null when `server` is.")
 
 
+@extend_schema_serializer(component_name="ManualDigest")
+class ManualDigestSerializer(serializers.Serializer):
+    """A published manual without its text (docs/transcripts.md, "A whole published manual"): a
+    result holds it when some occurrence of ``head`` in its whitespace-normalised content starts
+    ``chars`` characters whose SHA-256 is ``sha256``."""
+
+    version = serializers.IntegerField(min_value=1, help_text="The skill version it was published as.")
+    sha256 = serializers.CharField(help_text="Hex SHA-256 of the whitespace-normalised manual (UTF-8).")
+    chars = serializers.IntegerField(min_value=0, help_text="Length of the normalised manual in code points.")
+    head = serializers.CharField(allow_blank=True, help_text="Its first 32 normalised characters.")
+
+
 @extend_schema_serializer(component_name="CatalogSkill")
 class CatalogSkillSerializer(serializers.Serializer):
     code = serializers.CharField()
@@ -371,6 +383,11 @@ class CatalogSkillSerializer(serializers.Serializer):
     sort_order = serializers.IntegerField()
     version = serializers.IntegerField()
     content_sha256 = serializers.CharField(help_text="Hex SHA-256 of the manual's markdown (UTF-8).")
+    earlier_manuals = ManualDigestSerializer(
+        many=True, required=False,
+        help_text="Earlier published manuals of this skill (lower versions, other texts), newest first: a retained "
+                  "load_skill result holding one of them still loads the skill, as that version (manual_outdated). "
+                  "Absent when there are none (docs/transcripts.md, \"A whole published manual\").")
 
 
 @extend_schema_serializer(component_name="RoundWarning")

@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from .errors import Problem
+from .manuals import ManualDigest, digest, published_manuals
 from .limits import (
     BUILTIN_TOOL_NAMES,
     DEFAULT_EVICTION_PREFIX,
@@ -121,6 +122,10 @@ class Catalog:
     ``profiles`` and ``stages`` map names to restrictions. The derived views below are computed
     once per catalog (``cached_property``): every round and every guard check reads them.
     ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``).
+    ``earlier_manuals`` maps a skill code to the digests of the manuals published for it before,
+    under an older version and with another text (``domain.manuals``; from the releases): a
+    retained manual of one of them still loads the skill, as that version (docs/transcripts.md,
+    "A whole published manual"). A code absent from it accepts only its current manual.
     """
 
     tools: tuple[Tool, ...]
@@ -131,10 +136,13 @@ class Catalog:
     eviction_prefix: str = DEFAULT_EVICTION_PREFIX
     release: int | None = None
     load_skill_header: str = DEFAULT_LOAD_SKILL_HEADER
+    earlier_manuals: Mapping[str, tuple[ManualDigest, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
+        object.__setattr__(self, "earlier_manuals", MappingProxyType(
+            {code: tuple(ds) for code, ds in self.earlier_manuals.items()}))
 
     def derived(self, key: str, build: Callable[[], Any]) -> Any:
         """A value derived from this catalog alone (``build()``), built once and kept on the frozen
@@ -198,6 +206,17 @@ class Catalog:
             if s.enabled:
                 out.setdefault(s.code, s)
         return MappingProxyType(out)
+
+    @cached_property
+    def published_manuals(self) -> Mapping[str, tuple[ManualDigest, ...]]:
+        """Enabled skill code → the digests of the manuals a ``load_skill`` result of it may hold
+        (``manuals.published_manuals``: the current manual first, then the earlier published ones,
+        newest first). What ``transcript.read_result`` checks a result against; hashed once per
+        catalog, never per round (docs/rule.md, "Cost")."""
+        return MappingProxyType({
+            code: published_manuals(digest(s.content, s.version), self.earlier_manuals.get(code, ()))
+            for code, s in self.skills_by_code.items()
+        })
 
     @cached_property
     def registered_tools(self) -> tuple[Tool, ...]:

@@ -210,7 +210,7 @@ def read_evidence(catalog: Catalog, messages: Iterable[Message | Mapping[str, An
     """The loaded manuals and transcript warnings of ``messages`` under ``catalog``'s marker key
     and eviction prefix (``transcript.read_evidence``; docs/transcripts.md)."""
     return transcript.read_evidence(as_messages(messages), marker_key=catalog.marker_key,
-                                    eviction_prefix=catalog.eviction_prefix)
+                                    eviction_prefix=catalog.eviction_prefix, published=catalog.published_manuals)
 
 
 def loaded_by_message(messages: Iterable[Message], catalog: Catalog) -> list[tuple[int, str]]:
@@ -246,7 +246,8 @@ def compute_round(
         restrictions = resolve_restrictions(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
-    evidence = transcript.read_evidence(msgs, marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+    evidence = transcript.read_evidence(msgs, marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
+                                        published=catalog.published_manuals)
     return round_from_evidence(catalog, evidence, restrictions)
 
 

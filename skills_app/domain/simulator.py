@@ -448,7 +448,8 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
     allowed = allowed_tools if allowed_tools is not None else script.allowed_tools
     allowed = tuple(allowed) if allowed is not None else None  # read once: it may be an iterator
     restrictions = resolve_restrictions(catalog, access_profile=profile, stage=stage_name, allowed_tools=allowed)
-    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
+                            published=catalog.published_manuals)
     context = reader.messages  # the retained messages, appended to through ``reader`` only
     rounds: list[SimRound] = []
     events: list[Problem] = []
@@ -486,7 +487,8 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
             _check_indices(step, context, "compact.drop", script.source)
             drop = set(step.drop)
             kept = [m for i, m in enumerate(context, start=1) if i not in drop]
-            reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+            reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
+                            published=catalog.published_manuals)
             for m in kept:  # positions shift: read the retained messages again, once
                 reader.append(m)
             context = reader.messages
@@ -569,7 +571,8 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
     for j, r in enumerate(msgs):
         if r.role == "tool" and r.tool_call_id:
             results_by_id.setdefault(r.tool_call_id, []).append(j)
-    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix)
+    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
+                            published=catalog.published_manuals)
     rounds: list[SimRound] = []
     prev: RoundView | None = None
     last_user = ""

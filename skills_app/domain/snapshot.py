@@ -7,7 +7,8 @@ A snapshot is a plain JSON-able dict holding everything the rule reads (docs/rul
  "settings": {"marker_key": …, "eviction_prefix": …, <any further Catalog setting>},
  "tools":  [{"name", "kind", "title", "description", "inputSchema", "annotations", "require_confirm",
              "server"?, "mcp_name"?}, …],
- "skills": [{"code", "name", "description", "content", "tool_ids", "sort_order", "version"}, …],
+ "skills": [{"code", "name", "description", "content", "tool_ids", "sort_order", "version",
+             "earlier_manuals"?: [{"version", "sha256", "chars", "head"}, …]}, …],
  "access_profiles": [{"name", "description", "tools"}, …],
  "stages":          [{"name", "description", "tools"}, …]}
 ```
@@ -26,6 +27,14 @@ calls back". Both keys are written only for a tool that has them, and ``format``
 some tool does: a catalog without call targets gives exactly the format-1 snapshot it always gave,
 so its sha256 is unchanged and "nothing changed since release N" still holds. Format-1 snapshots
 load with both fields ``None``.
+
+Format 3 adds, per skill, ``earlier_manuals``: the digests (``domain.manuals.ManualDigest``) of the
+manuals published for that skill code before, under a lower version and with another text — a
+retained manual of one of them still loads the skill, as that version (docs/transcripts.md, "A
+whole published manual"). Written only for a skill that has some, and ``format`` is 3 only when
+some skill does: a catalog without them gives the format-1 or format-2 snapshot it always gave
+(same sha256). A snapshot without them (every release before format 3) accepts only each
+skill's current manual: fail closed. A digest that cannot be read is left out (accepts nothing).
 """
 from __future__ import annotations
 
@@ -35,11 +44,13 @@ from dataclasses import fields
 from typing import Any, Mapping
 
 from .catalog import Catalog, Restriction, Skill, Tool, json_copy
+from .manuals import digest_from_dict
 
-#: The newest snapshot format (written when a tool carries a call target); 1 otherwise.
-SNAPSHOT_FORMAT = 2
+#: The newest snapshot format: 3 when a skill carries ``earlier_manuals``, else 2 when a tool
+#: carries a call target, else 1.
+SNAPSHOT_FORMAT = 3
 #: Catalog fields that are not settings: the collections and the release number.
-_NOT_SETTINGS = frozenset({"tools", "skills", "profiles", "stages", "release"})
+_NOT_SETTINGS = frozenset({"tools", "skills", "profiles", "stages", "release", "earlier_manuals"})
 
 
 class SnapshotError(ValueError):
@@ -76,18 +87,41 @@ def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
     catalog gives the same dict, so the same ``body_sha256``."""
     order = {t.name: i for i, t in enumerate(catalog.tools)}
     targets = any(t.server is not None or t.mcp_name is not None for t in catalog.tools)
+    skills = []
+    for s in catalog.enabled_skills:
+        item = {"code": s.code, "name": s.name, "description": s.description, "content": s.content,
+                "tool_ids": list(s.tool_ids), "sort_order": s.sort_order, "version": s.version}
+        earlier = earlier_manuals_of(catalog, s)
+        if earlier:
+            item["earlier_manuals"] = earlier
+        skills.append(item)
     return {
-        "format": SNAPSHOT_FORMAT if targets else 1,
+        "format": 3 if any("earlier_manuals" in s for s in skills) else 2 if targets else 1,
         "settings": {name: getattr(catalog, name) for name in setting_names()},
         "tools": [t.as_dict() for t in catalog.tools],
-        "skills": [
-            {"code": s.code, "name": s.name, "description": s.description, "content": s.content,
-             "tool_ids": list(s.tool_ids), "sort_order": s.sort_order, "version": s.version}
-            for s in catalog.enabled_skills
-        ],
+        "skills": skills,
         "access_profiles": [_restriction(r, order) for _, r in sorted(catalog.profiles.items())],
         "stages": [_restriction(r, order) for _, r in sorted(catalog.stages.items())],
     }
+
+
+def earlier_manuals_of(catalog: Catalog, skill: Skill) -> list[dict[str, Any]]:
+    """The JSON of the earlier published manuals ``skill`` accepts (``Catalog.published_manuals``
+    past its current one: lower versions, other texts, newest first), for a snapshot and
+    ``GET runtime/catalog``. ``[]`` when none."""
+    published = catalog.published_manuals.get(skill.code, ())
+    if not published or catalog.skill(skill.code) is not skill:
+        return []
+    return [m.as_dict() for m in published[1:]]
+
+
+def _earlier(item: Mapping[str, Any], where: str) -> tuple:
+    value = item.get("earlier_manuals")
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise SnapshotError(f"{where}: 'earlier_manuals' must be list, not {type(value).__name__}")
+    return tuple(d for d in map(digest_from_dict, value) if d is not None)
 
 
 def _get(item: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -147,6 +181,11 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
         )
         for i, s in enumerate(_get(snapshot, "skills", list, "snapshot"))
     )  # every skill enabled (Skill's default): a snapshot holds the enabled skills only
+    earlier: dict[str, tuple] = {}
+    for i, s in enumerate(snapshot["skills"]):
+        digests = _earlier(s, f"skills[{i}]")
+        if digests:
+            earlier.setdefault(s["code"], digests)
 
     def restrictions(key: str) -> dict[str, Restriction]:
         out = {}
@@ -161,5 +200,6 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
         profiles=restrictions("access_profiles"),
         stages=restrictions("stages"),
         release=release,
+        earlier_manuals=earlier,
         **{k: v for k, v in settings.items() if k in known},
     )

@@ -14,15 +14,17 @@ from typing import Any, Iterable, Mapping
 
 from .errors import Problem
 from .limits import LOAD_SKILL
+from .manuals import ManualDigest, held_version, normalise
 from .messages import Message, ToolCall, build_frozen, shown as _shown
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
-#: recognises it (surrounding whitespace ignored) so that a stub never counts as a loaded manual,
-#: with or without metadata.
+#: finds it anywhere in a result (``search``: a runtime's prefix or suffix around it changes
+#: nothing) so that a stub never counts as a loaded manual, with or without metadata. The name
+#: part is bounded (a skill name is at most 64 characters; 256 allowed) so the search stays linear.
 ALREADY_LOADED_TEMPLATE = "技能「%(name)s」（%(code)s，v%(version)s）的手册已在上下文中，无需重复加载；请按上文手册继续。"
 ALREADY_LOADED_PATTERN = re.compile(
-    r"\A\s*技能「.*」（(?P<code>[^，）]*)，v(?P<version>[0-9]+)）的手册已在上下文中，无需重复加载；请按上文手册继续。\s*\Z",
+    r"技能「.{0,256}?」（(?P<code>[^，）]*)，v(?P<version>[0-9]+)）的手册已在上下文中，无需重复加载；请按上文手册继续。",
     re.DOTALL,
 )
 #: Metadata key the stub carries (``{"already_loaded": true, ...}``); never a marker.
@@ -36,8 +38,9 @@ def already_loaded_stub(*, name: str, code: str, version: int) -> str:
 
 def is_already_loaded_stub(message: Message) -> bool:
     """True when a tool result is the product's "already loaded" stub: metadata
-    ``already_loaded: true`` or content matching ``ALREADY_LOADED_PATTERN``."""
-    return message.metadata.get(ALREADY_LOADED_KEY) is True or bool(ALREADY_LOADED_PATTERN.match(message.content))
+    ``already_loaded: true`` or content holding the stub sentence (``ALREADY_LOADED_PATTERN``,
+    anywhere: a runtime may add a prefix or a suffix)."""
+    return message.metadata.get(ALREADY_LOADED_KEY) is True or ALREADY_LOADED_PATTERN.search(message.content) is not None
 
 
 def _where(message: Message, position: int) -> dict[str, Any]:
@@ -143,7 +146,13 @@ def is_evicted(message: Message, eviction_prefix: str) -> bool:
     return message.metadata.get("evicted", False) is not False or message.content.startswith(eviction_prefix)
 
 
-def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str) -> Evidence:
+#: Skill code → the published manuals a result of it may hold (``Catalog.published_manuals``).
+Published = Mapping[str, "tuple[ManualDigest, ...]"]
+_NONE_PUBLISHED: Published = {}
+
+
+def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str,
+                  published: Published = _NONE_PUBLISHED) -> Evidence:
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
@@ -153,10 +162,12 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
     or whitespace; and either its metadata carries ``marker_key == s`` (the console's own shape;
     when it answers a call, that call must be ``load_skill`` asking for ``s``), or it has no
     metadata at all (OpenAI / Anthropic shape) and answers a ``load_skill`` call whose
-    ``skill_code`` is ``s``; doubtful metadata fails closed with a warning. Codes are not checked
-    against a catalog here. One pass over ``messages`` (``EvidenceReader``).
+    ``skill_code`` is ``s``; doubtful metadata fails closed with a warning. For a code in
+    ``published`` (the catalog's ``published_manuals``) the content must also hold a whole
+    published manual of ``s`` (else ``manual_incomplete``); a code not in it is read as before
+    (the catalog does not gate by it). One pass over ``messages`` (``EvidenceReader``).
     """
-    reader = EvidenceReader(marker_key=marker_key, eviction_prefix=eviction_prefix)
+    reader = EvidenceReader(marker_key=marker_key, eviction_prefix=eviction_prefix, published=published)
     for m in messages:
         reader.append(m)
     return reader.evidence()
@@ -172,11 +183,14 @@ class EvidenceReader:
     same role, calls and ``tool_call_id`` (an eviction placeholder): only that message is read
     again. ``messages`` is the list read so far (do not mutate it; build a new reader after a
     compaction, which shifts positions). With ``manuals=False`` only the pairing is kept.
+    ``published``: as for ``read_evidence`` (the catalog's ``published_manuals``).
     """
 
-    def __init__(self, *, marker_key: str, eviction_prefix: str, manuals: bool = True) -> None:
+    def __init__(self, *, marker_key: str, eviction_prefix: str, manuals: bool = True,
+                 published: Published = _NONE_PUBLISHED) -> None:
         self.marker_key = marker_key
         self.eviction_prefix = eviction_prefix
+        self.published = published
         self.messages: list[Message] = []
         self._read_manuals = manuals
         self._open_calls: dict[str, list[tuple[int, int]]] = {}
@@ -320,7 +334,7 @@ class EvidenceReader:
         call = None if hit is None else self.messages[hit[0]].tool_calls[hit[1]]
         group = self._groups.get((hit[0], call.id)) if self._groups and call is not None else None
         manual, warning = read_answer(m, pos, call, group, marker_key=self.marker_key,
-                                      eviction_prefix=self.eviction_prefix)
+                                      eviction_prefix=self.eviction_prefix, published=self.published)
         if warning is not None:
             self._manual_warnings[pos] = warning
         if manual is not None:
@@ -345,7 +359,8 @@ def _is_guess(group: tuple[ToolCall, ...]) -> bool:
 
 
 def read_answer(m: Message, pos: int, call: ToolCall | None, group: tuple[ToolCall, ...] | None, *,
-                marker_key: str, eviction_prefix: str) -> tuple[LoadedManual | None, Problem | None]:
+                marker_key: str, eviction_prefix: str,
+                published: Published = _NONE_PUBLISHED) -> tuple[LoadedManual | None, Problem | None]:
     """``read_result`` of the tool result ``m`` paired by position with ``call`` of ``group`` —
     the differing calls sharing its id in one assistant message (``None`` when the pairing is
     certain: one call, or identical calls). Then the position is a guess: the result is judged
@@ -354,12 +369,13 @@ def read_answer(m: Message, pos: int, call: ToolCall | None, group: tuple[ToolCa
     message and the id (a failed result: no warning, it proves nothing anyway). Never a manual
     credited to a skill whose own load may have failed (docs/transcripts.md, "Pairing")."""
     if group is None or call is None:
-        return read_result(m, pos, call, marker_key=marker_key, eviction_prefix=eviction_prefix)
+        return read_result(m, pos, call, marker_key=marker_key, eviction_prefix=eviction_prefix, published=published)
     marker = m.metadata.get(marker_key)
     if isinstance(marker, str) and marker:
         for c in group:
             if c.name == LOAD_SKILL and c.arguments.get("skill_code") == marker:
-                return read_result(m, pos, c, marker_key=marker_key, eviction_prefix=eviction_prefix)
+                return read_result(m, pos, c, marker_key=marker_key, eviction_prefix=eviction_prefix,
+                                   published=published)
     if m.state != "success":
         return None, None
     return None, Problem(
@@ -374,7 +390,7 @@ def _call_label(c: ToolCall) -> str:
 
 
 def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
-                eviction_prefix: str) -> tuple[LoadedManual | None, Problem | None]:
+                eviction_prefix: str, published: Published = _NONE_PUBLISHED) -> tuple[LoadedManual | None, Problem | None]:
     """What one retained tool result proves (docs/transcripts.md, "What counts as a loaded
     manual"): ``(manual, warning)`` — the ``LoadedManual`` it counts as (or ``None``) and the
     warning saying why it loads nothing or what about it is doubtful (or ``None``).
@@ -388,6 +404,12 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
     marker loads nothing, a marker on a result of another tool than ``load_skill`` loads nothing —
     each with a warning naming the message. An unreadable ``skill_version`` (not a whole number of
     at least 1) loads the manual as naming no version, with a warning.
+
+    For a code in ``published`` the whitespace-normalised content (``manuals.normalise``) must hold
+    a whole published manual of that skill (``manuals.held_version``; text around it allowed):
+    else ``manual_incomplete`` and nothing loads. The manual's version is then the version whose
+    text it holds, whatever ``metadata.skill_version`` says (docs/transcripts.md, "A whole
+    published manual").
     """
     meta = m.metadata
     if m.state != "success":
@@ -439,6 +461,16 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
         return None, Problem(
             "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
             {**_where(m, pos), "skill": code})
+    manuals = published.get(code)
+    if manuals is not None:  # a skill the catalog publishes: only a whole published manual of it loads
+        held = held_version(normalise(m.content), manuals)
+        if held is None:
+            return None, Problem(
+                "manual_incomplete",
+                "messages[%(index)s]: the load_skill result for '%(skill)s' does not hold a whole published manual "
+                "of it (%(chars)s characters); it loads nothing", {**_where(m, pos), "skill": code, "chars": len(m.content)})
+        return build_frozen(LoadedManual, {  # the text names the version, not the metadata
+            "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": held}), None
     version = meta.get("skill_version")
     warning = None
     if version is not None and not (isinstance(version, int) and not isinstance(version, bool) and version >= 1):

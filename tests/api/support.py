@@ -56,17 +56,42 @@ def result(content: str, call_id: str = "c1", *, state: str = "success",
     return msg
 
 
-def loaded(code: str, version: int = 1, call_id: str = "c1", *, content: str = "# manual",
+def manual_of(code: str, version: int | None = None) -> str:
+    """The manual of skill ``code`` a runtime would have been given. Version 1 (or ``None``) of a
+    demo skill: its manual file (``skills_app/demo/*/manuals/<code>.md``, as the demo loads it; no
+    database needed, so a module-level transcript can hold it). Else the text a release in the test
+    database published as ``version`` (newest release first), else the draft's, else
+    ``"# manual"`` (a skill no catalog holds). Only a whole published manual loads a skill
+    (docs/transcripts.md, "A whole published manual")."""
+    from pathlib import Path
+
+    from skills_app.models import Release, Skill
+
+    if version in (None, 1):
+        for path in sorted((Path(__file__).resolve().parents[2] / "skills_app" / "demo").glob(f"*/manuals/{code}.md")):
+            return path.read_text(encoding="utf-8")
+
+    for skills in Release.objects.order_by("-number").values_list("snapshot__skills", flat=True):
+        for s in skills or ():
+            if s.get("code") == code and (version is None or s.get("version") == version):
+                return s["content"]
+    skill = Skill.objects.filter(skill_code=code).first()
+    return skill.content if skill is not None else "# manual"
+
+
+def loaded(code: str, version: int = 1, call_id: str = "c1", *, content: str | None = None,
            state: str = "success", **metadata: Any) -> list[dict[str, Any]]:
-    """A ``load_skill`` call and its full result carrying the marker."""
+    """A ``load_skill`` call and its full result carrying the marker; ``content`` by default the
+    manual published as ``version`` (``manual_of``)."""
     meta = {MARKER: code, "skill_version": version, **metadata}
     return [call("load_skill", {"skill_code": code}, call_id),
-            result(content, call_id, state=state, metadata=meta)]
+            result(manual_of(code, version) if content is None else content, call_id, state=state, metadata=meta)]
 
 
-def openai_loaded(code: str, call_id: str = "call_1", content: str = "# manual") -> list[dict[str, Any]]:
+def openai_loaded(code: str, call_id: str = "call_1", content: str | None = None) -> list[dict[str, Any]]:
     """The same in OpenAI chat shape: ``function.arguments`` a JSON string, a result without
-    metadata answering the call id."""
+    metadata answering the call id; ``content`` by default the newest published manual."""
+    content = manual_of(code) if content is None else content
     return [
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": call_id, "type": "function",

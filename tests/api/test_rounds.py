@@ -15,6 +15,7 @@ from .support import (
     error_of,
     publish,
     loaded,
+    manual_of,
     openai_loaded,
     result,
 )
@@ -83,14 +84,17 @@ def test_openai_tool_result_answering_no_retained_call_loads_nothing(bitmall, po
 
 @pytest.mark.parametrize("tool_result", [
     result(EVICTED, metadata={"ragent_loaded_skill": "order_change", "skill_version": 1}),
-    result("# manual", metadata={"ragent_loaded_skill": "order_change", "skill_version": 1, "evicted": True}),
-    result("# manual", state="error", metadata={"ragent_loaded_skill": "order_change", "skill_version": 1}),
+    result(manual_of("order_change"), metadata={"ragent_loaded_skill": "order_change", "skill_version": 1,
+                                                "evicted": True}),
+    result(manual_of("order_change"), state="error",
+           metadata={"ragent_loaded_skill": "order_change", "skill_version": 1}),
 ], ids=["evicted-placeholder", "evicted-flag", "error-state"])
 def test_an_evicted_or_failed_manual_releases_nothing(bitmall, post, tool_result):
     body = round_of(post, [USER, call("load_skill", {"skill_code": "order_change"}), tool_result])
     assert body["count"] == 11
     assert body["loaded"] == []
     assert body["masked"] == BITMALL_GATED
+    assert body["warnings"] == []  # the whole manual: eviction or failure alone keeps it out
 
 
 def test_a_compacted_manual_takes_its_tools_with_it(bitmall, post):

@@ -15,6 +15,7 @@ from typing import Any
 
 from skills_app.domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from skills_app.domain.limits import DEFAULT_EVICTION_PREFIX, DEFAULT_MARKER_KEY
+from skills_app.domain.manuals import digest
 
 MARKER = DEFAULT_MARKER_KEY
 EVICTED_PREFIX = DEFAULT_EVICTION_PREFIX
@@ -47,13 +48,27 @@ def mcp_tools() -> tuple[Tool, ...]:
     )
 
 
+def manual(code: str, version: int = 1) -> str:
+    """The default manual of skill ``code`` at ``version`` (``skill``): ``# alpha manual`` for
+    version 1, ``# alpha manual v3`` for version 3 — what ``loaded`` returns by default, so a
+    loaded result holds the whole published manual of that version (docs/transcripts.md)."""
+    return f"# {code} manual" if version == 1 else f"# {code} manual v{version}"
+
+
 def skill(code: str, tool_ids: tuple[str, ...] = (), *, sort_order: int = 0, enabled: bool = True,
           version: int = 1, content: str | None = None) -> Skill:
     return Skill(
         code=code, name=code.title(), description=f"load for {code}",
-        content=content if content is not None else f"# {code} manual\nuse {', '.join(tool_ids) or 'nothing'}",
+        content=content if content is not None else manual(code, version),
         tool_ids=tuple(tool_ids), sort_order=sort_order, enabled=enabled, version=version,
     )
+
+
+def earlier_manuals(skills: tuple[Skill, ...]) -> dict[str, tuple]:
+    """The earlier published manuals of each skill at version > 1: the default manuals of its
+    versions 1 … version − 1 (as if each had been published), for ``Catalog.earlier_manuals``."""
+    return {s.code: tuple(digest(manual(s.code, v), v) for v in range(1, s.version))
+            for s in skills if s.version > 1}
 
 
 ALPHA = skill("alpha", ("refund", "cancel"), sort_order=10)
@@ -63,9 +78,11 @@ BETA = skill("beta", ("cancel", "ship"), sort_order=20)
 def shop(*skills: Skill, profiles: dict[str, set[str]] | None = None,
          stages: dict[str, set[str]] | None = None) -> Catalog:
     """The tiny shop with the given skills (default: alpha and beta)."""
+    skills = skills if skills else (ALPHA, BETA)
     return Catalog(
         tools=builtin_tools() + mcp_tools(),
-        skills=skills if skills else (ALPHA, BETA),
+        skills=skills,
+        earlier_manuals=earlier_manuals(skills),
         profiles={n: Restriction(n, frozenset(t)) for n, t in (profiles or {}).items()},
         stages={n: Restriction(n, frozenset(t)) for n, t in (stages or {}).items()},
     )
@@ -102,16 +119,16 @@ def loaded(code: str, *, call_id: str | None = None, version: int = 1, state: st
     meta = {MARKER: code, "skill_version": version, **extra_meta}
     return [
         assistant("", call("load_skill", cid, skill_code=code)),
-        tool_result(cid, content if content is not None else f"# {code} manual", state=state, **meta),
+        tool_result(cid, content if content is not None else manual(code, version), state=state, **meta),
     ]
 
 
-def openai_load(code: str, call_id: str) -> list[dict[str, Any]]:
+def openai_load(code: str, call_id: str, *, content: str | None = None) -> list[dict[str, Any]]:
     """An OpenAI chat-format ``load_skill`` call (arguments as a JSON string) and its bare result."""
     return [
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": call_id, "type": "function",
              "function": {"name": "load_skill", "arguments": json.dumps({"skill_code": code})}},
         ]},
-        {"role": "tool", "tool_call_id": call_id, "content": f"# {code} manual"},
+        {"role": "tool", "tool_call_id": call_id, "content": content if content is not None else manual(code)},
     ]

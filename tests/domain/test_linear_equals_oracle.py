@@ -71,6 +71,9 @@ def tool_results(draw):
     content = draw(st.sampled_from([
         f"# {code} manual", "", "   ", f"{f.EVICTED_PREFIX}120 字]", "result",
         ALREADY_LOADED_TEMPLATE % {"name": "Alpha", "code": "alpha", "version": 1},
+        # whole published manuals of other versions (the factories' texts), wrapped, cut, a stub with a suffix
+        f.manual(code, 2), f.manual(code, 3), f"<out>\n{f.manual(code, 3)}\n</out>", f.manual(code, 3)[:9],
+        ALREADY_LOADED_TEMPLATE % {"name": "Alpha", "code": "alpha", "version": 3} + " [3 ms]",
     ]))
     message = {"role": "tool", "content": content}
     call_id = draw(IDS)
@@ -251,7 +254,8 @@ def test_the_reader_after_every_message_and_eviction_equals_a_full_read(transcri
         msgs = as_messages(transcript)
     except DomainError:
         return
-    keys = {"marker_key": cat.marker_key, "eviction_prefix": cat.eviction_prefix}
+    keys = {"marker_key": cat.marker_key, "eviction_prefix": cat.eviction_prefix,
+            "published": cat.published_manuals}
 
     def same(reader, messages):
         want = oracle_transcript.read_evidence(messages, **keys)

@@ -27,11 +27,19 @@ class RepeatCase:
 
 REPEAT_CASES = [
     RepeatCase("a first load returns the full manual with the marker", [user("hi")], True),
-    RepeatCase("the current version still retained -> a short stub", loaded("alpha", version=2), False),
+    RepeatCase("the current version still retained -> a short stub",
+               loaded("alpha", version=2, content=ALPHA_V2.content), False),
     RepeatCase("retained among other messages -> a short stub",
-               [user("hi"), *loaded("alpha", version=2), user("and now?"), assistant("ok")], False),
-    RepeatCase("an OpenAI bare result (no version) -> a short stub (docs/transcripts.md)", openai_load("alpha", "c1"),
+               [user("hi"), *loaded("alpha", version=2, content=ALPHA_V2.content), user("and now?"), assistant("ok")],
                False),
+    RepeatCase("an OpenAI bare result of the current manual (its text names the version) -> a short stub",
+               openai_load("alpha", "c1", content=ALPHA_V2.content), False),
+    RepeatCase("an OpenAI bare result of version 1's manual -> the full manual again (docs/transcripts.md)",
+               openai_load("alpha", "c1"), True),
+    RepeatCase("the current manual with metadata naming version 1: the text wins -> a short stub",
+               loaded("alpha", version=1, content=ALPHA_V2.content), False),
+    RepeatCase("the head of the current manual cut by a tool-output limit -> the full manual again",
+               loaded("alpha", version=2, content=ALPHA_V2.content[:10] + "…[truncated 1800 chars]"), True),
     RepeatCase("an evicted body (placeholder prefix) -> the full manual again",
                loaded("alpha", version=2, content=EVICTED_PREFIX + "40 字]"), True),
     RepeatCase("an evicted body (metadata.evicted) -> the full manual again",
@@ -65,7 +73,8 @@ def test_repeat_load(case: RepeatCase) -> None:
 
 def test_a_stub_result_in_context_does_not_count_as_loaded() -> None:
     """The stub carries no marker: if the full manual leaves the context, its tools go with it."""
-    stub = load_skill(CATALOG, loaded("alpha", version=2), "alpha")
+    stub = load_skill(CATALOG, loaded("alpha", version=2, content=ALPHA_V2.content), "alpha")
+    assert stub.already_loaded is True
     messages = [assistant("", call("load_skill", "c9", skill_code="alpha")),
                 tool_result("c9", stub.content, **dict(stub.metadata))]
     assert compute_round(CATALOG, messages).loaded == ()

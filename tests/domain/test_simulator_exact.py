@@ -233,7 +233,7 @@ def test_the_json_document_of_a_run_holds_every_field_of_every_round_and_call() 
         "newly_visible": [], "newly_hidden": [], "newly_released": [], "newly_masked": [], "context_size": 1,
         "calls": [{"name": "load_skill", "verdict": "allowed", "reason": None, "skill_code": "alpha",
                    "message": "load the manual of 'alpha'", "arguments": {"skill_code": "alpha"},
-                   "result": "# alpha manual\nuse refund, cancel", "state": "success", "already_loaded": False}],
+                   "result": "# alpha manual", "state": "success", "already_loaded": False}],
         "failures": [],
     }
     assert second == {

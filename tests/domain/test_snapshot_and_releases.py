@@ -61,7 +61,7 @@ def test_snapshot_shape():
     assert snap["settings"] == {"marker_key": "ragent_loaded_skill", "eviction_prefix": "[历史工具结果已省略，原长 ",
                                 "load_skill_header": DEFAULT_LOAD_SKILL_HEADER}
     assert snap["skills"][0] == {"code": "alpha", "name": "Alpha", "description": "load for alpha",
-                                 "content": "# alpha manual\nuse refund, cancel", "tool_ids": ["refund", "cancel"],
+                                 "content": "# alpha manual", "tool_ids": ["refund", "cancel"],
                                  "sort_order": 10, "version": 1}
     assert snap["tools"][4] == {"name": "refund", "kind": "mcp", "title": "", "description": "",
                                 "inputSchema": {"type": "object"}, "annotations": {}, "require_confirm": True}
@@ -111,9 +111,9 @@ def test_diff_field_by_field_with_a_manual_line_diff():
     assert change.name == "alpha"
     assert [(c.field, c.before, c.after) for c in change.changes[:3]] == [
         ("tool_ids", ["refund", "cancel"], ["refund"]), ("version", 1, 2),
-        ("content", "# alpha manual\nuse refund, cancel", "# alpha manual\nuse refund only"),
+        ("content", "# alpha manual", "# alpha manual\nuse refund only"),
     ]
-    assert change.changes[2].lines == ("@@ -1,2 +1,2 @@", " # alpha manual", "-use refund, cancel", "+use refund only")
+    assert change.changes[2].lines == ("@@ -1 +1,2 @@", " # alpha manual", "+use refund only")
     assert diff.newly_gated == ("export",)
     assert diff.newly_released == ("cancel", "ship")
     assert dict(diff.confirm_changed) == {"refund": (True, False)}

@@ -105,7 +105,7 @@ def test_a_tool_with_a_call_target_makes_the_snapshot_format_2(server, mcp_name)
     tool has is written."""
     tools = (Tool("refund", server=server, mcp_name=mcp_name), Tool("ship"))
     snap = catalog_to_snapshot(Catalog(tools=tools))
-    assert snap["format"] == SNAPSHOT_FORMAT == 2
+    assert snap["format"] == 2 and SNAPSHOT_FORMAT == 3
     written = {k: v for k, v in (("server", server), ("mcp_name", mcp_name)) if v is not None}
     assert {k: snap["tools"][0][k] for k in ("server", "mcp_name") if k in snap["tools"][0]} == written
     assert "server" not in snap["tools"][1] and "mcp_name" not in snap["tools"][1]

@@ -1,6 +1,7 @@
 """Property (docs/transcripts.md): whatever messages are added, removed or reordered, a gated
-tool is released only when a successful, non-stub, non-empty manual of a skill gating it answers,
-after it, a ``load_skill`` call of that skill with the same id.
+tool is released only when a successful, non-stub result holding the whole manual of a skill gating
+it (whitespace-normalised, text around it allowed) answers, after it, a ``load_skill`` call of that
+skill with the same id.
 
 The oracle below reads the raw JSON itself (its own reading of ids, error flags, content and
 arguments) and checks a *necessary* condition — it is deliberately not the implementation's
@@ -51,10 +52,21 @@ def openai_call(draw) -> dict[str, Any]:
     return {"role": "assistant", "content": "", "tool_calls": calls}
 
 
+#: Each skill's whole manual (tests/domain/factories.py: ``# alpha manual``), and texts around it.
+MANUALS = {s.code: s.content for s in CATALOG.skills}
+
+
 def _content(draw) -> Any:
-    return draw(st.sampled_from(["# manual", "# manual", "", "   ", None,
-                                 "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。",
-                                 [{"type": "text", "text": "# manual"}]]))
+    manual = MANUALS[draw(st.sampled_from(["alpha", "beta"]))]
+    return draw(st.sampled_from([
+        "# manual", manual, manual, "", "   ", None,
+        "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。",
+        "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。\n[took 3 ms]",
+        [{"type": "text", "text": manual}],
+        "<out>\n" + manual + "\n</out>",  # wrapped: loads
+        manual.replace(" ", "\n\t "),  # re-flowed: loads
+        manual[:-1], manual[:5] + "…[truncated 1800 chars]", "#",  # cut: never loads
+    ]))
 
 
 @st.composite
@@ -140,9 +152,9 @@ def _text(content: Any) -> str:
     return content or ""
 
 
-def _good_results(raw: dict[str, Any]) -> list[str]:
-    """Ids of the results in a raw message that could carry a manual: no error flag of any kind,
-    non-blank text that is not the stub."""
+def _good_results(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(id, text)`` of the results in a raw message that could carry a manual: no error flag of
+    any kind, non-blank text that is not the stub."""
     out = []
     if raw["role"] == "tool":
         failed = (str(raw.get("state", "")).lower() in ("error", "failed", "none") or raw.get("is_error")
@@ -156,21 +168,27 @@ def _good_results(raw: dict[str, Any]) -> list[str]:
         text = _text(content)
         # no marker is generated: only a result without metadata (absent, null or {}) may load
         if not failed and text.strip() and STUB_WORDS not in text and meta in (None, {}):
-            out.append(rid if isinstance(rid, str) else (NEVER if rid is not None else ""))
+            out.append((rid if isinstance(rid, str) else (NEVER if rid is not None else ""), text))
     return out
 
 
+def _holds_manual(text: str, code: str) -> bool:
+    """The oracle's own reading of "a whole manual": the manual's words, in order, one space
+    apart, inside the text's words one space apart."""
+    return " ".join(MANUALS[code].split()) in " ".join(text.split())
+
+
 def has_evidence(raw_messages: list[dict[str, Any]], code: str) -> bool:
-    """Some good result after a load_skill(code) call answers it: same non-empty id, or no id
-    right after a message that makes exactly that one call."""
+    """Some good result holding the whole manual of ``code`` after a load_skill(code) call answers
+    it: same non-empty id, or no id right after a message that makes exactly that one call."""
     for i, call_msg in enumerate(raw_messages):
         calls = _calls(call_msg)
         for cid, asked in calls:
             if asked != code:
                 continue
             for j in range(i + 1, len(raw_messages)):
-                for rid in _good_results(raw_messages[j]):
-                    if cid is NEVER or rid is NEVER:
+                for rid, text in _good_results(raw_messages[j]):
+                    if cid is NEVER or rid is NEVER or not _holds_manual(text, code):
                         continue
                     if cid and rid == cid:
                         return True
@@ -214,3 +232,17 @@ def test_reading_never_raises_and_a_repeat_load_is_a_stub_only_with_evidence(raw
     result = load_skill(CATALOG, parse_messages(raw), code)
     if result.already_loaded:
         assert has_evidence(raw, code)
+
+
+def test_the_property_is_not_vacuous_a_whole_manual_loads_and_a_cut_one_does_not() -> None:
+    """The generated results load a skill when they hold its whole manual (wrapped or re-flowed)
+    and never when it is cut, so the properties above check something."""
+    def round_with(content: Any) -> tuple[str, ...]:
+        return compute_round(CATALOG, parse_messages([
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "load_skill", "arguments": '{"skill_code": "alpha"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": content}])).loaded
+    alpha = MANUALS["alpha"]
+    assert [round_with(c) for c in (alpha, "<out>\n" + alpha + "\n</out>", alpha.replace(" ", "\n\t "),
+                                     alpha[:-1], alpha[:5] + "…[truncated 1800 chars]", "#", MANUALS["beta"])] == [
+        ("alpha",), ("alpha",), ("alpha",), (), (), (), ()]

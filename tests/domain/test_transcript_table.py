@@ -6,13 +6,12 @@ import pytest
 
 from skills_app import selectors, services
 from skills_app.domain import check_call, compute_round, parse_messages
-from tests.transcript_cases import CASES, ORDER_CHANGE_VERSION, Case, expected_loaded_in_catalog_order
+from tests.transcript_cases import CASES, ORDER_CHANGE_VERSION, Case, expected_loaded_in_catalog_order, order_change_v2
 
 
 @pytest.fixture
 def catalog(bitmall):
-    skill = selectors.skill_get(code="order_change")
-    services.skill_update(skill=skill, description=skill.description + "（改）")
+    order_change_v2()
     cat = selectors.catalog_draft()
     assert cat.skill("order_change").version == ORDER_CHANGE_VERSION
     return cat

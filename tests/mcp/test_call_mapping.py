@@ -33,10 +33,15 @@ def bind(tool_id: str) -> IntentNode:
     return intent_node_save(intent_code=code, name=code[:64], kind="MCP", parent=parent, mcp_tool_id=tool_id)
 
 
+#: The manual of ``shop_cancel`` (``shop``): only a whole published manual loads a skill.
+SHOP_CANCEL_MANUAL = "# 取消\n先查询订单。"
+
+
 def loaded(code: str) -> list[dict]:
     return [{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "load_skill",
                                                                    "arguments": {"skill_code": code}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": "# manual", "metadata": {"ragent_loaded_skill": code}}]
+            {"role": "tool", "tool_call_id": "c1", "content": SHOP_CANCEL_MANUAL,
+             "metadata": {"ragent_loaded_skill": code}}]
 
 
 @pytest.fixture
@@ -49,7 +54,7 @@ def shop(bitmall):
     bind("bitmall-query-order")
     bind("bitmall-cancel-order")
     skill_create(skill_code="shop_cancel", name="取消订单（shop）", description="取消 shop 的订单",
-                 content="# 取消\n先查询订单。", tool_ids=["bitmall-cancel-order"])
+                 content=SHOP_CANCEL_MANUAL, tool_ids=["bitmall-cancel-order"])
     return server
 
 

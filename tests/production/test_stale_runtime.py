@@ -6,6 +6,7 @@ the JSON 503 ``database_unavailable``; API keys are still verified (a wrong one 
 from __future__ import annotations
 
 import stat
+from pathlib import Path
 
 import requests
 
@@ -13,9 +14,11 @@ from .servers import Gunicorn, free_port, pg_rename
 
 CATALOG = "/api/v1/runtime/catalog"
 ROUNDS = "/api/v1/runtime/rounds"
+#: The demo's order_change manual (release 1): only a whole published manual loads a skill.
+MANUAL = (Path(__file__).resolve().parents[2] / "skills_app/demo/bitmall/manuals/order_change.md").read_text(encoding="utf-8")
 LOAD = [{"role": "assistant", "content": "", "tool_calls": [
             {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "# manual", "state": "success",
+        {"role": "tool", "tool_call_id": "c1", "content": MANUAL, "state": "success",
          "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1}}]
 
 

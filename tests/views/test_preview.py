@@ -161,11 +161,14 @@ def test_choosing_no_profile_overrides_the_scripts_profile(staff_client, returns
 
 
 def test_pasted_json_transcript_is_replayed(staff_client, bitmall):
+    from skills_app.models import Skill
+
+    manual = Skill.objects.get(skill_code="order_change").content  # only a whole manual loads
     messages = [
         {"role": "user", "content": "取消 88239"},
         {"role": "assistant", "content": "", "tool_calls": [
             {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "manual", "state": "success",
+        {"role": "tool", "tool_call_id": "c1", "content": manual, "state": "success",
          "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1}},
         {"role": "assistant", "content": "", "tool_calls": [
             {"id": "c2", "type": "function",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from skills_app import selectors, services
-from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order
+from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order, order_change_v2
 from tests.views.html import parse
 
 URL = "/preview/"
@@ -16,8 +16,7 @@ NEXT = {"role": "assistant", "content": "好的"}
 
 @pytest.fixture
 def catalog_v2(bitmall):
-    skill = selectors.skill_get(code="order_change")
-    services.skill_update(skill=skill, description=skill.description + "（改）")
+    order_change_v2()
     return [s.code for s in selectors.catalog_draft().enabled_skills]
 
 

@@ -185,7 +185,7 @@ def read_evidence(catalog: Catalog, messages: Iterable[Message | Mapping[str, An
     """The loaded manuals and transcript warnings of ``messages`` under ``catalog``'s marker key
     and eviction prefix (``transcript.read_evidence``; docs/transcripts.md)."""
     return transcript.read_evidence(as_messages(messages), marker_key=catalog.marker_key,
-                                    eviction_prefix=catalog.eviction_prefix)
+                                    eviction_prefix=catalog.eviction_prefix, published=catalog.published_manuals)
 
 
 def loaded_by_message(messages: Iterable[Message], catalog: Catalog) -> list[tuple[int, str]]:

@@ -176,7 +176,8 @@ def is_evicted(message: Message, eviction_prefix: str) -> bool:
     return message.metadata.get("evicted", False) is not False or message.content.startswith(eviction_prefix)
 
 
-def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str) -> Evidence:
+def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str,
+                  published: Mapping = {}) -> Evidence:
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
@@ -201,7 +202,8 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
         # linear reading around it
         call = pairing.call_of(msgs, pos)
         group = pairing.groups.get((pairing.answers[pos][0], call.id)) if call is not None else None
-        manual, warning = read_answer(m, pos, call, group, marker_key=marker_key, eviction_prefix=eviction_prefix)
+        manual, warning = read_answer(m, pos, call, group, marker_key=marker_key, eviction_prefix=eviction_prefix,
+                                      published=published)
         if warning is not None:
             warnings.append(warning)
         if manual is not None:
