@@ -346,7 +346,7 @@ CASES: tuple[Case, ...] = (
          [RS_USER, rs_load("call_1", "order_change"), rs_output("call_1")], frozenset({"order_change"})),
     Case("Responses: reasoning, an assistant message and two parallel calls are one response",
          [RS_USER, RS_REASONING, RS_SAYS, rs_load("call_1", "order_change"), rs_load("call_2", "after_sale_apply"),
-          rs_output("call_2"), rs_output("call_1")], frozenset({"order_change", "after_sale_apply"})),
+          rs_output("call_2", AFTER_SALE), rs_output("call_1")], frozenset({"order_change", "after_sale_apply"})),
     Case("Responses output as a list of input_text parts",
          [RS_USER, rs_load("call_1", "order_change"), rs_output("call_1", [{"type": "input_text", "text": MANUAL}])],
          frozenset({"order_change"})),
@@ -367,7 +367,7 @@ CASES: tuple[Case, ...] = (
          [RS_USER, rs_load("call_1", "order_change"), rs_output("call_9")], frozenset(), (("result_unpaired", 2),)),
     Case("Responses items mixed with the chat shape",
          [USER, rs_load("call_1", "order_change"), oa_result("call_1"), load("c2", "after_sale_apply"),
-          rs_output("c2")], frozenset({"order_change", "after_sale_apply"})),
+          rs_output("c2", AFTER_SALE)], frozenset({"order_change", "after_sale_apply"})),
     # 7. only a whole published manual releases tools (docs/transcripts.md, "A whole published manual")
     Case("one character with the marker loads nothing",
          [USER, load("c1", "order_change"),

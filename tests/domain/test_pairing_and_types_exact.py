@@ -37,7 +37,7 @@ def test_a_marked_result_in_a_group_is_judged_against_the_call_its_marker_names(
                    {"role": "tool", "tool_call_id": "dup", "content": "# alpha", "metadata": {MARKER: "alpha"}}])
     assert [(m.position, m.code) for m in ev.manuals] == [(1, "beta"), (2, "alpha")]
     assert [w.code for w in ev.warnings] == ["duplicate_call_id"]
-    view = compute_round(shop(), [LOADS, {"role": "tool", "tool_call_id": "dup", "content": "# beta",
+    view = compute_round(shop(), [LOADS, {"role": "tool", "tool_call_id": "dup", "content": "# beta manual",
                                           "metadata": {MARKER: "beta"}}])
     assert view.loaded == ("beta",)
 
