@@ -52,12 +52,14 @@ from skills_app.domain import (
     Message,
     RoundView,
     ToolCall,
+    MessageError,
     Verdict,
     check_call,
     compute_round,
     load_skill,
     parse_messages,
 )
+from skills_app.domain import jsontext
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
@@ -518,8 +520,8 @@ class RuntimeClient:
         ``verdict`` ``allowed`` / ``confirm`` / ``refused``, ``reason`` (``masked``,
         ``unknown_tool``, ``invalid_arguments`` …), ``skill_code``, ``message``, and ``target``
         (``{"server", "tool"}`` for an allowed or confirm call to a synced MCP tool). Raises
-        ``ValueError`` for a call without a text ``name`` (the server's 400), ``MessageError``,
-        ``UnknownRestrictionError``."""
+        ``MessageError`` for a call without a text ``name`` (the server's 400) or a message list
+        the server refuses, ``UnknownRestrictionError``."""
         return check_call(self.catalog, _messages(messages), _call(call), access_profile=access_profile or None,
                           stage=stage or None, allowed_tools=allowed_tools)
 
@@ -539,27 +541,47 @@ class RuntimeClient:
 
 
 def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
-    """Messages read exactly as the server reads a request's ``messages`` (``parse_messages``)."""
-    items = list(messages)
+    """Messages read exactly as the server reads a request's ``messages`` (``parse_messages``).
+
+    Values JSON cannot write as the agent holds them — ``NaN``, an infinity, an int past 4,300
+    digits, a value that contains itself, a type JSON does not have — are first marked as the
+    server's reader marks the JSON text a runtime would send (``jsontext.mark``: ambiguous, fail
+    closed; docs/transcripts.md, "Ambiguous JSON"). One pass in C finds them; only then is the
+    list walked. Raises ``MessageError`` for a list the server would answer 400 for."""
+    try:
+        items = list(messages)
+    except TypeError:
+        raise MessageError("messages must be a JSON list") from None
     if all(isinstance(m, Message) for m in items):
         return tuple(items)
-    return parse_messages([m.as_dict() if isinstance(m, Message) else m for m in items])
+    raw = [m.as_dict() if isinstance(m, Message) else m for m in items]
+    try:
+        json.dumps(raw, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raw = [jsontext.mark(m) for m in raw]
+    return parse_messages(raw)
 
 
 def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
     """A call in any accepted shape → ``{"id", "name", "arguments"}`` (as the server's
-    ``CallInputSerializer`` unwraps OpenAI and Anthropic shapes)."""
+    ``CallInputSerializer`` unwraps OpenAI and Anthropic shapes). Arguments given as an object
+    are marked as the server's reader would mark their JSON (``jsontext.mark``): an int past
+    ±(2^53−1), ``NaN`` or a lone surrogate in them is a refused ``invalid_arguments``. Raises
+    ``MessageError`` for a call without a text ``name`` (the server's 400)."""
     if isinstance(call, ToolCall):
         return call
     if not isinstance(call, Mapping):
-        raise ValueError("a call must be an object with 'name' and 'arguments'")
+        raise MessageError("call: a call must be an object with 'name' and 'arguments'")
     if isinstance(call.get("function"), Mapping):
         call = {"id": call.get("id") or "", **call["function"]}
     elif call.get("type") == "tool_use" and "input" in call:
         call = {"id": call.get("id") or "", "name": call.get("name"), "arguments": call["input"]}
     if not isinstance(call.get("name"), str) or not call["name"]:
-        raise ValueError("a call needs a 'name' (text)")
-    return {"id": call.get("id") or "", "name": call["name"], "arguments": call.get("arguments", {})}
+        raise MessageError("call: a call needs a 'name' (text)")
+    arguments = call.get("arguments", {})
+    if isinstance(arguments, (dict, list)) or (isinstance(arguments, (int, float)) and not isinstance(arguments, bool)):
+        arguments = jsontext.mark(arguments)
+    return {"id": call.get("id") or "", "name": call["name"], "arguments": arguments}
 
 
 def _json(data: bytes, what: str) -> Any:

@@ -27,6 +27,7 @@ text without any ambiguity costs nothing more than ``json.loads``.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -121,34 +122,37 @@ def _note(marked: _Marked, step: str, child: Any) -> None:
     marked.path = step + ("." + path if path and not path.startswith("[") else path)
 
 
-def _int(text: str) -> Any:
+def _int(text: str, state: dict[str, Any]) -> Any:
+    """``parse_int``: an int within ±(2^53−1), else an ``AmbiguousValue`` (never building an int of
+    more than 16 digits)."""
+    if len(text) < 16:  # the common case: fewer digits than 2**53 - 1 has
+        return int(text)
     digits = len(text) - (text[0] == "-")
-    if digits <= 16:  # 2**53 - 1 has 16 digits: building it is cheap
+    if digits <= 16:
         value = int(text)
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return value
         cause = f"integer {text} is outside ±(2^53−1)"
     else:
         cause = f"integer with {digits} digits is outside ±(2^53−1)"
+    state["marked"] = True
     shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 3] + "..."
     return AmbiguousValue(shown, cause)
 
 
-def _float(text: str) -> Any:
+def _float(text: str, state: dict[str, Any]) -> Any:
+    """``parse_float``: a float, or an ``AmbiguousValue`` for one that overflows to infinity."""
     value = float(text)
     if math.isinf(value):
+        state["marked"] = True
         shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 3] + "..."
         return AmbiguousValue(shown, f"number {shown} is too large for a double")
     return value
 
 
-def _number(value: Any, state: dict[str, Any]) -> Any:
-    if type(value) is AmbiguousValue:
-        state["marked"] = True
-    return value
-
-
-def _constant(text: str) -> Any:
+def _constant(text: str, state: dict[str, Any]) -> Any:
+    """``parse_constant``: ``NaN``, ``Infinity``, ``-Infinity`` — not JSON numbers."""
+    state["marked"] = True
     return AmbiguousValue(text, f"{text} is not a JSON number")
 
 
@@ -171,6 +175,8 @@ def _pairs(pairs: list[tuple[str, Any]], state: dict[str, Any]) -> dict[str, Any
     bottom-up; arrays, which have no hook, are marked by ``_mark``)."""
     out = dict(pairs)
     if len(out) == len(pairs):
+        if not state["marked"]:  # nothing marked yet: no value of this object can be (the common case)
+            return out
         for _, value in pairs:
             if type(value) is AmbiguousValue or type(value) is AmbiguousDict:
                 break
@@ -271,9 +277,10 @@ def loads(text: str | bytes) -> Any:
             raise JsonTextError("Unexpected UTF-8 BOM (decode using utf-8-sig)", 1, 1, 0)
     state: dict[str, Any] = {"marked": False}
     try:
-        value = json.loads(text, object_pairs_hook=lambda pairs: _pairs(pairs, state),
-                           parse_int=lambda t: _number(_int(t), state), parse_float=lambda t: _number(_float(t), state),
-                           parse_constant=lambda t: _number(_constant(t), state))
+        value = json.loads(text, object_pairs_hook=functools.partial(_pairs, state=state),
+                           parse_int=functools.partial(_int, state=state),
+                           parse_float=functools.partial(_float, state=state),
+                           parse_constant=functools.partial(_constant, state=state))
     except json.JSONDecodeError as exc:
         raise JsonTextError(exc.msg, exc.lineno, exc.colno, exc.pos) from None
     except RecursionError:
@@ -309,16 +316,17 @@ def _python_leaves(value: Any) -> Any:
     if not isinstance(value, (dict, list)):
         return fix(value)
     root: Any = {} if isinstance(value, dict) else []
-    stack = [(value, root)]
-    seen = {id(value)}
+    # depth first with explicit iterators: ``on_path`` holds the containers being copied, so a
+    # value that contains itself is cut (a container shared by two branches is copied twice)
+    stack = [(value, root, iter(value.items() if isinstance(value, dict) else enumerate(value)))]
+    on_path = {id(value)}
     while stack:
-        src, dst = stack.pop()
-        for key, child in (src.items() if isinstance(src, dict) else enumerate(src)):
-            if isinstance(child, (dict, list)) and id(child) not in seen:
-                seen.add(id(child))
-                copy: Any = {} if isinstance(child, dict) else []
-                stack.append((child, copy))
-                new = copy
+        src, dst, items = stack[-1]
+        for key, child in items:
+            if isinstance(child, (dict, list)) and id(child) not in on_path:
+                new: Any = {} if isinstance(child, dict) else []
+                on_path.add(id(child))
+                stack.append((child, new, iter(child.items() if isinstance(child, dict) else enumerate(child))))
             elif isinstance(child, (dict, list)):
                 new = AmbiguousValue("cycle", "a value contains itself")
             else:
@@ -327,4 +335,9 @@ def _python_leaves(value: Any) -> Any:
                 dst[key] = new
             else:
                 dst.append(new)
+            if stack[-1][0] is not src:
+                break
+        else:
+            stack.pop()
+            on_path.discard(id(src))
     return root
