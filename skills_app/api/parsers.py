@@ -66,6 +66,8 @@ class StrictJSONParser(JSONParser):
             text = codecs.decode(data, encoding) if encoding.lower().replace("-", "") != "utf8" else data
             value = jsontext.loads(text)
         except jsontext.JsonTextError as exc:
+            if exc.msg == jsontext.TOO_DEEP:
+                raise ParseError("the JSON body is nested too deeply") from None
             raise ParseError(f"JSON parse error - {exc}") from None
         except (UnicodeDecodeError, LookupError) as exc:
             raise ParseError(f"JSON parse error - {exc}") from None

@@ -40,6 +40,8 @@ _SHOWN_CHARS = 24
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: ``\\u`` escapes of a surrogate (a valid pair too: decoded, it is checked again).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: ``JsonTextError.msg`` for nesting deeper than Python's stack.
+TOO_DEEP = "nested too deeply"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 
@@ -128,10 +130,9 @@ def _int(text: str, state: dict[str, Any]) -> Any:
     if len(text) < 16:  # the common case: fewer digits than 2**53 - 1 has
         return int(text)
     digits = len(text) - (text[0] == "-")
-    if digits <= 16:
-        value = int(text)
-        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            return value
+    if digits <= 16 and -MAX_SAFE_INTEGER <= int(text) <= MAX_SAFE_INTEGER:
+        return int(text)
+    if len(text) <= _SHOWN_CHARS:
         cause = f"integer {text} is outside ±(2^53−1)"
     else:
         cause = f"integer with {digits} digits is outside ±(2^53−1)"
@@ -284,7 +285,7 @@ def loads(text: str | bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonTextError(exc.msg, exc.lineno, exc.colno, exc.pos) from None
     except RecursionError:
-        raise JsonTextError("nested too deeply") from None
+        raise JsonTextError(TOO_DEEP) from None
     surrogates = not text.isascii() and bool(_SURROGATE.search(text)) or bool(_SURROGATE_ESCAPE.search(text))
     if state["marked"] or surrogates:
         value = _mark(value, surrogates)

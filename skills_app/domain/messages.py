@@ -520,7 +520,7 @@ def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Messag
     try:
         raw = jsontext.loads(text)
     except jsontext.JsonTextError as exc:
-        if exc.lineno is None:
+        if exc.lineno is None:  # nested too deeply, the only error without a position for a str
             raise ScriptError("the transcript is nested too deeply", source=source) from None
         raise ScriptError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
     if isinstance(raw, jsontext.AmbiguousDict) and "messages" in raw.duplicates:
