@@ -547,7 +547,10 @@ def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message,
     digits, a value that contains itself, a type JSON does not have — are first marked as the
     server's reader marks the JSON text a runtime would send (``jsontext.mark``: ambiguous, fail
     closed; docs/transcripts.md, "Ambiguous JSON"). One pass in C finds them; only then is the
-    list walked. Raises ``MessageError`` for a list the server would answer 400 for."""
+    list walked (a walk of every round costs more than the round). So an int between 2^53 and
+    10^4300 in a retained message, which ``json.dumps`` writes, is read as the number it is here,
+    while the server marks it in the JSON text; call arguments are always marked (``_call``).
+    Raises ``MessageError`` for a list the server would answer 400 for."""
     try:
         items = list(messages)
     except TypeError:

@@ -4,7 +4,7 @@ warnings and verdicts each must give against the bitmall demo catalog (release 1
 Messages and calls are given as JSON **text** — a duplicate key cannot be written as a Python dict —
 and run through the domain (``tests/domain/test_ambiguous_json.py``, read with ``jsontext.loads``),
 the runtime API (``tests/api/test_ambiguous_json.py``, posted as raw bytes), the preview's paste box
-(``tests/views/test_ambiguous_json.py``) and the Python client (``tests/test_client_ambiguous.py``).
+(``tests/views/test_ambiguous_json.py``) and the Python client (``tests/api/test_client_ambiguous.py``).
 """
 from __future__ import annotations
 

@@ -300,6 +300,15 @@ def mark(value: Any) -> Any:
     return _mark(_python_leaves(value), True)
 
 
+def _empty_like(container: Any) -> Any:
+    """An empty copy of a dict or list; an ``AmbiguousDict`` from ``loads`` keeps its duplicate keys."""
+    if isinstance(container, AmbiguousDict) and container.duplicates:
+        out = AmbiguousDict()
+        out.duplicates, out.reason = container.duplicates, container.reason
+        return out
+    return {} if isinstance(container, dict) else []
+
+
 def _python_leaves(value: Any) -> Any:
     """``value`` with its doubtful Python scalars replaced (iterative)."""
     def fix(v: Any) -> Any:
@@ -316,7 +325,7 @@ def _python_leaves(value: Any) -> Any:
 
     if not isinstance(value, (dict, list)):
         return fix(value)
-    root: Any = {} if isinstance(value, dict) else []
+    root: Any = _empty_like(value)
     # depth first with explicit iterators: ``on_path`` holds the containers being copied, so a
     # value that contains itself is cut (a container shared by two branches is copied twice)
     stack = [(value, root, iter(value.items() if isinstance(value, dict) else enumerate(value)))]
@@ -325,7 +334,7 @@ def _python_leaves(value: Any) -> Any:
         src, dst, items = stack[-1]
         for key, child in items:
             if isinstance(child, (dict, list)) and id(child) not in on_path:
-                new: Any = {} if isinstance(child, dict) else []
+                new: Any = _empty_like(child)
                 on_path.add(id(child))
                 stack.append((child, new, iter(child.items() if isinstance(child, dict) else enumerate(child))))
             elif isinstance(child, (dict, list)):
