@@ -353,6 +353,16 @@ def _lone_surrogate(text: str) -> Problem | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _reprable(value: Any) -> Any:
+    """``value`` if its ``repr`` can be written, else what it is (``a list``): a YAML hex literal
+    makes an int Python refuses to write (more than 4,300 digits)."""
+    try:
+        repr(value)
+    except ValueError:
+        return str(_type_name(value))
+    return value
+
+
 def _type_name(value: Any) -> Problem:
     """What a YAML value is, as a phrase (``a number (5)``) a page can translate."""
     if value is None:
@@ -377,7 +387,8 @@ def _parse_bool(value: Any, key: str, line: int | None) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key, value=value))
+    raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key,
+                                value=_reprable(value)))
 
 
 #: A whole number in a file: ASCII digits with at most one leading minus (``--3`` and ``٣`` are not).
@@ -392,7 +403,8 @@ def _parse_int(value: Any, key: str, line: int | None) -> int:
             return int(value.strip())
         except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
             pass
-    raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key, value=value))
+    raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key,
+                                value=_reprable(value)))
 
 
 # ---- .properties -----------------------------------------------------------------------------
