@@ -52,6 +52,7 @@ from skills_app.domain import (
     Message,
     RoundView,
     ToolCall,
+    MessageError,
     Verdict,
     check_call,
     compute_round,
@@ -59,6 +60,7 @@ from skills_app.domain import (
     parse_messages,
 )
 from skills_app.domain.messages import free_text_problem
+from skills_app.domain import jsontext
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
@@ -521,8 +523,8 @@ class RuntimeClient:
         ``verdict`` ``allowed`` / ``confirm`` / ``refused``, ``reason`` (``masked``,
         ``unknown_tool``, ``invalid_arguments`` …), ``skill_code``, ``message``, and ``target``
         (``{"server", "tool"}`` for an allowed or confirm call to a synced MCP tool). Raises
-        ``ValueError`` for a call without a text ``name`` (the server's 400), ``MessageError``,
-        ``UnknownRestrictionError``."""
+        ``MessageError`` for a call without a text ``name`` (the server's 400) or a message list
+        the server refuses, ``UnknownRestrictionError``."""
         return check_call(self.catalog, _messages(messages), _call(call), access_profile=access_profile or None,
                           stage=stage or None, allowed_tools=allowed_tools)
 
@@ -542,20 +544,40 @@ class RuntimeClient:
 
 
 def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
-    """Messages read exactly as the server reads a request's ``messages`` (``parse_messages``)."""
-    items = list(messages)
+    """Messages read exactly as the server reads a request's ``messages`` (``parse_messages``).
+
+    Values JSON cannot write as the agent holds them — ``NaN``, an infinity, an int past 4,300
+    digits, a value that contains itself, a type JSON does not have — are first marked as the
+    server's reader marks the JSON text a runtime would send (``jsontext.mark``: ambiguous, fail
+    closed; docs/transcripts.md, "Ambiguous JSON"). One pass in C finds them; only then is the
+    list walked (a walk of every round costs more than the round). So an int between 2^53 and
+    10^4300 in a retained message, which ``json.dumps`` writes, is read as the number it is here,
+    while the server marks it in the JSON text; call arguments are always marked (``_call``).
+    Raises ``MessageError`` for a list the server would answer 400 for."""
+    try:
+        items = list(messages)
+    except TypeError:
+        raise MessageError("messages must be a JSON list") from None
     if all(isinstance(m, Message) for m in items):
         return tuple(items)
-    return parse_messages([m.as_dict() if isinstance(m, Message) else m for m in items])
+    raw = [m.as_dict() if isinstance(m, Message) else m for m in items]
+    try:
+        json.dumps(raw, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raw = [jsontext.mark(m) for m in raw]
+    return parse_messages(raw)
 
 
 def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
     """A call in any accepted shape → ``{"id", "name", "arguments"}`` (as the server's
-    ``CallInputSerializer`` unwraps OpenAI and Anthropic shapes)."""
+    ``CallInputSerializer`` unwraps OpenAI and Anthropic shapes). Arguments given as an object
+    are marked as the server's reader would mark their JSON (``jsontext.mark``): an int past
+    ±(2^53−1), ``NaN`` or a lone surrogate in them is a refused ``invalid_arguments``. Raises
+    ``MessageError`` for a call without a text ``name`` (the server's 400)."""
     if isinstance(call, ToolCall):
         return call
     if not isinstance(call, Mapping):
-        raise ValueError("a call must be an object with 'name' and 'arguments'")
+        raise MessageError("call: a call must be an object with 'name' and 'arguments'")
     if isinstance(call.get("function"), Mapping):
         call = {"id": call.get("id") or "", **call["function"]}
     elif call.get("type") == "tool_use" and "input" in call:
@@ -563,14 +585,16 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
     elif call.get("type") == "function_call":  # OpenAI Responses item
         call = {"id": call.get("call_id") or "", "name": call.get("name"), "arguments": call.get("arguments", {})}
     if not isinstance(call.get("name"), str) or not call["name"]:
-        raise ValueError("a call needs a 'name' (text)")
+        raise MessageError("call: a call needs a 'name' (text)")
     if call.get("type") == "custom_tool_call":  # free-text input: never arguments (refused invalid_arguments)
         call_id = call.get("call_id")
         return ToolCall(name=call["name"], arguments={}, id=call_id if isinstance(call_id, str) else "",
                         problem=free_text_problem(call["name"]))
+    arguments = call.get("arguments", {})
+    if isinstance(arguments, (dict, list)) or (isinstance(arguments, (int, float)) and not isinstance(arguments, bool)):
+        arguments = jsontext.mark(arguments)
     call_id = call.get("id")  # an id of another type is no id, as the server reads it
-    return {"id": call_id if isinstance(call_id, str) else "", "name": call["name"],
-            "arguments": call.get("arguments", {})}
+    return {"id": call_id if isinstance(call_id, str) else "", "name": call["name"], "arguments": arguments}
 
 
 def _json(data: bytes, what: str) -> Any:

@@ -93,6 +93,10 @@ MESSAGES_BY_CODE: dict[str, Any] = {
                                   "string; decoded once more."),
     "arguments_free_text": _("Message %(number)s: the custom tool call %(tool)s has free-text input, not JSON "
                              "arguments; read as no arguments (a load_skill made so loads nothing)."),
+    "arguments_ambiguous": _("Message %(number)s: the arguments of %(tool)s are ambiguous JSON (%(cause)s); read "
+                             "as no arguments."),
+    "message_ambiguous": _("Message %(number)s: ambiguous JSON (%(cause)s); its results are read as failed and its "
+                           "calls as having no arguments, so it loads nothing."),
     "duplicate_call_id": _("Message %(number)s: %(count)s calls share the id %(call_id)s; their results are "
                            "paired by position."),
     "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
@@ -142,6 +146,7 @@ WARNING_CODES = frozenset({
     "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
     "pairing_ambiguous", "metadata_invalid", "tool_calls_invalid", "call_id_invalid",
     "arguments_free_text",
+    "arguments_ambiguous", "message_ambiguous",
 })
 
 
@@ -797,6 +802,7 @@ SKILL_FILE_MESSAGES: dict[str, Any] = {
     "import_same_name": _("two files are named '%(name)s'; upload a folder as a zip instead"),
     "import_files_too_many_bytes": _("more than %(max)s bytes in all; import them in parts"),
     "import_not_utf8": _("not UTF-8 text (byte 0x%(byte)s)"),
+    "import_lone_surrogate": _("a lone surrogate (\\u%(code)s) is not text; write the character itself"),
     "content_file_empty": _("content-file is empty; name the markdown manual next to this file"),
     "content_file_absolute": _("content-file '%(value)s' must be a relative path with '/' separators"),
     "content_file_parent": _("content-file '%(value)s' may not contain '..'; the manual must be inside the dataset "

@@ -25,7 +25,8 @@ from skills_app.domain.limits import (
     SKILL_CODE_PATTERN,
     TOOL_NAME_MAX_LENGTH,
 )
-from skills_app.domain.messages import ROLES, STATES, free_text_problem, parse_arguments
+from skills_app.domain.errors import Problem
+from skills_app.domain.messages import ROLES, STATES, call_ambiguity, free_text_problem, parse_arguments
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -192,6 +193,9 @@ class CallInputSerializer(serializers.Serializer):
     arguments = serializers.JSONField(required=False, default=dict, allow_null=True)
 
     def to_internal_value(self, data: Any) -> Any:
+        # JSON readers disagree on the call outside its arguments (a key twice: "name" and "name"):
+        # noted before the shape is unwrapped, refused by the guard (docs/transcripts.md, "Ambiguous JSON")
+        ambiguity = call_ambiguity(data)
         if isinstance(data, dict) and isinstance(data.get("function"), dict):
             data = {"id": data.get("id") or "", **data["function"]}
         if isinstance(data, dict) and data.get("type") == "tool_use" and "input" in data:  # Anthropic block
@@ -202,18 +206,26 @@ class CallInputSerializer(serializers.Serializer):
             call_id = data.get("call_id")
             attrs = super().to_internal_value({"id": call_id if isinstance(call_id, str) else "", "name": data.get("name"),
                                                "arguments": {}})
-            return {**attrs, "free_text": True}
+            return {**attrs, "free_text": True, "ambiguity": ambiguity}
         if isinstance(data, dict) and "id" in data and not isinstance(data["id"], str):
             # an id of another type (5, null) is no id: the call's round is found by its name and
             # arguments, never by the id's text (docs/rule.md, "The round of a call")
             data = {**data, "id": ""}
-        return super().to_internal_value(data)
+        attrs = super().to_internal_value(data)
+        attrs["ambiguity"] = ambiguity
+        return attrs
 
     def validate(self, attrs: dict[str, Any]) -> ToolCall:
         if attrs.get("free_text"):  # a custom_tool_call: refused invalid_arguments (docs/transcripts.md)
             return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "",
                             problem=free_text_problem(attrs["name"]))
         # Arguments are read by the domain: bad ones are a refused verdict (invalid_arguments), not a 400.
+        if attrs.get("ambiguity"):
+            problem = Problem("arguments_ambiguous",
+                              "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
+                              {"index": None, "number": None, "position": None, "tool": attrs["name"],
+                               "cause": attrs["ambiguity"]})
+            return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "", problem=problem)
         arguments, problem = parse_arguments(attrs["arguments"], name=attrs["name"])
         return ToolCall(name=attrs["name"], arguments=arguments, id=attrs.get("id") or "", problem=problem)
 

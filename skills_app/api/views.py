@@ -19,7 +19,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,6 +29,7 @@ from skills_app.domain.limits import is_valid_skill_code
 from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
 
 from .errors import InvalidSkillCodeError, SkillNotFoundError
+from .parsers import StrictJSONParser
 from .auth import may_read_drafts
 from .runtime import RELEASE_HEADER, STALE_HEADER, Served, content_sha256, runtime_served
 from .renderers import RuntimeJSONRenderer
@@ -172,7 +172,7 @@ class RuntimeNegotiation(DefaultContentNegotiation):
 class RuntimeApi(APIView):
     """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts)."""
 
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     renderer_classes = [RuntimeJSONRenderer]
     content_negotiation_class = RuntimeNegotiation
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from . import jsontext
 from .errors import MessageError, Problem, ScriptError
 from .limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_MESSAGES, MAX_SCRIPT_CHARS
 
@@ -135,7 +136,7 @@ def _content_text(content: Any, index: int, *, where: str = "content") -> str:
             elif kind in NON_TEXT_BLOCKS:
                 continue
             else:
-                raise MessageError(f"{where}[{k}]: block type {part.get('type')!r} is not understood", index=index)
+                raise MessageError(f"{where}[{k}]: block type {_repr(part.get('type'))} is not understood", index=index)
         return "".join(parts)
     raise MessageError(f"content must be a string, got {type(content).__name__}", index=index)
 
@@ -148,8 +149,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
     (``arguments_unparseable``), JSON that is not an object — ``null``, a list, a number, a string
     (``arguments_not_object``) → ``({}, problem)``. An object encoded twice (a JSON string holding
     JSON text of an object) is decoded once more → ``(object, problem arguments_double_encoded)``.
-    ``problem.params`` hold ``index`` (message, 0-based, may be ``None``), ``number`` (1-based),
-    ``position`` and ``tool``. Never raises (docs/transcripts.md, "Arguments").
+    JSON that readers disagree on — a key twice, an integer outside ±(2^53−1), ``1e400``, ``NaN``, a
+    lone surrogate, in the text or in an object marked by ``jsontext.loads`` — → ``({}, problem
+    arguments_ambiguous)``. ``problem.params`` hold ``index`` (message, 0-based, may be ``None``),
+    ``number`` (1-based), ``position``, ``tool`` (and ``cause``). Never raises (docs/transcripts.md,
+    "Arguments" and "Ambiguous JSON").
     """
     if type(raw) is dict:  # pragma: no mutate — a fast path: a dict reaches the same answer below
         return dict(raw), None
@@ -157,31 +161,44 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
               "where": f"messages[{index}]: " if index is not None else "",
               "call": f"tool_calls[{position}] ({name})" if position is not None else f"call ({name})"}
     value = raw
-    if isinstance(value, str):
+    if isinstance(value, str) and not isinstance(value, jsontext.AmbiguousValue):
         if not value.strip():
             return {}, None
         try:
-            value = json.loads(value)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            cause = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            value = jsontext.loads(value)
+        except jsontext.JsonTextError as exc:
             return {}, Problem("arguments_unparseable",
                                "%(where)s%(call)s: arguments are not valid JSON (%(cause)s); read as no arguments",
-                               {**params, "cause": cause})
-        if isinstance(value, str):
+                               {**params, "cause": exc.msg})
+        if isinstance(value, str) and not isinstance(value, jsontext.AmbiguousValue):
             try:
-                inner = json.loads(value)
-            except (json.JSONDecodeError, RecursionError):
+                inner = jsontext.loads(value)
+            except jsontext.JsonTextError:
                 inner = None  # pragma: no mutate — any value that is no mapping reads the same
             if isinstance(inner, Mapping):
+                if jsontext.ambiguity_of(inner) is not None:
+                    return {}, ambiguous_arguments(params, jsontext.ambiguity_of(inner))
                 return dict(inner), Problem(
                     "arguments_double_encoded",
                     "%(where)s%(call)s: arguments are JSON text inside a JSON string; decoded once more", params)
+    cause = jsontext.ambiguity_of(value)
+    if cause is not None:
+        return {}, ambiguous_arguments(params, cause)
     if isinstance(value, Mapping):
         return dict(value), None
     kind = "null" if value is None else type(value).__name__
     return {}, Problem("arguments_not_object",
                        "%(where)s%(call)s: arguments are %(kind)s, not a JSON object; read as no arguments",
                        {**params, "kind": kind})
+
+
+def ambiguous_arguments(params: Mapping[str, Any], cause: str) -> Problem:
+    """``arguments_ambiguous``: JSON that readers disagree on (a key twice, an integer outside
+    ±(2^53−1), ``1e400``, ``NaN``, a lone surrogate; ``jsontext``) — read as no arguments, since the
+    tool might run with other values than the guard saw (docs/transcripts.md, "Ambiguous JSON")."""
+    return Problem("arguments_ambiguous",
+                   "%(where)s%(call)s: arguments are ambiguous JSON (%(cause)s); read as no arguments",
+                   {**params, "cause": cause})
 
 
 def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> ToolCall:
@@ -218,6 +235,14 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> To
     return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id, "problem": problem})
 
 
+def _repr(value: Any) -> str:
+    """``repr(value)``, or ``<int>`` for a value whose repr fails (an int past 4,300 digits)."""
+    try:
+        return repr(value)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
+
+
 def shown(value: Any) -> str:
     """A value as a warning quotes it, cut to 60 characters (57 and ``...``): a string in single
     quotes like every name in a warning (``'true'``), anything else as JSON writes it (``null``,
@@ -227,8 +252,8 @@ def shown(value: Any) -> str:
     else:
         try:
             text = json.dumps(value, ensure_ascii=False)  # pragma: no mutate — ensure_ascii=None is as false
-        except (TypeError, ValueError):  # not JSON (a message built in code): Python's spelling
-            text = repr(value)
+        except (TypeError, ValueError, RecursionError):  # not JSON (a message built in code): Python's spelling
+            text = _repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -247,7 +272,7 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> tuple[bool
         doubtful = ("state", state)
         state = None
     if state is not None and state.lower() not in _KNOWN_STATES:
-        raise MessageError(f"{where}state must be success or error, got {state!r}", index=index)
+        raise MessageError(f"{where}state must be success or error, got {_repr(state)}", index=index)
     failed = doubtful is not None or (state is not None and state.lower() in ERROR_STATES)
     if "status" in raw:
         status = raw["status"]
@@ -401,6 +426,11 @@ def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
     problems: list[Problem] = []
     for index, item in items:
         kind = item.get("type")
+        # an item readers disagree on outside its arguments fails closed (docs/transcripts.md, "Ambiguous JSON")
+        doubt_json = (message_ambiguity(item) if kind != "message" and type(item) is jsontext.AmbiguousDict
+                      else None)
+        if doubt_json is not None:
+            problems.append(_ambiguous_message(index, doubt_json))
         if kind == "message":
             (m,) = _expand(item, index)  # an assistant message item: read as the chat shape
             texts.append(m.content)
@@ -410,11 +440,14 @@ def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
             calls.append(_responses_call(item, index, len(calls), problems))
             if calls[-1].problem is not None:
                 problems.append(calls[-1].problem)
+            if doubt_json is not None:
+                calls[-1] = build_frozen(ToolCall, {**calls[-1].__dict__, "arguments": {}})
         elif kind == "reasoning":
             continue
         elif kind in RESPONSES_OUTPUTS:
             failed, doubt = _is_error(item, index)
-            notes: list[Problem] = [] if doubt is None else [doubt]
+            failed = failed or doubt_json is not None
+            notes: list[Problem] = [p for p in (doubt, problems[-1] if doubt_json else None) if p is not None]
             call_id = _result_id(item.get("call_id"), index, "call_id", notes)
             metadata = _metadata(item.get("metadata"), index, notes)
             return [Message(role="tool", content=_content_text(item.get("output"), index, where="output"),
@@ -432,6 +465,8 @@ def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
 def _expand(raw: Any, index: int) -> list[Message]:
     """One received message → the ``Message`` objects it holds (an Anthropic user message with
     ``tool_result`` blocks → one ``tool`` message per block, then a user message with its text)."""
+    if type(raw) is jsontext.AmbiguousDict:  # JSON that readers disagree on (docs/transcripts.md, "Ambiguous JSON")
+        return _read_ambiguous(raw, index)
     if type(raw) is not dict:  # pragma: no mutate — a dict skips the abstract-class checks; they pass it too
         if isinstance(raw, Message):
             return [raw]
@@ -540,6 +575,105 @@ def _expand(raw: Any, index: int) -> list[Message]:
     })]
 
 
+def _under(step: str, value: Any) -> str | None:
+    """``value``'s ambiguity with ``step`` before its path (``metadata.a: NaN is …``), or ``None``."""
+    if not isinstance(value, jsontext.AMBIGUOUS_TYPES):
+        return None
+    path = value.path
+    where = step + ("." + path if path and not path.startswith("[") else path)
+    return f"{where}: {value.reason}"
+
+
+def call_ambiguity(call: Any) -> str | None:
+    """The ambiguity of a call (or ``tool_use`` block) outside what ``_parse_call`` reads as its
+    arguments (those are ``arguments_ambiguous``), or ``None``."""
+    if not isinstance(call, jsontext.AmbiguousDict):
+        return jsontext.ambiguity_of(call)
+    if call.duplicates:
+        return call.reason
+    function = call.get("function")
+    skip = None if isinstance(function, Mapping) else "input" if call.get("type") == TOOL_USE else "arguments"
+    for key, value in call.items():
+        if key == skip:
+            continue
+        if key == "function" and isinstance(value, jsontext.AmbiguousDict):
+            if value.duplicates:
+                return f"function: {value.reason}"
+            cause = next((_under(f"function.{k}", v) for k, v in value.items()
+                          if k != "arguments" and isinstance(v, jsontext.AMBIGUOUS_TYPES)), None)
+        else:
+            cause = _under(key, value)
+        if cause is not None:
+            return cause
+    return None
+
+
+def message_ambiguity(raw: jsontext.AmbiguousDict) -> str | None:
+    """Where and why a received message is ambiguous JSON outside its calls' arguments (a key
+    twice in it, in ``metadata`` or a call; a doubtful number or a lone surrogate anywhere else),
+    e.g. ``"metadata.skill_version: integer with 5001 digits is outside ±(2^53−1)"``; ``None``
+    when only arguments are (docs/transcripts.md, "Ambiguous JSON")."""
+    if raw.duplicates:
+        return raw.reason
+    for key, value in raw.items():
+        if key == "tool_calls" and isinstance(value, list):
+            for i, call in enumerate(value):
+                cause = call_ambiguity(call)
+                if cause is not None:
+                    return _prefixed(f"tool_calls[{i}]", cause)
+        elif key == "content" and isinstance(value, list):
+            for k, part in enumerate(value):
+                if isinstance(part, Mapping) and part.get("type") == TOOL_USE:
+                    cause = call_ambiguity(part)
+                    if cause is not None:
+                        return _prefixed(f"content[{k}]", cause)
+                elif isinstance(part, jsontext.AMBIGUOUS_TYPES):
+                    return _under(f"content[{k}]", part)
+        elif isinstance(value, jsontext.AMBIGUOUS_TYPES):
+            return _under(key, value)
+    return None
+
+
+def _prefixed(step: str, cause: str) -> str:
+    """``cause`` (``"key 'name' appears twice"`` or ``"function.name: …"``) under ``step``."""
+    head, sep, _ = cause.partition(": ")
+    if sep and " " not in head:  # it starts with a path
+        return f"{step}{'' if head.startswith('[') else '.'}{cause}"
+    return f"{step}: {cause}"
+
+
+def _ambiguous_message(index: int, cause: str) -> Problem:
+    """``message_ambiguous``: the message at ``index`` (0-based) is JSON readers disagree on
+    outside its calls' arguments (``cause``, from ``message_ambiguity``)."""
+    return Problem("message_ambiguous",
+                   "messages[%(index)s]: ambiguous JSON (%(cause)s); its results are read as failed and its "
+                   "calls as having no arguments, so it loads nothing",
+                   {"index": index, "number": index + 1, "cause": cause})
+
+
+def _read_ambiguous(raw: jsontext.AmbiguousDict, index: int) -> list[Message]:
+    """A message marked by ``jsontext.loads``: read as usual (its calls' ambiguous arguments are
+    ``arguments_ambiguous``); when it is ambiguous elsewhere too, fail closed with
+    ``message_ambiguous``: a tool result is read as failed and every call as having no
+    arguments, so nothing loads through it (docs/transcripts.md, "Ambiguous JSON")."""
+    messages = _expand(dict(raw), index)
+    cause = message_ambiguity(raw)
+    if cause is None:
+        return messages
+    problem = _ambiguous_message(index, cause)
+    out = []
+    for k, m in enumerate(messages):
+        values = dict(m.__dict__)
+        if m.role == "tool":
+            values["state"] = "error"
+        if m.tool_calls:
+            values["tool_calls"] = tuple(build_frozen(ToolCall, {**c.__dict__, "arguments": {}}) for c in m.tool_calls)
+        if k == 0:
+            values["problems"] = (*m.problems, problem)
+        out.append(build_frozen(Message, values))
+    return out
+
+
 def parse_message(raw: Any, index: int = 0) -> Message:
     """Turn one JSON message into a ``Message``; raises ``MessageError`` naming the index.
 
@@ -584,11 +718,13 @@ def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Messag
         raise ScriptError(f"the transcript has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are replayed",
                           source=source)
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
+        raw = jsontext.loads(text)
+    except jsontext.JsonTextError as exc:
+        if exc.lineno is None:  # nested too deeply, the only error without a position for a str
+            raise ScriptError("the transcript is nested too deeply", source=source) from None
         raise ScriptError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
-    except RecursionError:
-        raise ScriptError("the transcript is nested too deeply", source=source) from None
+    if isinstance(raw, jsontext.AmbiguousDict) and "messages" in raw.duplicates:
+        raise ScriptError("key 'messages' appears twice; JSON readers disagree on which list counts", source=source)
     return parse_messages(raw)
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import datetime
+import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
@@ -10,7 +12,7 @@ import yaml
 from .errors import ScriptError
 from .limits import MAX_CALLS_PER_ROUND, MAX_ROUNDS, MAX_SCRIPT_CHARS
 from .messages import ToolCall
-from .yaml_reading import check_scalars, line_at, refused_character
+from .yaml_reading import BigInteger, check_scalars, construct_bounded_int, line_at, refused_character
 
 STEP_KINDS = ("user", "system", "assistant", "compact", "evict")
 EXPECT_KEYS = ("count", "visible", "mcp_visible", "includes", "excludes", "masked", "loaded")
@@ -70,7 +72,40 @@ class _ScriptLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)  # pragma: no mutate — parent and index only steer path resolvers, which scripts do not add
 
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping; a key given twice in it is refused naming its second line (PyYAML would
+        keep the last silently; docs/simulator.md)."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                twice = key in seen
+            except TypeError:  # an unhashable key: PyYAML's own refusal follows
+                continue
+            if twice:
+                raise ScriptError(f"key {key!r} appears twice in one mapping; give it once",
+                                  source=self.source, line=key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _construct_str(loader: _ScriptLoader, node: yaml.ScalarNode) -> str:
+    """A string; one holding a lone UTF-16 surrogate (``"\\ud800"``) is refused naming its line:
+    it is not text and no page or JSON answer could show it."""
+    value = loader.construct_yaml_str(node)
+    found = _SURROGATE.search(value)
+    if found is not None:
+        raise ScriptError(f"a lone surrogate (\\u{ord(found.group()):04x}) is not text; write the character itself",
+                          source=loader.source, line=node.start_mark.line + 1)
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 check_scalars(_ScriptLoader)
+_ScriptLoader.add_constructor("tag:yaml.org,2002:str", _construct_str)
+_ScriptLoader.add_constructor("tag:yaml.org,2002:int", construct_bounded_int)
 
 
 def _line(node: yaml.Node | None, default: int = 1) -> int:
@@ -94,7 +129,7 @@ def _seq_child(node: yaml.Node | None, index: int) -> yaml.Node | None:
 def _as_typed(value: Any, node: yaml.Node | None) -> Any:
     """A plain scalar the way it was typed: YAML reads ``88239``, ``2026-03-02`` or ``yes`` as a
     number, a date or a boolean, but in a user turn or a tool result they are text."""
-    if isinstance(value, (bool, int, float, datetime.date)) and isinstance(node, yaml.ScalarNode):
+    if isinstance(value, (bool, int, float, datetime.date, BigInteger)) and isinstance(node, yaml.ScalarNode):
         return node.value
     return value
 
@@ -123,8 +158,29 @@ def _parse_calls(raw: Any, node: yaml.Node | None, source: str) -> tuple[ToolCal
             raise ScriptError("a call has no tool name", source=source, line=item_line)
         if not isinstance(args, Mapping):
             raise ScriptError(f"arguments of '{name}' must be a mapping", source=source, line=item_line)
+        odd = _not_json(args)
+        if odd is not None:
+            raise ScriptError(f"arguments of '{name}': {odd}", source=source, line=item_line)
         calls.append(ToolCall(name=name, arguments=dict(args)))
     return tuple(calls)
+
+
+def _not_json(value: Any) -> str | None:
+    """Why a call's arguments hold a value JSON readers disagree on — an integer outside
+    ±(2^53−1) (``BigInteger``), ``.inf`` or ``.nan`` — or ``None`` (docs/transcripts.md,
+    "Ambiguous JSON": the console never simulates a call it could not send)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BigInteger):
+            return f"the integer {item if len(item) <= 24 else item[:21] + '...'} is outside ±(2^53−1); quote it as text"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{item} is not a JSON number"
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def _parse_expect(raw: Any, source: str, line: int) -> dict[str, Any]:

@@ -335,12 +335,42 @@ def decode_text(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: Integers shown as they are in a cause; a larger one is named by its size (Python refuses to
+#: write one of more than 4,300 digits, and a hex literal of YAML makes one without that limit).
+MAX_SHOWN_INT = 2**63
+
+
+def _lone_surrogate(text: str) -> Problem | None:
+    """``import_lone_surrogate`` when ``text`` holds a lone UTF-16 surrogate (a ``\\ud800``
+    escape): it is not text, cannot be stored as UTF-8, and is refused naming the line."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return _p("import_lone_surrogate", "a lone surrogate (\\u%(code)s) is not text; write the character itself",
+              code=f"{ord(found.group()):04x}")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _reprable(value: Any) -> Any:
+    """``value`` if its ``repr`` can be written, else what it is (``a list``): a YAML hex literal
+    makes an int Python refuses to write (more than 4,300 digits)."""
+    try:
+        repr(value)
+    except ValueError:
+        return str(_type_name(value))
+    return value
+
+
 def _type_name(value: Any) -> Problem:
     """What a YAML value is, as a phrase (``a number (5)``) a page can translate."""
     if value is None:
         return _p("kind_nothing", "nothing")
     if isinstance(value, bool):
         return _p("kind_boolean", "a boolean (%(value)s)", value=str(value).lower())
+    if isinstance(value, int) and abs(value) > MAX_SHOWN_INT:  # str() of it may not even be allowed
+        return _p("kind_number", "a number (%(value)s)", value=f"an integer of {value.bit_length()} bits")
     if isinstance(value, (int, float)):
         return _p("kind_number", "a number (%(value)s)", value=value)
     if isinstance(value, dict):
@@ -357,7 +387,8 @@ def _parse_bool(value: Any, key: str, line: int | None) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key, value=value))
+    raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key,
+                                value=_reprable(value)))
 
 
 #: A whole number in a file: ASCII digits with at most one leading minus (``--3`` and ``٣`` are not).
@@ -372,7 +403,8 @@ def _parse_int(value: Any, key: str, line: int | None) -> int:
             return int(value.strip())
         except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
             pass
-    raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key, value=value))
+    raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key,
+                                value=_reprable(value)))
 
 
 # ---- .properties -----------------------------------------------------------------------------
@@ -422,6 +454,10 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
             if not isinstance(element, javaproperties.KeyValue):
                 continue
             key = element.key
+            odd = _lone_surrogate(key + element.value)
+            if odd is not None:
+                errors.append(FileIssue(source, start, odd))
+                continue
             if key in values:
                 errors.append(FileIssue(source, start, _p("key_twice", KEYS_TWICE, key=key, first=values[key][1])))
             elif key in PROPERTIES_KEYS:
@@ -529,6 +565,17 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
 
 
 _FrontMatterLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _construct_str(loader: _FrontMatterLoader, node: yaml.ScalarNode) -> str:
+    value = loader.construct_yaml_str(node)
+    odd = _lone_surrogate(value)
+    if odd is not None:
+        raise _FileProblem(node.start_mark.line, odd)
+    return value
+
+
+_FrontMatterLoader.add_constructor("tag:yaml.org,2002:str", _construct_str)
 
 
 check_scalars(_FrontMatterLoader)

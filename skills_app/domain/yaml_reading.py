@@ -46,3 +46,25 @@ def check_scalars(loader: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
     loader.add_constructor("tag:yaml.org,2002:timestamp", functools.partial(
         _construct_checked, "date", yaml.SafeLoader.construct_yaml_timestamp))
     return loader
+
+
+#: The largest integer every JSON reader holds exactly (RFC 7493 §2.2; ``jsontext.MAX_SAFE_INTEGER``).
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+class BigInteger(str):
+    """A YAML integer outside ±(2^53−1), kept as the text typed (``construct_bounded_int``): no
+    Python int of it is built, so nothing later fails to write it; a reader that needs a number
+    refuses it naming the line."""
+
+
+def construct_bounded_int(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """PyYAML's int, or a ``BigInteger`` for one outside ±(2^53−1) — never built when its text is
+    longer than 40 characters (a 5,001-digit or a hex literal of 16,000 bits)."""
+    text = node.value if isinstance(node.value, str) else ""
+    if len(text) > 40:
+        return BigInteger(text)
+    value = _construct_checked("number", yaml.SafeLoader.construct_yaml_int, loader, node)
+    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return value
+    return BigInteger(text)
