@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from tests.api.support import BITMALL_GATED
 
 BIG = "1" * 5001  # past Python's 4,300-digit limit: a ValueError (a 500) before jsontext
-MANUAL = "# 订单变更\n取消前先 query_order 确认状态。"
+#: The demo's order_change manual as published: only a whole published manual loads (docs/transcripts.md).
+from tests.transcript_cases import MANUAL_V1 as MANUAL  # noqa: E402
 USER = '{"role": "user", "content": "那台iPhone我不想要了，帮我取消"}'
 
 
@@ -105,8 +106,8 @@ CASES = [
     Case("a 5,001-digit skill_version in the marked result",
          _list(USER, '{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "load_skill", '
                      '"arguments": {"skill_code": "order_change"}}]}',
-               '{"role": "tool", "tool_call_id": "c1", "content": "# manual", "metadata": '
-               '{"ragent_loaded_skill": "order_change", "skill_version": %s}}' % BIG),
+               '{"role": "tool", "tool_call_id": "c1", "content": %s, "metadata": '
+               '{"ragent_loaded_skill": "order_change", "skill_version": %s}}' % (json.dumps(MANUAL), BIG)),
          NONE, (("message_ambiguous", 2),),
          "messages[2]: ambiguous JSON (metadata.skill_version: integer with 5001 digits is outside ±(2^53−1)); its "
          "results are read as failed and its calls as having no arguments, so it loads nothing"),

@@ -490,12 +490,16 @@ def _expand(raw: Any, index: int) -> list[Message]:
     notes: list[Problem] = []  # doubtful types (docs/transcripts.md): read as absent, with a warning
     raw_calls = raw.get("tool_calls")
     if type(raw_calls) is not list:  # pragma: no mutate — a fast path: a list is read below
-        if raw_calls is not None:
+        if isinstance(raw_calls, list):  # a list jsontext marked (AmbiguousList): read, its marks judged per call
+            pass
+        elif raw_calls is not None:
             notes.append(Problem(
                 "tool_calls_invalid",
                 "messages[%(index)s]: tool_calls is %(value)s, not a list; read as no calls",
                 {"index": index, "number": index + 1, "value": shown(raw_calls)}))
-        raw_calls = []
+            raw_calls = []
+        else:
+            raw_calls = []
     metadata = raw.get("metadata")
     if type(metadata) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
         metadata = _metadata(metadata, index, notes)
