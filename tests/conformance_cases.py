@@ -69,11 +69,13 @@ def build_corpus() -> dict[str, Any]:
     demo_load(name="bitmall")
     bitmall_1 = _register(builder, "bitmall", "demo catalog 'bitmall'",
                           "the bitmall demo (seed 000, docs/demo.md) as release 1")
+    from tests.transcript_cases import MANUAL
+
     skill = selectors.skill_get(code="order_change")
-    services.skill_update(skill=skill, description=skill.description + "（改）")
+    services.skill_update(skill=skill, content=MANUAL)  # as tests/transcript_cases.py order_change_v2()
     bitmall_2 = _register(builder, "bitmall-order-change-v2", "order_change at version 2",
-                          "bitmall with one saved change to order_change (version 2), "
-                          "the catalog of tests/transcript_cases.py")
+                          "bitmall with order_change's manual saved again (version 2; version 1 is an "
+                          "earlier published manual), the catalog of tests/transcript_cases.py")
     _transcripts(builder, bitmall_2)
     _scenarios(builder, "bitmall", bitmall_1)
     _withheld(builder)
