@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import logging
 import os
 import tempfile
@@ -59,7 +60,8 @@ from skills_app.domain import (
     load_skill,
     parse_messages,
 )
-from skills_app.domain.messages import free_text_problem
+from skills_app.domain.errors import Problem
+from skills_app.domain.messages import carrier_conflict, free_text_problem
 from skills_app.domain import jsontext
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
@@ -549,10 +551,11 @@ def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message,
     Values JSON cannot write as the agent holds them — ``NaN``, an infinity, an int past 4,300
     digits, a value that contains itself, a type JSON does not have — are first marked as the
     server's reader marks the JSON text a runtime would send (``jsontext.mark``: ambiguous, fail
-    closed; docs/transcripts.md, "Ambiguous JSON"). One pass in C finds them; only then is the
-    list walked (a walk of every round costs more than the round). So an int between 2^53 and
-    10^4300 in a retained message, which ``json.dumps`` writes, is read as the number it is here,
-    while the server marks it in the JSON text; call arguments are always marked (``_call``).
+    closed; docs/transcripts.md, "Ambiguous JSON"). One pass in C finds them — a lone surrogate
+    fails the UTF-8 encoding of the JSON text, an int past ±(2^53−1) is a run of 16 or more
+    digits in it — and only then is the list walked (a walk of every round costs more than the
+    round), so the client marks what the server's reader marks; call arguments are always marked
+    (``_call``).
     Raises ``MessageError`` for a list the server would answer 400 for."""
     try:
         items = list(messages)
@@ -562,10 +565,19 @@ def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message,
         return tuple(items)
     raw = [m.as_dict() if isinstance(m, Message) else m for m in items]
     try:
-        json.dumps(raw, allow_nan=False)
+        # ensure_ascii=False + encode: a lone surrogate fails here (UnicodeEncodeError is a ValueError)
+        text = json.dumps(raw, allow_nan=False, ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError, RecursionError):
         raw = [jsontext.mark(m) for m in raw]
+    else:
+        if _LONG_DIGITS.search(text) is not None:  # maybe an int past ±(2^53−1) (16+ digits): walk to see
+            raw = [jsontext.mark(m) for m in raw]
     return parse_messages(raw)
+
+
+#: A run of 16 or more digits in the JSON text of the messages: 2^53 has 16, so every integer past
+#: ±(2^53−1) is such a run (a long number inside a string also matches: then the walk finds nothing).
+_LONG_DIGITS = re.compile(rb"[0-9]{16,}")
 
 
 def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
@@ -578,6 +590,13 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
         return call
     if not isinstance(call, Mapping):
         raise MessageError("call: a call must be an object with 'name' and 'arguments'")
+    twice = carrier_conflict(call)
+    name = call["function"].get("name") if isinstance(call.get("function"), Mapping) else call.get("name")
+    if twice is not None and isinstance(name, str) and name:
+        # a name or arguments given twice: refused invalid_arguments, as by the server
+        return ToolCall(name=name, arguments={}, id="", problem=Problem(
+            "arguments_ambiguous", "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
+            {"index": None, "number": None, "position": None, "tool": name, "cause": twice}))
     if isinstance(call.get("function"), Mapping):
         call = {"id": call.get("id") or "", **call["function"]}
     elif call.get("type") == "tool_use" and "input" in call:

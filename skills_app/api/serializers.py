@@ -26,7 +26,9 @@ from skills_app.domain.limits import (
     TOOL_NAME_MAX_LENGTH,
 )
 from skills_app.domain.errors import Problem
-from skills_app.domain.messages import ROLES, STATES, call_ambiguity, free_text_problem, parse_arguments
+from skills_app.domain.messages import (
+    ROLES, STATES, call_ambiguity, carrier_conflict, free_text_problem, parse_arguments,
+)
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -195,7 +197,7 @@ class CallInputSerializer(serializers.Serializer):
     def to_internal_value(self, data: Any) -> Any:
         # JSON readers disagree on the call outside its arguments (a key twice: "name" and "name"):
         # noted before the shape is unwrapped, refused by the guard (docs/transcripts.md, "Ambiguous JSON")
-        ambiguity = call_ambiguity(data)
+        ambiguity = call_ambiguity(data) or carrier_conflict(data)
         if isinstance(data, dict) and isinstance(data.get("function"), dict):
             data = {"id": data.get("id") or "", **data["function"]}
         if isinstance(data, dict) and data.get("type") == "tool_use" and "input" in data:  # Anthropic block

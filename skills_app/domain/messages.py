@@ -126,6 +126,9 @@ def _content_text(content: Any, index: int, *, where: str = "content") -> str:
             if not isinstance(part, Mapping):
                 raise MessageError(f"{where}[{k}] must be a text or a content block object", index=index)
             kind = _block_type(part)
+            if kind is None and part.get("type") is not None:  # {} / [] / 5: no block type at all
+                raise MessageError(f"{where}[{k}]: block type {shown(part.get('type'))} is not understood",
+                                   index=index)
             if kind is None and isinstance(part.get("text"), str):
                 parts.append(part["text"])
             elif kind in TEXT_BLOCKS:
@@ -201,6 +204,32 @@ def ambiguous_arguments(params: Mapping[str, Any], cause: str) -> Problem:
                    {**params, "cause": cause})
 
 
+#: Where each call shape carries its name and arguments (docs/transcripts.md, "A call named twice").
+_ARGUMENT_KEYS = ("arguments", "input")
+
+
+def carrier_conflict(raw: Any) -> str | None:
+    """Why a call object names its tool or gives its arguments in two places — OpenAI's
+    ``function`` beside a top-level ``name`` that differs or a top-level ``arguments`` / ``input``,
+    or both ``arguments`` and ``input`` — so that runtimes reading different places would run
+    different calls; ``None`` when it carries each once (or twice the same). Fail closed: such a
+    retained call has no arguments (``arguments_ambiguous``), such a current call is refused
+    ``invalid_arguments`` (docs/transcripts.md, "A call named twice")."""
+    if not isinstance(raw, Mapping):
+        return None
+    function = raw.get("function")
+    if isinstance(function, Mapping):
+        if "name" in raw and raw["name"] != function.get("name"):
+            return f"name {shown(raw['name'])} beside function.name {shown(function.get('name'))}"
+        for key in _ARGUMENT_KEYS:
+            if key in raw and raw[key] != function.get("arguments"):
+                return f"{key} beside function.arguments"
+        return None
+    if all(key in raw for key in _ARGUMENT_KEYS) and raw["arguments"] != raw["input"]:
+        return "arguments beside input"
+    return None
+
+
 def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> ToolCall:
     """One call as sent → ``ToolCall``. A present ``id`` that is not a string (``5``, ``true``,
     ``{}``) is read as no id and appends ``call_id_invalid`` to ``notes`` (required: the pairing
@@ -222,16 +251,25 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> To
         args, problem = dict(arguments), None
     else:
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
+    twice = carrier_conflict(raw)
+    if twice is not None:
+        args, problem = {}, ambiguous_arguments(
+            {"index": index, "number": index + 1, "position": position, "tool": name,
+             "where": f"messages[{index}]: ", "call": f"tool_calls[{position}] ({name})"}, twice)
     call_id = raw.get("id")
     if type(call_id) is not str:  # pragma: no mutate — a fast path: a string id is kept as it is
-        if call_id is not None:
+        if isinstance(call_id, str):  # a string jsontext marked (a lone surrogate): message_ambiguous says why
+            call_id = str(call_id)
+        elif call_id is not None:
             notes.append(Problem(
                 "call_id_invalid",
                 "messages[%(index)s]: tool_calls[%(position)s] (%(tool)s): the id is %(value)s, not a string; no "
                 "result can answer this call",
                 {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id),
                  "field": f"tool_calls[{position}] ({name}) id"}))
-        call_id = ""
+            call_id = ""
+        else:
+            call_id = ""
     return build_frozen(ToolCall, {"name": name, "arguments": args, "id": call_id, "problem": problem})
 
 
@@ -301,6 +339,8 @@ def _result_id(value: Any, index: int, key: str, notes: list[Problem], where: st
     ``notes``: the result answers no call (``transcript.EvidenceReader``; docs/transcripts.md)."""
     if type(value) is str or value is None:  # pragma: no mutate — a fast path: the common cases
         return value or ""
+    if isinstance(value, str):  # a string jsontext marked (a lone surrogate): a string; message_ambiguous says why
+        return str(value)
     notes.append(Problem(
         "call_id_invalid",
         "messages[%(index)s]: %(block)s%(key)s is %(value)s, not a string; this result answers no call, without "
@@ -346,7 +386,9 @@ class _Turn:
 
 
 def _item_type(item: Any) -> Any:
-    return item.get("type") if isinstance(item, Mapping) else None
+    """An item's ``type`` when it is a string, else ``None`` (``_expand`` refuses a non-string one)."""
+    kind = item.get("type") if isinstance(item, Mapping) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _grouped(raw: Any) -> Iterable[tuple[int, Any]]:
@@ -474,7 +516,10 @@ def _expand(raw: Any, index: int) -> list[Message]:
             return _expand_responses(raw.items)
         if not isinstance(raw, Mapping):
             raise MessageError("a message must be a JSON object", index=index)
-    if raw.get("type") not in (None, "message"):  # an OpenAI Responses item (a "message" item is role + content)
+    kind = raw.get("type")
+    if kind is not None and not isinstance(kind, str):  # {} / [] / 5: unhashable or no item type — never a 500
+        raise MessageError(f"type must be a string (an OpenAI Responses item type), got {shown(kind)}", index=index)
+    if kind not in (None, "message"):  # an OpenAI Responses item (a "message" item is role + content)
         return _expand_responses(((index, raw),))
     role = raw.get("role")
     if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate — a fast path: a role as sent skips the checks

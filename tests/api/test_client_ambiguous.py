@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.transcript_cases import MANUAL_V1 as MANUAL  # the demo's published manual
+
 from skills_app import selectors
 from skills_app.client import RuntimeClient, _Copy, catalog_from_runtime
 from skills_app.domain import MessageError, jsontext
@@ -65,7 +67,7 @@ def test_the_client_refuses_an_ambiguous_current_call(client, case: CallCase) ->
 def _load(**metadata) -> list[dict]:
     return [{"role": "assistant", "content": "", "tool_calls": [
                 {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": "# m",
+            {"role": "tool", "tool_call_id": "c1", "content": MANUAL,
              "metadata": {"ragent_loaded_skill": "order_change", **metadata}}]
 
 
@@ -79,9 +81,9 @@ def _load(**metadata) -> list[dict]:
      "failed and its calls as having no arguments, so it loads nothing"),
     ([{"role": "assistant", "content": "", "tool_calls": [
         {"id": "c1", "name": "load_skill", "arguments": {"skill_code": HUGE}}]},
-      {"role": "tool", "tool_call_id": "c1", "content": "# m", "metadata": {"ragent_loaded_skill": "order_change"}}],
+      {"role": "tool", "tool_call_id": "c1", "content": MANUAL, "metadata": {"ragent_loaded_skill": "order_change"}}],
      [], [("arguments_ambiguous", 0), ("marker_mismatch", 1)], None),
-    ([{"role": "tool", "tool_call_id": HUGE, "content": "# m"}], [], [("message_ambiguous", 0),
+    ([{"role": "tool", "tool_call_id": HUGE, "content": MANUAL}], [], [("message_ambiguous", 0),
                                                                         ("result_unpaired", 0)], None),
 ])
 def test_python_values_json_cannot_write_are_read_as_ambiguous(client, order, messages, loaded, warnings,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from tests.transcript_cases import MANUAL_V1
+
 from .conftest import SHOTS, login
 
 TRANSCRIPT = [
@@ -14,7 +16,7 @@ TRANSCRIPT = [
     {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "load_skill",
                                        "input": {"skill_code": "order_change"}}]},
     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
-                                  "content": [{"type": "text", "text": "# 订单变更\n取消前先确认。"}]}]},
+                                  "content": [{"type": "text", "text": MANUAL_V1}]}]},  # the whole published manual
     {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "cancel_order",
                                        "input": {"order_no": "88239"}}]},
 ]

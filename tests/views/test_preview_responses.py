@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.transcript_cases import RS_SAYS, RS_USER, rs_load, rs_output
+from tests.transcript_cases import AFTER_SALE, RS_SAYS, RS_USER, rs_load, rs_output
 from tests.views.html import parse
 
 URL = "/preview/"
@@ -37,7 +37,7 @@ def test_a_custom_tool_call_load_is_named_in_the_pages_language_and_loads_nothin
 
 def test_parallel_function_calls_are_one_round_in_the_preview(staff_client, bitmall):
     doc = paste(staff_client, [RS_USER, rs_load("call_1", "order_change"), rs_load("call_2", "after_sale_apply"),
-                               rs_output("call_1"), rs_output("call_2")])
+                               rs_output("call_1"), rs_output("call_2", AFTER_SALE)])
     assert doc.select("data-round")[-1].values("data-loaded") == ["after_sale_apply", "order_change"]
     assert doc.select("data-warning") == []
 
