@@ -61,7 +61,7 @@ from skills_app.domain import (
     parse_messages,
 )
 from skills_app.domain.errors import Problem
-from skills_app.domain.messages import carrier_conflict, free_text_problem
+from skills_app.domain.messages import call_ambiguity, carrier_conflict, free_text_problem
 from skills_app.domain import jsontext
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
@@ -590,7 +590,7 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
         return call
     if not isinstance(call, Mapping):
         raise MessageError("call: a call must be an object with 'name' and 'arguments'")
-    twice = carrier_conflict(call)
+    twice = call_ambiguity(call) or carrier_conflict(call)  # a key twice (jsontext.loads) or a name given twice
     name = call["function"].get("name") if isinstance(call.get("function"), Mapping) else call.get("name")
     if twice is not None and isinstance(name, str) and name:
         # a name or arguments given twice: refused invalid_arguments, as by the server

@@ -26,12 +26,14 @@ def test_text_parts_of_a_content_list_are_joined_in_order():
     assert m.content == "abc"
 
 
-def test_a_block_whose_type_is_not_a_string_is_read_by_its_text():
-    [m] = parse_messages([{"role": "user", "content": [{"type": 5, "text": "hi"}, {"type": None, "text": "!"}]}])
+def test_a_block_whose_type_is_not_a_string_is_refused_and_a_null_type_is_as_absent():
+    # issue 22 (a fresh user's finding): {"type": 5, "text": …} inside a tool_result loaded a manual
+    [m] = parse_messages([{"role": "user", "content": [{"type": None, "text": "hi"}, {"text": "!"}]}])
     assert m.content == "hi!"
-    with pytest.raises(MessageError) as refused:
-        parse_messages([{"role": "user", "content": [{"type": 5}]}])
-    assert str(refused.value) == "messages[0]: content[0]: block type 5 is not understood"  # as sent
+    for block in ({"type": 5, "text": "hi"}, {"type": 5}):
+        with pytest.raises(MessageError) as refused:
+            parse_messages([{"role": "user", "content": [block]}])
+        assert str(refused.value) == "messages[0]: content[0]: block type 5 is not understood"  # as sent
 
 
 @pytest.mark.parametrize(("sent", "read", "codes"), [(7, "", ["call_id_invalid"]), (None, "", []), ("c9", "c9", []),

@@ -65,9 +65,8 @@ def test_reasoning_alone_reads_as_nothing_and_an_output_status_is_read_fail_clos
                  "messages[1]: item type 'web_search_call' is not understood (OpenAI Responses items read: message, "
                  "function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning)",
                  id="an item type not read"),
-    pytest.param([{"type": 5}], 0,
-                 "messages[0]: item type 5 is not understood (OpenAI Responses items read: message, function_call, "
-                 "function_call_output, custom_tool_call, custom_tool_call_output, reasoning)", id="a type no text"),
+    pytest.param([{"type": 5}], 0, "messages[0]: type must be a string (an OpenAI Responses item type), got 5",
+                 id="a type no text"),
     pytest.param([USER, fc("c1"), {"type": "function_call", "call_id": "c2", "arguments": "{}"}], 2,
                  "messages[2]: function_call has no tool name", id="a function_call without a name"),
     pytest.param([{"type": "custom_tool_call", "call_id": "c2", "name": "", "input": "x"}], 0,
