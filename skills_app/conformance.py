@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 from .domain import Catalog, check_call, compute_round, load_skill, parse_messages
+from .domain.messages import ToolCall
 from .domain.rules import LoadResult, RoundView, Verdict, warning_detail
 from .runtime_catalog import catalog_body
 
@@ -191,8 +192,10 @@ class CorpusBuilder:
         checks = []
         for call, stated in calls:
             call = _json_copy(dict(call))
-            got = verdict_answer(check_call(held.catalog, parsed, call, **options))
-            checks.append({"call": call, "answer": _stated(case_id, f"check_call {call.get('name')!r}", got, stated)})
+            sent = _as_sent(call)
+            got = verdict_answer(check_call(held.catalog, parsed, sent, **options))
+            name = sent.name if isinstance(sent, ToolCall) else sent.get("name")
+            checks.append({"call": call, "answer": _stated(case_id, f"check_call {name!r}", got, stated)})
         if checks:
             out["check_call"] = checks
         answered = []
@@ -213,6 +216,16 @@ class CorpusBuilder:
             "catalogs": {name: held.entry for name, held in self.catalogs.items()},
             "cases": list(self.cases),
         }
+
+
+def _as_sent(call: dict[str, Any]) -> Any:
+    """``call`` read as ``POST runtime/check-call`` reads it: an OpenAI ``{"id", "type":
+    "function", "function": {...}}`` or an Anthropic ``tool_use`` block unwrapped to ``{"id",
+    "name", "arguments"}`` (``skills_app.client._call``, the server's ``CallInputSerializer``
+    rule); a call already in that shape is read the same way."""
+    from .client import _call
+
+    return _call(call)
 
 
 def _stated(case_id: str, what: str, got: dict[str, Any], stated: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -19,6 +19,9 @@ the staleness test (``tests/test_conformance.py``) fails until it is.
   gated tools of docs/demo.md, masked then released), its expectations checked, every call's verdict
   and every ``load_skill`` answer.
 - ``tests/test_withheld.py`` — the tool outside the access profile, withheld, never masked.
+- ``tests/call_round_cases.py`` — the round of a call (parallel calls in one assistant message) on
+  bitmall as first published (``order_change`` at version 1): each call's verdict, reason and skill
+  code as the table states them, the call in the shape the case sends it.
 
 ``build_corpus`` needs an empty database (the demo catalogs are loaded and published through the
 real services, so the catalog body is the one the console serves): the management command makes a
@@ -78,6 +81,7 @@ def build_corpus() -> dict[str, Any]:
                           "earlier published manual), the catalog of tests/transcript_cases.py")
     _transcripts(builder, bitmall_2)
     _scenarios(builder, "bitmall", bitmall_1)
+    _call_round_table(builder, bitmall_1)
     _withheld(builder)
     _round_table(builder)
     _guard_table(builder)
@@ -172,6 +176,21 @@ def _withheld(builder: CorpusBuilder) -> None:
     _script_rounds(builder, catalog, builder.catalogs[catalog].catalog, parse_script(SCRIPT),
                    "tests/test_withheld.py", "withheld/after-sale-outside-profile",
                    {"masked": MASKED, "withheld": WITHHELD})
+
+
+def _call_round_table(builder: CorpusBuilder, catalog: str) -> None:
+    """tests/call_round_cases.py: each call checked in its round on bitmall as first published
+    (order_change at version 1), the call in the shape the case sends it; its verdict, reason and
+    skill code as the table states them."""
+    from tests.call_round_cases import CASES
+
+    held = builder.catalogs[catalog].catalog
+    if held.skill("order_change").version != 1:
+        raise CorpusError(f"catalog {catalog!r}: order_change is not at version 1")
+    for case in CASES:
+        verdict, reason, skill_code = case.expected
+        builder.case(f"call_round/{case.id}", catalog, case.messages, source="tests/call_round_cases.py",
+                     calls=[(case.call, {"verdict": verdict, "reason": reason, "skill_code": skill_code})])
 
 
 def _round_table(builder: CorpusBuilder) -> None:

@@ -37,6 +37,7 @@ def test_the_committed_corpus_is_what_the_tables_give_now(db) -> None:
 
 
 def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
+    from tests.call_round_cases import CASES as CALL_ROUND
     from tests.domain.test_guard_verdicts import CASES as GUARD
     from tests.domain.test_load_skill import REPEAT_CASES
     from tests.domain.test_round import ROUND_CASES
@@ -45,7 +46,7 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
     ids = [c["id"] for c in COMMITTED["cases"]]
     assert len(ids) == len(set(ids))
     for prefix, table in (("transcripts", TRANSCRIPTS), ("round", ROUND_CASES), ("guard", GUARD),
-                          ("load_skill", REPEAT_CASES)):
+                          ("load_skill", REPEAT_CASES), ("call_round", CALL_ROUND)):
         assert [i for i in ids if i.startswith(f"{prefix}/")] == [f"{prefix}/{c.id}" for c in table]
     cancel = [c for c in COMMITTED["cases"] if c["id"].startswith("scenarios/bitmall/cancel-iphone/")]
     assert [c["round"]["count"] for c in cancel] == [11, 13, 13]
