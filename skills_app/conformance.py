@@ -36,12 +36,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 from .domain import Catalog, check_call, compute_round, load_skill, parse_messages
+from .domain import jsontext
+from .domain.messages import ToolCall
 from .domain.rules import LoadResult, RoundView, Verdict, warning_detail
 from .runtime_catalog import catalog_body
 
 __all__ = [
     "CORPUS_PATH", "FORMAT", "GENERATOR", "CorpusBuilder", "CorpusError", "Implementation", "answers",
-    "client_implementation", "corpus_diff", "corpus_text", "expected", "load_corpus", "run_corpus", "serve_catalogs",
+    "case_call", "case_messages", "client_implementation", "corpus_diff", "corpus_text", "expected", "load_corpus", "run_corpus", "serve_catalogs",
     "without_sentences",
 ]
 
@@ -157,13 +159,17 @@ class CorpusBuilder:
         self._by_digest[digest] = unique
         return unique
 
-    def case(self, case_id: str, catalog: str, messages: Iterable[Any], *, source: str,
+    def case(self, case_id: str, catalog: str, messages: Iterable[Any] | str, *, source: str,
              restrictions: Mapping[str, Any] | None = None, stated_round: Mapping[str, Any] | None = None,
-             calls: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]] = (),
+             calls: Iterable[tuple[Mapping[str, Any] | str, Mapping[str, Any] | None]] = (),
              loads: Iterable[tuple[Any, Mapping[str, Any] | None]] = (), note: str = "") -> None:
         """Add case ``case_id`` on the registered ``catalog``.
 
-        ``messages`` as a runtime sends them; ``restrictions`` any of ``access_profile``,
+        ``messages`` as a runtime sends them, or a ``str``: the exact JSON text of the message
+        list, kept as the case's ``messages_text`` (a duplicate key, ``NaN``, an int past
+        ±(2^53−1) survive only as text; read with ``jsontext.loads``, docs/transcripts.md
+        "Ambiguous JSON"); a call given as a ``str`` is such text too (``call_text``).
+        ``restrictions`` any of ``access_profile``,
         ``stage``, ``allowed_tools``. ``stated_round``: the round values the source table states
         (keys of ``round_answer``); ``calls``: ``(call, stated verdict fields or None)``;
         ``loads``: ``(skill_code, stated load fields or None)``. Every answer is computed by the
@@ -172,7 +178,8 @@ class CorpusBuilder:
         if any(c["id"] == case_id for c in self.cases):
             raise CorpusError(f"case {case_id!r}: the id is used twice")
         held = self.catalogs[catalog]
-        sent = _json_copy(list(messages))
+        text = messages if isinstance(messages, str) else None
+        sent = jsontext.loads(text) if text is not None else _json_copy(list(messages))
         options = {k: _json_copy(v) for k, v in (restrictions or {}).items() if v is not None}
         unknown = sorted(set(options) - set(RESTRICTION_KEYS))
         if unknown:
@@ -185,14 +192,21 @@ class CorpusBuilder:
         out["catalog"] = catalog
         if options:
             out["restrictions"] = options
-        out["messages"] = sent
+        if text is not None:
+            out["messages_text"] = text
+        else:
+            out["messages"] = sent
         out["round"] = _stated(case_id, "round", round_answer(compute_round(held.catalog, parsed, **options)),
                                stated_round)
         checks = []
         for call, stated in calls:
-            call = _json_copy(dict(call))
-            got = verdict_answer(check_call(held.catalog, parsed, call, **options))
-            checks.append({"call": call, "answer": _stated(case_id, f"check_call {call.get('name')!r}", got, stated)})
+            as_text, original = isinstance(call, str), call
+            call = jsontext.loads(call) if as_text else _json_copy(dict(call))
+            sent = _as_sent(call)
+            got = verdict_answer(check_call(held.catalog, parsed, sent, **options))
+            name = sent.name if isinstance(sent, ToolCall) else sent.get("name")
+            checks.append({"call_text" if as_text else "call": original if as_text else call,
+                           "answer": _stated(case_id, f"check_call {name!r}", got, stated)})
         if checks:
             out["check_call"] = checks
         answered = []
@@ -213,6 +227,16 @@ class CorpusBuilder:
             "catalogs": {name: held.entry for name, held in self.catalogs.items()},
             "cases": list(self.cases),
         }
+
+
+def _as_sent(call: dict[str, Any]) -> Any:
+    """``call`` read as ``POST runtime/check-call`` reads it: an OpenAI ``{"id", "type":
+    "function", "function": {...}}`` or an Anthropic ``tool_use`` block unwrapped to ``{"id",
+    "name", "arguments"}`` (``skills_app.client._call``, the server's ``CallInputSerializer``
+    rule); a call already in that shape is read the same way."""
+    from .client import _call
+
+    return _call(call)
 
 
 def _stated(case_id: str, what: str, got: dict[str, Any], stated: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -340,16 +364,34 @@ def answers(impl: Implementation, case: Mapping[str, Any], manuals: Mapping[str,
     [{"call", "answer"}…], "load_skill": [{"skill_code", "answer"}…]}`` (the last two only when
     the case has them), so ``answers(impl, case, manuals) == expected(case)`` is the whole check."""
     options = dict(case.get("restrictions") or {})
-    messages = case["messages"]
+    messages = case_messages(case)
     out: dict[str, Any] = {"round": _as_round(impl.round(messages, **options))}
     if "check_call" in case:
-        out["check_call"] = [{"call": c["call"], "answer": _as_verdict(impl.check_call(messages, c["call"], **options))}
+        out["check_call"] = [{**_call_key(c), "answer": _as_verdict(impl.check_call(messages, case_call(c), **options))}
                              for c in case["check_call"]]
     if "load_skill" in case:
         out["load_skill"] = [{"skill_code": c["skill_code"],
                               "answer": _as_load(impl.load_skill(messages, c["skill_code"]), manuals)}
                              for c in case["load_skill"]]
     return out
+
+
+def case_messages(case: Mapping[str, Any]) -> Any:
+    """The messages of ``case``: its ``messages``, or its ``messages_text`` read with
+    ``jsontext.loads`` (the console's strict reader: a duplicate key, ``NaN``, an int past
+    ±(2^53−1) or a lone surrogate marked, docs/transcripts.md "Ambiguous JSON"). Another
+    implementation parses ``messages_text`` with its own strict reader."""
+    return jsontext.loads(case["messages_text"]) if "messages_text" in case else case["messages"]
+
+
+def case_call(check: Mapping[str, Any]) -> Any:
+    """The call of one ``check_call`` entry: its ``call``, or its ``call_text`` read with
+    ``jsontext.loads`` (as ``case_messages``)."""
+    return jsontext.loads(check["call_text"]) if "call_text" in check else check["call"]
+
+
+def _call_key(check: Mapping[str, Any]) -> dict[str, Any]:
+    return {"call_text": check["call_text"]} if "call_text" in check else {"call": check["call"]}
 
 
 def expected(case: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,12 @@ the staleness test (``tests/test_conformance.py``) fails until it is.
   gated tools of docs/demo.md, masked then released), its expectations checked, every call's verdict
   and every ``load_skill`` answer.
 - ``tests/test_withheld.py`` — the tool outside the access profile, withheld, never masked.
+- ``tests/call_round_cases.py`` — the round of a call (parallel calls in one assistant message) on
+  bitmall as first published (``order_change`` at version 1): each call's verdict, reason and skill
+  code as the table states them, the call in the shape the case sends it.
+- ``tests/ambiguous_cases.py`` — ambiguous JSON (docs/transcripts.md): message lists and calls as
+  their exact JSON text (the case fields ``messages_text`` and ``call_text``), on bitmall as first
+  published.
 
 ``build_corpus`` needs an empty database (the demo catalogs are loaded and published through the
 real services, so the catalog body is the one the console serves): the management command makes a
@@ -78,6 +84,8 @@ def build_corpus() -> dict[str, Any]:
                           "earlier published manual), the catalog of tests/transcript_cases.py")
     _transcripts(builder, bitmall_2)
     _scenarios(builder, "bitmall", bitmall_1)
+    _call_round_table(builder, bitmall_1)
+    _ambiguous_table(builder, bitmall_1)
     _withheld(builder)
     _round_table(builder)
     _guard_table(builder)
@@ -172,6 +180,51 @@ def _withheld(builder: CorpusBuilder) -> None:
     _script_rounds(builder, catalog, builder.catalogs[catalog].catalog, parse_script(SCRIPT),
                    "tests/test_withheld.py", "withheld/after-sale-outside-profile",
                    {"masked": MASKED, "withheld": WITHHELD})
+
+
+def _call_round_table(builder: CorpusBuilder, catalog: str) -> None:
+    """tests/call_round_cases.py: each call checked in its round on bitmall as first published
+    (order_change at version 1), the call in the shape the case sends it; its verdict, reason and
+    skill code as the table states them."""
+    from tests.call_round_cases import CASES
+
+    held = builder.catalogs[catalog].catalog
+    if held.skill("order_change").version != 1:
+        raise CorpusError(f"catalog {catalog!r}: order_change is not at version 1")
+    for case in CASES:
+        verdict, reason, skill_code = case.expected
+        builder.case(f"call_round/{case.id}", catalog, case.messages, source="tests/call_round_cases.py",
+                     calls=[(case.call, {"verdict": verdict, "reason": reason, "skill_code": skill_code})])
+
+
+def _ambiguous_table(builder: CorpusBuilder, catalog: str) -> None:
+    """tests/ambiguous_cases.py: each message list as its exact JSON text (``messages_text``: a
+    duplicate key cannot survive a dict) on bitmall as first published — loaded, masked and
+    warnings (and the first warning's sentence) as the table states them, the guard's verdict on
+    ``cancel_order``, the ``load_skill('order_change')`` answer computed; each call of
+    ``CALL_CASES`` as its JSON text (``call_text``) with no messages, its verdict, reason and
+    sentence as stated. ``API_CALL_CASES`` (a call ambiguous outside its arguments) are left out:
+    the table runs them through the API only, the client does not read a call's own duplicate key."""
+    from tests.ambiguous_cases import CALL_CASES, CASES
+
+    held = builder.catalogs[catalog].catalog
+    order = [s.code for s in held.enabled_skills]
+    for case in CASES:
+        stated_call = ({"verdict": "confirm", "reason": None} if "order_change" in case.loaded
+                       else {"verdict": "refused", "reason": "masked", "skill_code": "order_change"})
+        builder.case(
+            f"ambiguous/{case.id}", catalog, case.text, source="tests/ambiguous_cases.py",
+            stated_round={"loaded": case.loaded_in(order), "masked": case.masked()},
+            calls=[(CANCEL, stated_call)], loads=[("order_change", None)])
+        got = builder.cases[-1]["round"]["warnings"]
+        if [(w["code"], w["index"]) for w in got] != list(case.warnings) or (
+                case.first is not None and got[0]["message"] != case.first):
+            raise CorpusError(f"case {case.id!r}: the table says warnings {list(case.warnings)} ({case.first!r}), "
+                              f"the domain gives {[(w['code'], w['index'], w['message']) for w in got]}")
+    for call_case in CALL_CASES:
+        stated = {"verdict": call_case.verdict, "reason": call_case.reason, "message": call_case.message}
+        builder.case(f"ambiguous/call/{call_case.id}", catalog, [], source="tests/ambiguous_cases.py",
+                     calls=[(call_case.text, stated)])
 
 
 def _round_table(builder: CorpusBuilder) -> None:

@@ -37,6 +37,7 @@ def test_the_committed_corpus_is_what_the_tables_give_now(db) -> None:
 
 
 def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
+    from tests.call_round_cases import CASES as CALL_ROUND
     from tests.domain.test_guard_verdicts import CASES as GUARD
     from tests.domain.test_load_skill import REPEAT_CASES
     from tests.domain.test_round import ROUND_CASES
@@ -45,8 +46,17 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
     ids = [c["id"] for c in COMMITTED["cases"]]
     assert len(ids) == len(set(ids))
     for prefix, table in (("transcripts", TRANSCRIPTS), ("round", ROUND_CASES), ("guard", GUARD),
-                          ("load_skill", REPEAT_CASES)):
+                          ("load_skill", REPEAT_CASES), ("call_round", CALL_ROUND)):
         assert [i for i in ids if i.startswith(f"{prefix}/")] == [f"{prefix}/{c.id}" for c in table]
+    from tests.ambiguous_cases import CALL_CASES as AMBIGUOUS_CALLS, CASES as AMBIGUOUS
+
+    by_id = {c["id"]: c for c in COMMITTED["cases"]}
+    assert [i for i in ids if i.startswith("ambiguous/")] == [f"ambiguous/{c.id}" for c in AMBIGUOUS] + [
+        f"ambiguous/call/{c.id}" for c in AMBIGUOUS_CALLS]
+    assert all(by_id[f"ambiguous/{c.id}"]["messages_text"] == c.text and "messages" not in by_id[f"ambiguous/{c.id}"]
+               for c in AMBIGUOUS)  # the exact text: a duplicate key survives
+    assert [by_id[f"ambiguous/call/{c.id}"]["check_call"][0]["call_text"] for c in AMBIGUOUS_CALLS] == [
+        c.text for c in AMBIGUOUS_CALLS]
     cancel = [c for c in COMMITTED["cases"] if c["id"].startswith("scenarios/bitmall/cancel-iphone/")]
     assert [c["round"]["count"] for c in cancel] == [11, 13, 13]
     gated = ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
@@ -187,3 +197,18 @@ def test_a_value_a_table_states_that_the_domain_does_not_give_stops_the_export()
     with pytest.raises(CorpusError, match="case 'ok': the id is used twice"):
         builder.case("ok", name, [], source="here")
     assert [c["id"] for c in builder.corpus()["cases"]] == ["ok"]
+
+
+def test_a_text_case_is_read_with_the_strict_reader() -> None:
+    """``messages_text`` / ``call_text`` are read with ``jsontext.loads`` (docs/runtime-api.md,
+    "Conformance corpus"): the duplicate key is marked, not kept silently."""
+    from skills_app.conformance import case_call, case_messages
+    from skills_app.domain import jsontext
+
+    by_id = {c["id"]: c for c in COMMITTED["cases"]}
+    messages = case_messages(by_id["ambiguous/tool_call_id twice in the result"])
+    assert jsontext.ambiguity_of(messages) == "[2]: key 'tool_call_id' appears twice"
+    call = case_call(by_id["ambiguous/call/order_no twice, arguments an object"]["check_call"][0])
+    assert jsontext.ambiguity_of(call) == "arguments: key 'order_no' appears twice"
+    plain = next(c for c in COMMITTED["cases"] if c["id"].startswith("transcripts/"))
+    assert case_messages(plain) is plain["messages"]
