@@ -203,9 +203,9 @@ def _ambiguous_table(builder: CorpusBuilder, catalog: str) -> None:
     warnings (and the first warning's sentence) as the table states them, the guard's verdict on
     ``cancel_order``, the ``load_skill('order_change')`` answer computed; each call of
     ``CALL_CASES`` as its JSON text (``call_text``) with no messages, its verdict, reason and
-    sentence as stated. ``API_CALL_CASES`` (a call ambiguous outside its arguments) are left out:
-    the table runs them through the API only, the client does not read a call's own duplicate key."""
-    from tests.ambiguous_cases import CALL_CASES, CASES
+    sentence as stated — with ``API_CALL_CASES`` (a call ambiguous outside its arguments: a key
+    twice in the call itself), which the client refuses as the API does."""
+    from tests.ambiguous_cases import API_CALL_CASES, CALL_CASES, CASES
 
     held = builder.catalogs[catalog].catalog
     order = [s.code for s in held.enabled_skills]
@@ -221,7 +221,7 @@ def _ambiguous_table(builder: CorpusBuilder, catalog: str) -> None:
                 case.first is not None and got[0]["message"] != case.first):
             raise CorpusError(f"case {case.id!r}: the table says warnings {list(case.warnings)} ({case.first!r}), "
                               f"the domain gives {[(w['code'], w['index'], w['message']) for w in got]}")
-    for call_case in CALL_CASES:
+    for call_case in (*CALL_CASES, *API_CALL_CASES):
         stated = {"verdict": call_case.verdict, "reason": call_case.reason, "message": call_case.message}
         builder.case(f"ambiguous/call/{call_case.id}", catalog, [], source="tests/ambiguous_cases.py",
                      calls=[(call_case.text, stated)])

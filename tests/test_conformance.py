@@ -48,7 +48,9 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
     for prefix, table in (("transcripts", TRANSCRIPTS), ("round", ROUND_CASES), ("guard", GUARD),
                           ("load_skill", REPEAT_CASES), ("call_round", CALL_ROUND)):
         assert [i for i in ids if i.startswith(f"{prefix}/")] == [f"{prefix}/{c.id}" for c in table]
-    from tests.ambiguous_cases import CALL_CASES as AMBIGUOUS_CALLS, CASES as AMBIGUOUS
+    from tests.ambiguous_cases import API_CALL_CASES, CALL_CASES, CASES as AMBIGUOUS
+
+    AMBIGUOUS_CALLS = [*CALL_CASES, *API_CALL_CASES]
 
     by_id = {c["id"]: c for c in COMMITTED["cases"]}
     assert [i for i in ids if i.startswith("ambiguous/")] == [f"ambiguous/{c.id}" for c in AMBIGUOUS] + [

@@ -15,7 +15,7 @@ from .catalog import BUILTIN, Catalog, Restriction, Skill
 from .errors import MessageError, Problem, UnknownRestrictionError
 from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from . import payload, transcript
-from .messages import Message, ToolCall, as_messages, carrier_conflict, parse_arguments
+from .messages import Message, ToolCall, as_messages, call_ambiguity, carrier_conflict, parse_arguments
 from .tooldefs import dialect_validator
 
 # Verdicts and reasons of the guard (docs/runtime-api.md check-call).
@@ -501,7 +501,7 @@ def check_call(
     if not isinstance(call, ToolCall):
         call_name = str(call.get("name", ""))
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
-        twice = carrier_conflict(call)  # a name or arguments given twice (docs/transcripts.md)
+        twice = call_ambiguity(call) or carrier_conflict(call)  # a key or a name given twice (docs/transcripts.md)
         if twice is not None:
             arguments, problem = {}, Problem(
                 "arguments_ambiguous", "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",

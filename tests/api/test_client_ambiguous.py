@@ -16,7 +16,7 @@ from tests.transcript_cases import MANUAL_V1 as MANUAL  # the demo's published m
 from skills_app import selectors
 from skills_app.client import RuntimeClient, _Copy, catalog_from_runtime
 from skills_app.domain import MessageError, jsontext
-from tests.ambiguous_cases import BIG, CALL_CASES, CASES, CallCase, Case
+from tests.ambiguous_cases import API_CALL_CASES, BIG, CALL_CASES, CASES, CallCase, Case
 from tests.api.support import CATALOG, skill_url
 
 #: An int of 5,001 digits as an agent may hold one (Python reads it only in pieces; ``str()`` refuses it).
@@ -58,7 +58,7 @@ def test_the_client_reads_ambiguous_json_as_the_server_does(client, order, case:
     assert client.load_skill(messages, "order_change").already_loaded is ("order_change" in case.loaded)
 
 
-@pytest.mark.parametrize("case", CALL_CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", [*CALL_CASES, *API_CALL_CASES], ids=lambda c: c.id)
 def test_the_client_refuses_an_ambiguous_current_call(client, case: CallCase) -> None:
     verdict = client.check_call([], jsontext.loads(case.text))
     assert (verdict.verdict, verdict.reason, verdict.message) == (case.verdict, case.reason, case.message)
