@@ -6,16 +6,15 @@ anything but its documented error, or answer 5xx. Bounded: a few dozen examples 
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skills_app.client import RuntimeClient, _Copy, catalog_from_runtime
+from skills_app.client import RuntimeClient
 from skills_app.domain import MessageError, ScriptError, jsontext, parse_script
 from skills_app.domain.skill_files import parse_properties, parse_skill_md, Dataset
-from tests.api.support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, skill_url
+from tests.api.support import CHECK_CALL, LOAD_SKILL, ROUNDS
 
 SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
@@ -135,12 +134,9 @@ def test_the_import_readers_give_per_file_errors(value, other) -> None:
 
 @pytest.fixture
 def runtime_client(bitmall, api_client, tmp_path) -> RuntimeClient:
-    body = api_client.get(CATALOG).json()
-    manuals = {s["code"]: api_client.get(skill_url(s["code"])).json()["content"] for s in body["skills"]}
-    made = RuntimeClient("http://127.0.0.1:9", "unused", cache_dir=tmp_path)
-    made._copy = _Copy(body=body, manuals=manuals, etag=None, catalog=catalog_from_runtime(body, manuals),
-                       checked_at=time.time())
-    return made
+    from tests.api.test_client_ambiguous import make_local_client
+
+    return make_local_client(api_client, tmp_path)
 
 
 @SETTINGS
