@@ -46,9 +46,10 @@ EXCERPT_CONTEXT = 3
 
 
 def looks_like_transcript(text: str) -> bool:
-    """A pasted JSON message list (docs/runtime-api.md or OpenAI chat shape) rather than a YAML script."""
+    """A pasted JSON message list (docs/runtime-api.md, OpenAI chat, Anthropic or OpenAI Responses
+    items — which may carry ``"type"`` and no ``"role"`` at all) rather than a YAML script."""
     stripped = text.lstrip()
-    return stripped[:1] in ("[", "{") and '"role"' in stripped
+    return stripped[:1] in ("[", "{") and ('"role"' in stripped or '"type"' in stripped)
 
 
 def _excerpt(text: str, line: int | None) -> list[tuple[int, str, bool]]:

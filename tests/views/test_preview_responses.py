@@ -48,3 +48,16 @@ def test_an_item_type_not_read_is_refused_by_name(staff_client, bitmall):
     assert error.one("class", "cause").text() == (
         "item type 'web_search_call' is not understood (OpenAI Responses items read: message, function_call, "
         "function_call_output, custom_tool_call, custom_tool_call_output, reasoning)")
+
+
+def test_a_transcript_of_responses_items_only_is_replayed_not_read_as_yaml(staff_client, bitmall):
+    # no "role" anywhere (a fresh user's finding): read as a transcript, as the runtime API reads it
+    items = [rs_load("call_1", "order_change"), rs_output("call_1"),
+             {"type": "function_call", "call_id": "call_2", "name": "cancel_order",
+              "arguments": json.dumps({"order_no": "88239"})}]
+    text = json.dumps(items, ensure_ascii=False)
+    assert '"role"' not in text
+    response = staff_client.post(URL, {"script": text})
+    assert response.status_code == 200
+    doc = parse(response.content)
+    assert doc.select("data-round")[-1].values("data-loaded") == ["order_change"]
