@@ -253,9 +253,11 @@ def _stated(case_id: str, what: str, got: dict[str, Any], stated: Mapping[str, A
 
 
 def corpus_text(corpus: Mapping[str, Any]) -> str:
-    """The file's exact text: JSON, UTF-8 not escaped, one space of indent, keys in their built
-    order, a final newline. The same corpus always gives the same text."""
-    return json.dumps(corpus, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+    """The file's exact text: JSON, UTF-8 not escaped, one space of indent, keys sorted, a final
+    newline. The same corpus always gives the same text — on PostgreSQL too, whose ``jsonb``
+    gives a release's stored objects back in its own key order (an object's keys carry no
+    meaning in JSON)."""
+    return json.dumps(corpus, ensure_ascii=False, indent=1, allow_nan=False, sort_keys=True) + "\n"
 
 
 def load_corpus(path: str | Path) -> dict[str, Any]:
