@@ -393,14 +393,15 @@ def _item_type(item: Any) -> Any:
 
 def _grouped(raw: Any) -> Iterable[tuple[int, Any]]:
     """``(index, item)`` of every received item, consecutive Responses call items (with the
-    assistant ``message`` item right before them) gathered into one ``_Turn`` at the index of its
-    first item: the model's one response is one assistant message, so its parallel calls share
+    assistant ``message`` and ``reasoning`` items right before, among or after them) gathered into
+    one ``_Turn`` at the index of its first item — only a tool result or a user item ends it: the model's one response is one assistant message, so its parallel calls share
     one round (docs/transcripts.md, "OpenAI Responses"). A list without such items is read as
     ``enumerate`` gives it."""
     turn: list[tuple[int, Any]] = []
     for i, item in enumerate(raw):
         kind = _item_type(item)
-        if kind in RESPONSES_CALLS or (kind == "reasoning" and turn):
+        if kind in RESPONSES_CALLS or (turn and (kind == "reasoning" or (
+                kind == "message" and item.get("role") == "assistant"))):  # after the calls too: one response
             turn.append((i, item))
             continue
         if turn:

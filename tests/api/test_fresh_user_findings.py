@@ -125,3 +125,23 @@ def test_a_retained_load_skill_named_twice_loads_nothing(bitmall, api_client, tm
                                      "'query_order' beside function.name 'load_skill'); read as no arguments")
     view = make_local_client(api_client, tmp_path).round(messages)
     assert (list(view.loaded), [w.code for w in view.warnings]) == ([], ["arguments_ambiguous"])
+
+
+def test_a_responses_message_after_the_calls_is_the_same_response(bitmall, api_client, tmp_path) -> None:
+    """[function_call load_skill, function_call cancel_order, assistant message, the load's output]:
+    the message item after the calls is part of the model's one response, so cancel_order was
+    chosen before the manual was read (refused masked), as with the message before the calls."""
+    from tests.transcript_cases import RS_USER, rs_load, rs_output
+
+    cancel = {"type": "function_call", "call_id": "call_2", "name": "cancel_order",
+              "arguments": json.dumps({"order_no": "88239"})}
+    says = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "好的"}]}
+    for messages in ([RS_USER, rs_load("call_1", "order_change"), cancel, says, rs_output("call_1", MANUAL)],
+                     [RS_USER, says, rs_load("call_1", "order_change"), cancel, rs_output("call_1", MANUAL)]):
+        status, verdict = _post(api_client, "check-call", {"messages": messages, "call": cancel})
+        assert (status, verdict["verdict"], verdict["reason"], verdict["skill_code"]) == (
+            200, "refused", "masked", "order_change")
+        local = make_local_client(api_client, tmp_path).check_call(messages, cancel)
+        assert (local.verdict, local.reason) == ("refused", "masked")
+        status, served = _post(api_client, "rounds", {"messages": messages})
+        assert served["loaded"] == ["order_change"]  # the manual is read: the next call is in a new round
