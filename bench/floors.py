@@ -13,10 +13,11 @@ import os
 from functools import lru_cache
 
 from django.http import HttpResponse
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from skills_app.api.parsers import StrictJSONParser
 
 
 @lru_cache(maxsize=1)
@@ -32,7 +33,9 @@ def catalog_floor(request):
 class ParseFloor(APIView):
     """``POST /bench/floor/parse``: parse the body (``request.data``), answer how many messages it held."""
 
-    parser_classes = [JSONParser]
+    #: the runtime API's own parser (issue 22: the strict reader that marks ambiguous JSON is part of
+    #: reading a request, so the floor reads the body as the endpoints must)
+    parser_classes = [StrictJSONParser]
     renderer_classes = [JSONRenderer]
 
     def post(self, request):
