@@ -60,8 +60,7 @@ from skills_app.domain import (
     load_skill,
     parse_messages,
 )
-from skills_app.domain.errors import Problem
-from skills_app.domain.messages import call_ambiguity, carrier_conflict, free_text_problem
+from skills_app.domain.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
 from skills_app.domain import jsontext
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
@@ -594,9 +593,7 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
     name = call["function"].get("name") if isinstance(call.get("function"), Mapping) else call.get("name")
     if twice is not None and isinstance(name, str) and name:
         # a name or arguments given twice: refused invalid_arguments, as by the server
-        return ToolCall(name=name, arguments={}, id="", problem=Problem(
-            "arguments_ambiguous", "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
-            {"index": None, "number": None, "position": None, "tool": name, "cause": twice}))
+        return ToolCall(name=name, arguments={}, id="", problem=ambiguous_call(name, twice))
     if isinstance(call.get("function"), Mapping):
         call = {"id": call.get("id") or "", **call["function"]}
     elif call.get("type") == "tool_use" and "input" in call:

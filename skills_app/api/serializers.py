@@ -25,9 +25,8 @@ from skills_app.domain.limits import (
     SKILL_CODE_PATTERN,
     TOOL_NAME_MAX_LENGTH,
 )
-from skills_app.domain.errors import Problem
 from skills_app.domain.messages import (
-    ROLES, STATES, call_ambiguity, carrier_conflict, free_text_problem, parse_arguments,
+    ROLES, STATES, ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem, parse_arguments,
 )
 
 
@@ -223,11 +222,8 @@ class CallInputSerializer(serializers.Serializer):
                             problem=free_text_problem(attrs["name"]))
         # Arguments are read by the domain: bad ones are a refused verdict (invalid_arguments), not a 400.
         if attrs.get("ambiguity"):
-            problem = Problem("arguments_ambiguous",
-                              "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
-                              {"index": None, "number": None, "position": None, "tool": attrs["name"],
-                               "cause": attrs["ambiguity"]})
-            return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "", problem=problem)
+            return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "",
+                            problem=ambiguous_call(attrs["name"], attrs["ambiguity"]))
         arguments, problem = parse_arguments(attrs["arguments"], name=attrs["name"])
         return ToolCall(name=attrs["name"], arguments=arguments, id=attrs.get("id") or "", problem=problem)
 

@@ -230,6 +230,15 @@ def carrier_conflict(raw: Any) -> str | None:
     return None
 
 
+def ambiguous_call(name: str, cause: str) -> Problem:
+    """``arguments_ambiguous`` of a *current* call (check-call's ``call``, the client's) that is
+    ambiguous outside its arguments — a key twice in it, or a name or arguments given twice
+    (``call_ambiguity``, ``carrier_conflict``): the guard refuses it ``invalid_arguments``
+    (docs/transcripts.md, "A call named twice"). One sentence for the API, the domain and the client."""
+    return Problem("arguments_ambiguous", "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
+                   {"index": None, "number": None, "position": None, "tool": name, "cause": cause})
+
+
 def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> ToolCall:
     """One call as sent → ``ToolCall``. A present ``id`` that is not a string (``5``, ``true``,
     ``{}``) is read as no id and appends ``call_id_invalid`` to ``notes`` (required: the pairing

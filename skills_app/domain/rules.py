@@ -15,7 +15,9 @@ from .catalog import BUILTIN, Catalog, Restriction, Skill
 from .errors import MessageError, Problem, UnknownRestrictionError
 from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from . import payload, transcript
-from .messages import Message, ToolCall, as_messages, call_ambiguity, carrier_conflict, parse_arguments
+from .messages import (
+    Message, ToolCall, ambiguous_call, as_messages, call_ambiguity, carrier_conflict, parse_arguments,
+)
 from .tooldefs import dialect_validator
 
 # Verdicts and reasons of the guard (docs/runtime-api.md check-call).
@@ -503,9 +505,7 @@ def check_call(
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
         twice = call_ambiguity(call) or carrier_conflict(call)  # a key or a name given twice (docs/transcripts.md)
         if twice is not None:
-            arguments, problem = {}, Problem(
-                "arguments_ambiguous", "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
-                {"index": None, "number": None, "position": None, "tool": call_name, "cause": twice})
+            arguments, problem = {}, ambiguous_call(call_name, twice)
         call_id = call.get("id")  # the round of the call is found by it (``call_round``)
         call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
                         problem=problem)
