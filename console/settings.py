@@ -65,7 +65,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "rest_framework_api_key",
     "drf_spectacular",
     "drf_spectacular_sidecar",

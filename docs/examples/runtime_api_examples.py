@@ -3,7 +3,7 @@
     SKILL_CONSOLE_VAR_DIR=$(mktemp -d) .venv/bin/python docs/examples/runtime_api_examples.py
 
 Uses a fresh SQLite database under ``SKILL_CONSOLE_VAR_DIR`` (migrated, bitmall demo loaded, one
-staff user with a token) and Django's test client, so nothing is invented: every body below is
+runtime API key, sent as ``Authorization: Bearer``) and Django's test client, so nothing is invented: every body below is
 what the API answered. Long strings are cut to ``CUT`` characters and marked with ``…``.
 """
 from __future__ import annotations
@@ -22,12 +22,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
-from skills_app.roles import assign  # noqa: E402
+from skills_app.releases import COMMAND_LINE, api_key_create  # noqa: E402
 
 CUT = 160
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，还没发货吧？帮我取消"}
@@ -62,10 +60,8 @@ def show(title, response, body=None, keep=None):
 def main():
     call_command("migrate", verbosity=0)
     call_command("load_demo", "bitmall", verbosity=0)
-    user = get_user_model().objects.create_user(username="runtime", password="x" * 12)
-    assign(user, "viewer")  # docs/roles.md
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client = APIClient()  # an agent runtime's key (docs/releases.md, "API keys")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_create(user=COMMAND_LINE, name='examples').key}")
     post = lambda url, body: client.post(url, body, format="json")  # noqa: E731
 
     r = show("GET catalog", client.get("/api/v1/runtime/catalog"),

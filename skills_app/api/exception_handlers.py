@@ -81,7 +81,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     """DRF ``EXCEPTION_HANDLER``: render ``exc`` as the error JSON, or return ``None`` (→ 500).
 
     Keeps DRF's ``WWW-Authenticate`` header on 401 (set by ``APIView.handle_exception`` from the
-    first authenticator, ``TokenAuthentication`` → ``Token``) and ``Retry-After`` on 429, and
+    first authenticator, ``RuntimeKeyAuthentication`` → ``Bearer``) and ``Retry-After`` on 429, and
     rolls back an atomic request as DRF's own handler does.
     """
     if isinstance(exc, Http404):
