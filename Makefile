@@ -26,7 +26,7 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; }
 
 migrate: install
-	mkdir -p var
+	install -d -m 0700 var  # owner only, narrowed when it exists (docs/deploy.md)
 	$(PY) manage.py migrate --noinput -v0
 
 ## DEMO= names a demo catalog (bitmall, returns); empty = top up whatever demo the database holds.

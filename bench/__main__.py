@@ -24,6 +24,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from console.private import private_dir
+
 from . import http as bench_http
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +240,8 @@ def merge_page_runs(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> int:
-    VAR.mkdir(parents=True, exist_ok=True)
+    private_dir(VAR.parent)  # var/ and var/bench/: owner only, like all of var/ (docs/deploy.md)
+    private_dir(VAR)
     skip = {s.strip() for s in os.environ.get("BENCH_SKIP", "").split(",") if s.strip()}
     results: dict[str, Any] = {"machine_before": machine()}
     demo_db, _ = prepare("demo")

@@ -12,11 +12,14 @@ from pathlib import Path
 
 from django.utils.translation import gettext_lazy as _
 
-from console.private import private_dir, private_file, write_private
+from console.private import narrow_var, private_dir, private_file, write_private
 from skills_app.domain.limits import IMPORT_MAX_FILES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))
+#: Owner only (docs/deploy.md, "Files under var/"): made 0700, or narrowed with what lies in it
+#: when an older version, a hand or a tool left it wider, before anything is read from it.
+narrow_var(VAR_DIR)
 
 
 
@@ -240,8 +243,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
-private_dir(VAR_DIR)
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # collectstatic's target; WhiteNoise warns when it is missing
+private_dir(STATIC_ROOT)  # collectstatic's target (0700 like all of var/); WhiteNoise warns when it is missing
 # WhiteNoise serves the static files with DEBUG off; straight from the apps (no collectstatic needed).
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG

@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 
-from console.private import private_file, write_private
+from console.private import private_dir, private_file, write_private
 from skills_app.demo_catalogs import catalog_backup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,11 +90,63 @@ def test_a_fresh_var_dir_gets_a_0600_secret_key_and_database(tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     var = tmp_path / "var"
-    assert mode(var) == 0o700
+    assert mode(var) == 0o700 and mode(var / "static") == 0o700
     for name in ("secret_key", "db.sqlite3"):
         assert mode(var / name) == 0o600, name
     for extra in var.glob("db.sqlite3-*"):  # WAL files take the database file's mode
         assert mode(extra) == 0o600, extra
+
+
+def test_an_existing_wide_var_dir_is_narrowed_at_start(tmp_path):
+    """A var/ an older version (or a hand with umask 022) left 0755, its files 0644: the next
+    start (here ``migrate``) narrows it and what lies directly in it; nothing else changes."""
+    var = tmp_path / "var"
+    for folder in (var, var / "backups", var / "runtime", var / "bench"):
+        folder.mkdir(parents=True)
+        folder.chmod(0o755)
+    for name, text in (("secret_key", "k" * 50), ("admin_password", "p" * 24), ("backups/old-bitmall.json", "[]")):
+        (var / name).write_text(text)
+        (var / name).chmod(0o644)
+    (var / "runtime" / "note").symlink_to(tmp_path)  # a link is never followed (lchmod does not exist)
+    tmp_path.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILL_CONSOLE_", "PG"))}
+    env["SKILL_CONSOLE_VAR_DIR"] = str(var)
+    done = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    for folder in (var, var / "backups", var / "runtime", var / "bench", var / "static"):
+        assert mode(folder) == 0o700, folder
+    for name in ("secret_key", "admin_password", "db.sqlite3"):
+        assert mode(var / name) == 0o600, name
+    assert (var / "secret_key").read_text() == "k" * 50  # narrowed, not rewritten
+    assert mode(var / "backups" / "old-bitmall.json") == 0o644  # below the first level: its folder closes it
+    assert mode(tmp_path) == 0o755  # var/'s parent is not ours to change
+
+
+def test_ensure_admin_and_backups_narrow_their_existing_folders(db, settings, no_env_password, bitmall):
+    var = Path(settings.VAR_DIR)
+    (var / "backups").mkdir(parents=True)
+    for folder in (var, var / "backups"):
+        folder.chmod(0o755)
+    run("ensure_admin")
+    assert mode(var) == 0o700 and mode(var / "admin_password") == 0o600
+    path = catalog_backup(directory=var / "backups", label="t")
+    assert mode(var / "backups") == 0o700 and mode(path) == 0o600
+
+
+def test_private_dir_makes_missing_parents_0700_and_leaves_existing_ones(tmp_path):
+    tmp_path.chmod(0o755)
+    old = os.umask(0o000)
+    try:
+        made = private_dir(tmp_path / "a" / "b")
+    finally:
+        os.umask(old)
+    assert mode(tmp_path / "a") == 0o700 and mode(made) == 0o700 and mode(tmp_path) == 0o755
+    made.chmod(0o750)
+    assert mode(private_dir(made)) == 0o700 and mode(tmp_path) == 0o755
+    lone = private_file(made / "db.sqlite3")
+    lone.chmod(0o640)
+    assert mode(private_file(lone)) == 0o600
 
 
 #: docs/deploy.md's production block, read from the doc itself so the two never drift apart.
