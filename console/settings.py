@@ -10,6 +10,7 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 from console.private import narrow_var, private_dir, private_file, write_private
@@ -74,11 +75,13 @@ INSTALLED_APPS = [
     "django_htmx",
     "axes",
     "simple_history",
+    "csp",
     "skills_app",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every response (below)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -98,6 +101,25 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "console.urls"
+
+#: Content-Security-Policy (django-csp) on every response: scripts, styles, images, fetches and
+#: form posts from the console's own origin only — no inline script, event handler or ``style=``
+#: attribute, no eval (htmx is configured without either, templates/base.html), no plugins, never
+#: framed. Images may also be ``data:`` URLs (the favicon, the admin's icons). The one exception is
+#: the Swagger UI page, ``/api/v1/docs`` (skills_app/api/urls.py): its inline start-up script and
+#: style carry this request's nonce.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 TEMPLATES = [
     {

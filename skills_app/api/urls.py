@@ -1,8 +1,15 @@
 """Runtime API routes, mounted at ``/api/v1/`` by ``console/urls.py`` (docs/runtime-api.md)."""
+from csp.constants import NONCE
+from csp.decorators import csp_update
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import views
+
+#: Swagger UI starts from an inline script and style (templates/api/docs.html): this page alone
+#: lets the Content-Security-Policy (console/settings.py) run the ones carrying its nonce.
+docs_view = csp_update({"script-src": [NONCE], "style-src": [NONCE]})(
+    SpectacularSwaggerView.as_view(url_name="api:schema", template_name="api/docs.html"))
 
 app_name = "api"
 
@@ -17,6 +24,6 @@ urlpatterns = [
     # OpenAPI 3 schema: YAML by default, ``?format=json`` for JSON.
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     # The schema as a readable page: Swagger UI served from drf-spectacular-sidecar (no CDN).
-    path("docs", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("docs", docs_view, name="docs"),
     re_path(r"^[\s\S]*\Z", views.NotFoundApi.as_view(), name="not-found"),
 ]

@@ -45,14 +45,36 @@ def console(live_server, transactional_db, django_user_model):
     return live_server.url
 
 
+#: Reports every ``securitypolicyviolation`` event of a page to the test (``watch_csp``).
+CSP_LISTENER = """document.addEventListener("securitypolicyviolation", (e) => window.__cspViolation({
+    directive: e.effectiveDirective, blocked: e.blockedURI, source: e.sourceFile, line: e.lineNumber,
+    sample: e.sample, page: location.href}));"""
+
+
+def watch_csp(context) -> list[dict]:
+    """The Content-Security-Policy violations of every page of ``context`` (each navigation
+    included), and the console's "Refused to …" lines, as they happen."""
+    seen: list[dict] = []
+    context.expose_binding("__cspViolation", lambda source, violation: seen.append(violation))
+    context.add_init_script(CSP_LISTENER)
+    context.on("console", lambda msg: seen.append({"console": msg.text})
+               if "Content Security Policy" in msg.text else None)
+    return seen
+
+
 @pytest.fixture
 def page(browser):
+    """A page with the console's real Content-Security-Policy: a test whose pages (or whose
+    ``wait_for_function`` strings: pass an arrow function, a bare expression is eval'd) break it fails."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="zh-CN")
+    violations = watch_csp(context)
     pg = context.new_page()
     pg.set_default_timeout(10_000)
+    pg.csp_violations = violations
     yield pg
     context.close()
+    assert not violations, f"Content-Security-Policy violations: {violations}"
 
 
 def login(page, base_url: str) -> None:

@@ -63,7 +63,7 @@ def test_switch_to_english(page, console):
     login(page, console)
     assert page.inner_text('[data-nav="skills"]') == "技能"
     page.click('button[data-lang="en"]')
-    page.wait_for_function("document.documentElement.lang === 'en'")
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     assert page.inner_text('[data-nav="skills"]') == "Skills"
     page.screenshot(path=str(SHOTS / "skills-en.png"), full_page=True)
     page.goto(f"{console}/preview/?scenario=cancel-iphone")
@@ -82,7 +82,7 @@ def active(page) -> dict:
 
 def wait_focus(page, condition: str) -> dict:
     """Wait until the focused element ``e`` satisfies the JS ``condition``; return ``active()``."""
-    page.wait_for_function(f"(() => {{ const e = document.activeElement; return !!e && ({condition}); }})()",
+    page.wait_for_function(f"() => {{ const e = document.activeElement; return !!e && ({condition}); }}",
                            timeout=5_000)
     return active(page)
 
@@ -118,7 +118,7 @@ def test_focus_follows_the_action(page, console):
     page.focus("#id_script")
     page.keyboard.press("Control+Enter")
     page.wait_for_selector('section[data-round="3"]')
-    page.wait_for_function("document.activeElement && document.activeElement.id === 'results-title'")
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'results-title'")
 
 
 def test_stale_edit_keeps_the_text_and_a_second_save_overwrites(page, console):
@@ -158,7 +158,7 @@ def test_long_names_never_push_the_buttons_off_screen(browser, console):
     try:
         login(pg, console)
         pg.click('button[data-lang="en"]')
-        pg.wait_for_function("document.documentElement.lang === 'en'")
+        pg.wait_for_function("() => document.documentElement.lang === 'en'")
         pg.wait_for_load_state("load")  # the stylesheet is applied
         assert pg.evaluate("document.documentElement.scrollWidth") <= 1280
         for selector in ('[data-deleted-skill] [data-row-focus]', 'tr[data-skill] .btn-danger'):
@@ -195,7 +195,7 @@ def test_guard_sentences_in_both_languages(page, console):
     assert "驱逐" in page.inner_text('[data-event-after="2"]')
     page.screenshot(path=str(SHOTS / "preview-refusals-zh.png"), full_page=True)
     page.click('button[data-lang="en"]')
-    page.wait_for_function("document.documentElement.lang === 'en'")
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     page.fill("#id_script", REFUSALS)
     page.keyboard.press("Control+Enter")
     page.wait_for_selector('section[data-round="4"]')

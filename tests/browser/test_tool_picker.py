@@ -40,7 +40,7 @@ def test_search_tick_and_save_from_the_keyboard(page, console, monkeypatch):
     assert focused(page)["picker"] == "tool_ids"
     search(page, "order")
     results = page.locator("[data-picker-results] [data-tool-option]")
-    page.wait_for_function("document.querySelectorAll('[data-picker-results] [data-tool-option]').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('[data-picker-results] [data-tool-option]').length === 4")
     page.wait_for_timeout(600)  # the typing trigger repeats the same search: skipped, nothing replaced
     assert page.url == f"{console}/skills/order_change/edit"  # Enter did not submit the editor
     assert results.evaluate_all("ls => ls.map(l => l.dataset.toolOption)") == [
@@ -55,7 +55,7 @@ def test_search_tick_and_save_from_the_keyboard(page, console, monkeypatch):
     # a second search: the ticked result moves to the ticked list and is left out of the answer
     page.focus("[data-picker-search]")
     search(page, "pay")
-    page.wait_for_function("[...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
+    page.wait_for_function("() => [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
                            ".map(l => l.dataset.toolOption).join() === 'pay_order'")
     assert chosen.evaluate_all("ls => ls.map(l => l.dataset.toolOption)") == [
         "cancel_order", "change_address", "query_order"]

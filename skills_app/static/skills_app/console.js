@@ -98,6 +98,20 @@
     if (empty) empty.hidden = shown !== 0;
   });
 
+  // The "?" button of the top bar opens the shortcut list (as the "?" key does).
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("[data-shortcut-help]");
+    var help = document.getElementById("shortcut-help");
+    if (btn && help && help.showModal) help.showModal();
+  });
+
+  // A tool picker's option: its label shows whether the box is ticked.
+  document.addEventListener("change", function (e) {
+    var box = e.target;
+    if (!box.matches || !box.matches("label[data-tool-option] > input[type=checkbox]")) return;
+    box.closest("label").classList.toggle("is-checked", box.checked);
+  });
+
   // Forms that need a confirmation: <form data-confirm="text">.
   document.addEventListener("submit", function (e) {
     var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
@@ -356,6 +370,28 @@
     elt._pickerLast = key;
     e.detail.parameters.selected = ids;
   });
+  // The search box's own keys and typing (bound on the box, before they bubble): typing never
+  // reaches the form around it (the skill form's live preview listens to its input events);
+  // Enter searches at once (the "picker-enter" trigger of includes/tool_picker.html) and, without
+  // Ctrl/Cmd, does nothing else.
+  function bindSearch(input) {
+    if (input._pickerBound) return;
+    input._pickerBound = true;
+    input.addEventListener("input", function (e) { e.stopPropagation(); });
+    input.addEventListener("keydown", function (e) {
+      if (e.key !== "Enter") return;
+      if (!e.ctrlKey && !e.metaKey) e.preventDefault();
+      if (window.htmx) window.htmx.trigger(input, "picker-enter");
+    });
+  }
+  function bindAll(root) {
+    if (root.matches && root.matches("[data-picker-search]")) bindSearch(root);
+    if (root.querySelectorAll) root.querySelectorAll("[data-picker-search]").forEach(bindSearch);
+  }
+  document.addEventListener("htmx:load", function (e) { bindAll(e.target); });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { bindAll(document); });
+  else bindAll(document);
+
   ["htmx:responseError", "htmx:sendError"].forEach(function (name) {
     document.addEventListener(name, function (e) {  // a failed search may be sent again
       var elt = e.detail && e.detail.elt;
