@@ -66,6 +66,8 @@ test-postgres: install
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
 ## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
+## tools/mutmut_run.py is mutmut's command line that also mutates the @transaction.atomic writes.
+MUTMUT        := tools/mutmut_run.py
 MUTANTS       ?=
 MUTATION_JOBS ?= 2
 mutation: install
@@ -73,7 +75,7 @@ mutation: install
 	@# bring them up to date, or the tests of a later run read the old ones
 	@test ! -d mutants/skills_app || { cd skills_app && find . -type f ! -name '*.py' ! -path '*__pycache__*' \
 	  -exec install -D -m 644 {} ../mutants/skills_app/{} \; ; }
-	nice -n 19 $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
+	nice -n 19 $(PY) $(MUTMUT) run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	$(PY) tools/mutation_score.py
 
 ## The domain alone against its library tests (tests/domain, no database): seconds a mutant instead
@@ -88,7 +90,7 @@ MUTATION_DOMAIN_DIR ?= mutants-domain
 MUTATION_TESTS      ?=
 mutation-domain: install
 	$(PY) tools/mutation_domain.py $(MUTATION_DOMAIN_DIR) $(MUTATION_TESTS)
-	cd $(MUTATION_DOMAIN_DIR) && nice -n 19 ../$(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
+	cd $(MUTATION_DOMAIN_DIR) && nice -n 19 ../$(PY) ../$(MUTMUT) run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	cd $(MUTATION_DOMAIN_DIR) && ../$(PY) ../tools/mutation_score.py
 
 ## Benchmarks (docs/benchmarks.md; not part of `make test`): builds the 500-skill / 2,000-tool catalog

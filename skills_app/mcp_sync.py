@@ -410,6 +410,7 @@ def mcp_server_sync(*, server: McpServer, trigger: str, user: Any = None) -> Mcp
     return _apply(server, listing.tools, record, refused=listing.refused)
 
 
+@transaction.atomic
 def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
            refused: list[RefusedTool] | None = None) -> McpSyncRecord:
     """Write a complete tool list (one transaction; see ``mcp_server_sync``). ``refused``: the
@@ -506,10 +507,6 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
     if broken:
         parts.append("broken skills: " + ", ".join(b["skill"] for b in broken))
     return _finish(server, record, ok=True, message="; ".join(parts))
-
-
-# by assignment, not ``@transaction.atomic``: mutmut 3 does not mutate decorated functions (docs/testing.md)
-_apply = transaction.atomic(_apply)
 
 
 #: The demo's MCP server record (docs/mcp.md, "The demo server").
