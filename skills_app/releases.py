@@ -169,7 +169,7 @@ def publish_review() -> PublishReview:
     sha256 = draft_sha256(draft)
     # derived from the MCP node rows only: kept per draft token (a scan of 2,000 rows otherwise)
     unavailable, orphaned = draft_value(
-        "publish_unavailable_orphaned",  # pragma: no mutate  # a key of its own: any name no other draft value uses works alike
+        "publish_unavailable_orphaned",  # pragma: no mutate
         _unavailable_and_orphaned,
     )
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
@@ -182,7 +182,7 @@ def publish_review() -> PublishReview:
         # kept on the draft catalog object (a new draft starts with none) per latest release, which
         # never changes: 2,000 tools compared once per change, not on every visit of /publish/
         diff=draft.derived(f"release_diff:{latest.release_id}:{latest.sha256}" if latest
-                           else "release_diff:none",  # pragma: no mutate  # any key no other derived value uses works alike
+                           else "release_diff:none",  # pragma: no mutate
                            lambda: catalog_diff(latest_catalog, draft)),
         # each scenario against each catalog runs once, then comes from the cache of results
         # (skills_app/scenario_results.py), which /scenarios/ shares
@@ -203,7 +203,7 @@ def _unavailable_and_orphaned() -> tuple[dict[str, str], dict[str, str]]:
 def _lock_numbering() -> None:
     """Serialise release numbering: lock the settings row (created first if missing)."""
     ConsoleSettings.load()
-    list(ConsoleSettings.objects.select_for_update().filter(pk=1))  # pragma: no mutate  # a lock on PostgreSQL only (tests/test_release_concurrency.py); SQLite's IMMEDIATE transactions serialise anyway
+    list(ConsoleSettings.objects.select_for_update().filter(pk=1))  # pragma: no mutate
 
 
 @transaction.atomic
@@ -232,7 +232,7 @@ def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
     elif label.release_id == release.pk:
         return label
     label.release = release
-    label.full_clean(validate_unique=False)  # pragma: no mutate  # its name was looked up under lock just above
+    label.full_clean(validate_unique=False)  # pragma: no mutate
     label.save()
     who, who_name = _author(user)
     LabelMove.objects.create(label=name, from_release=from_release, to_release=release, moved_by=who,
@@ -319,7 +319,7 @@ def label_move(*, user: Any, label: str, number: int) -> ReleaseLabel:
     if release is None:
         raise _field_error("release", "release_not_found", f"release {number} does not exist.")
     probe = ReleaseLabel(name=label)  # the name alone: only its pattern is checked here
-    probe.full_clean(exclude=["release"], validate_unique=False)  # pragma: no mutate  # the release was just read; the name may exist
+    probe.full_clean(exclude=["release"], validate_unique=False)  # pragma: no mutate
     return _label_set(name=label, release=release, user=user)
 
 
@@ -351,7 +351,7 @@ def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> Create
                            "a key named '%(name)s' already exists; revoke it first or pick another name.", name=name)
     creator, _name = _author(user)
     probe = RuntimeKey(name=name, read_drafts=read_drafts)
-    probe.full_clean(exclude=["id", "prefix", "hashed_key"])  # pragma: no mutate  # create_key fills them; not editable, so never validated
+    probe.full_clean(exclude=["id", "prefix", "hashed_key"])  # pragma: no mutate
     record, key = RuntimeKey.objects.create_key(name=name, read_drafts=read_drafts, created_by=creator)
     return CreatedKey(record=record, key=key)
 
@@ -363,7 +363,7 @@ def api_key_revoke(*, user: Any, name: str) -> int:
     _require_publisher(user)
     not_found = _field_error("name", "key_not_found", "no usable key named '%(name)s'.", name=name)
     # no key name holds a NUL (``api_key_create``); PostgreSQL would refuse one in the query (500)
-    if "\x00" in name:  # pragma: no mutate — on SQLite, where mutation runs, a NUL matches no key either way; make test-postgres sends it
+    if "\x00" in name:  # pragma: no mutate
         raise not_found
     keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
     if not keys:

@@ -96,17 +96,17 @@ def skill_create(
     try:
         clean = clean_skill(skill_code=skill_code, name=name, description=description, content=content,
                             tool_ids=tool_ids,
-                            registry=tool_registry(tool_ids),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                            registry=tool_registry(tool_ids),  # pragma: no mutate
                             )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
-    _check_code_free(clean.skill_code)  # pragma: no mutate  # without it the unique constraint refuses the same code (_save_new)
+    _check_code_free(clean.skill_code)  # pragma: no mutate
     skill = Skill(  # version: the model's default, 1
         skill_code=clean.skill_code, name=clean.name, description=clean.description, content=clean.content,
         tool_ids=list(clean.tool_ids), sort_order=sort_order, enabled=enabled,
         updated_by=user if getattr(user, "pk", None) else None,
     )
-    skill.full_clean(validate_constraints=False)  # pragma: no mutate  # its one constraint (a live code) was checked just above
+    skill.full_clean(validate_constraints=False)  # pragma: no mutate
     _record_who(skill, user)
     _save_new(skill, _code_taken(clean.skill_code))
     return skill
@@ -157,7 +157,7 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     try:
         clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],
                             content=merged["content"], tool_ids=merged["tool_ids"],
-                            registry=tool_registry(merged["tool_ids"]),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                            registry=tool_registry(merged["tool_ids"]),  # pragma: no mutate
                             )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
@@ -173,7 +173,7 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     if any(f in VERSIONED_FIELDS for f in changed):
         locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
-    locked.full_clean(validate_constraints=False)  # pragma: no mutate  # its one constraint (a live code) holds: the code is its own
+    locked.full_clean(validate_constraints=False)  # pragma: no mutate
     _record_who(locked, user, reason)
     locked.save()
     return locked
@@ -230,7 +230,7 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     try:
         clean_skill(skill_code=locked.skill_code, name=locked.name, description=locked.description,
                     content=locked.content, tool_ids=locked.tool_ids,
-                    registry=tool_registry(locked.tool_ids),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                    registry=tool_registry(locked.tool_ids),  # pragma: no mutate
                     )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
@@ -264,14 +264,14 @@ def scenario_save(
     obj.script, obj.description, obj.catalog = script, description, catalog
     if description_en is not None:
         obj.description_en = description_en
-    obj.full_clean(validate_unique=False)  # pragma: no mutate  # None skips it as False does; the look-up above is the unique check
+    obj.full_clean(validate_unique=False)  # pragma: no mutate
     _save_new(obj, taken)
     return obj
 
 
 def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str, create: bool):
     names = normalize_tool_ids(tools)
-    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}  # pragma: no mutate  # None leaves them out as False does
+    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}  # pragma: no mutate
     unknown = [t for t in names if t not in registered]
     if unknown:
         raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
@@ -282,7 +282,7 @@ def _restriction_save(model: type, *, name: str, description: str, tools: Iterab
         raise taken
     obj = existing or model(name=name)
     obj.description, obj.tools = description, list(names)
-    obj.full_clean(validate_unique=False)  # pragma: no mutate  # None skips it as False does; the look-up above is the unique check
+    obj.full_clean(validate_unique=False)  # pragma: no mutate
     _save_new(obj, taken)
     return obj
 
@@ -385,7 +385,7 @@ def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
         raise _problem("node_has_children", "intent node '%(code)s' has child nodes; delete them first",
                        code=node.intent_code)
     broken = _refuse_if_gated(node, force=force,
-                              deleted=True,  # pragma: no mutate  # enabled is left False: it registers nothing either way
+                              deleted=True,  # pragma: no mutate
                               )
     node.deleted_at = timezone.now()
     node.save(update_fields=["deleted_at"])
@@ -478,5 +478,5 @@ def mcp_tool_set_confirm(*, tool: McpTool, require_confirm: bool | None, user: A
     locked.require_confirm_override = require_confirm
     locked.confirm_set_by = getattr(user, "get_username", lambda: "")() if user is not None else "command"
     locked.confirm_set_at = timezone.now()
-    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])  # pragma: no mutate  # just read under its row lock: the other fields are unchanged
+    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])  # pragma: no mutate
     return locked

@@ -491,7 +491,7 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
     sort_order = read(_parse_int, values["sort-order"][0], "sort-order", values["sort-order"][1]) \
         if "sort-order" in values else None
     enabled = read(_parse_bool, values["enabled"][0], "enabled", values["enabled"][1]) if "enabled" in values else None
-    content = ""  # pragma: no mutate — read only when content-file set it (else an error refuses the file)
+    content = ""  # pragma: no mutate
     if "content-file" in values:
         raw, at = values["content-file"]
         try:
@@ -551,7 +551,7 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
     out = _Mapping()
     out.lines = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)  # pragma: no mutate — deep or not: load fills all
+        key = loader.construct_object(key_node, deep=True)  # pragma: no mutate
         line = key_node.start_mark.line
         try:
             hash(key)
@@ -559,7 +559,7 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
             raise _FileProblem(line, _p("key_not_plain", "a key must be a plain name")) from None
         if key in out:
             raise _FileProblem(line, _p("key_twice", KEYS_TWICE, key=key, first=out.lines[key] + 2))
-        out[key] = loader.construct_object(value_node, deep=True)  # pragma: no mutate — the same
+        out[key] = loader.construct_object(value_node, deep=True)  # pragma: no mutate
         out.lines[key] = line
     return out
 

@@ -62,7 +62,7 @@ def canonical_json(data: Any) -> bytes:
     """The canonical bytes of a JSON value: sorted keys, separators ``,`` ``:``, UTF-8 (not
     ``\\u``-escaped). The runtime API hashes its bodies the same way (docs/releases.md)."""
     text = json.dumps(data, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False,  # pragma: no mutate — ensure_ascii=None is as false as False
+                      ensure_ascii=False,  # pragma: no mutate
                       )
     return text.encode()  # UTF-8, str.encode's default
 

@@ -82,7 +82,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
 
     One pass (``EvidenceReader`` reads the same way, one message at a time).
     """
-    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)  # pragma: no mutate  # manuals never change the pairing
+    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)  # pragma: no mutate
     for m in messages:
         reader.append(m)
     return Pairing(answers=dict(reader._answers), warnings=tuple(reader._pair_warnings))
