@@ -15,7 +15,9 @@ from django.utils import timezone
 from .domain.errors import ScriptError, SkillValidationError
 from .domain.scripts import parse_script
 from .domain.validation import clean_skill, normalize_tool_ids
-from .models import SECRET_MASK, AccessProfile, BuiltinTool, IntentNode, McpServer, McpTool, Scenario, Skill, Stage
+from .models import (
+    SECRET_MASK, AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Scenario, Skill, Stage,
+)
 from .selectors import mcp_nodes, tool_registry
 
 #: The builtin tools of docs/design.md in registration order: (name, description, parameters).
@@ -408,15 +410,13 @@ def mcp_tool_save(
 
 
 @transaction.atomic
-def load_skill_header_set(*, header: str) -> "ConsoleSettings":
+def load_skill_header_set(*, header: str) -> ConsoleSettings:
     """Set the header of the generated ``load_skill`` description (docs/runtime-api.md, "What the
     model sees"). Line endings are normalised to ``\\n`` and trailing blanks of the text stripped.
 
     Raises ``ValidationError`` on ``load_skill_header`` when the header is blank or longer than
     ``LOAD_SKILL_HEADER_MAX_LENGTH`` characters; nothing is saved then.
     """
-    from .models import ConsoleSettings
-
     settings = ConsoleSettings.objects.select_for_update().filter(pk=1).first() or ConsoleSettings(pk=1)
     settings.load_skill_header = (header or "").replace("\r\n", "\n").replace("\r", "\n").rstrip()
     settings.full_clean()

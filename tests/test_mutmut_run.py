@@ -42,8 +42,8 @@ def mutated() -> str:
 
 def _copies(code: str, function: str) -> dict[str, str]:
     """The copies mutmut made of ``function`` (the original's and the mutants'), each with the line above it."""
-    return dict((name, above) for above, name in
-                re.findall(rf"^(.*)\ndef (x_{function}__mutmut_\w+)\(", code, flags=re.M))
+    return {name: above for above, name in
+                re.findall(rf"^(.*)\ndef (x_{function}__mutmut_\w+)\(", code, flags=re.M)}
 
 
 def test_a_bare_transaction_atomic_function_is_mutated_like_an_undecorated_one(mutated):
@@ -54,7 +54,7 @@ def test_a_bare_transaction_atomic_function_is_mutated_like_an_undecorated_one(m
 
 def test_the_decorator_stays_on_the_trampoline_only(mutated):
     assert "@transaction.atomic\n@_mutmut_mutated(mutants_x_write__mutmut)\ndef write(x):" in mutated
-    assert {above for above in _copies(mutated, "write").values()} == {""}
+    assert set(_copies(mutated, "write").values()) == {""}
 
 
 def test_a_decorator_with_arguments_is_still_left_alone(mutated):

@@ -25,9 +25,10 @@ code                       when
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from .catalog import BUILTIN, Catalog, Skill, Tool
 from .limits import DESCRIPTION_LINT_LENGTH, MANUAL_LINT_LENGTH

@@ -11,8 +11,8 @@ not a message list (wrong types, unknown roles or block types, over the limits) 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import jsontext
@@ -23,7 +23,7 @@ ROLES = ("user", "assistant", "tool", "system")
 _ROLE_SET = frozenset(ROLES)
 #: Roles accepted on input and the role they are read as (OpenAI's newer ``developer`` role is a
 #: system message).
-ROLE_ALIASES = {"developer": "system"}
+ROLE_ALIASES: dict[Any, str] = {"developer": "system"}  # read with whatever role a message names
 STATES = ("success", "error")
 #: ``state`` / ``status`` values (any case) read as a failed tool result (docs/transcripts.md).
 ERROR_STATES = frozenset({"error", "failed", "failure"})
@@ -99,7 +99,7 @@ def build_frozen(cls: type, values: dict[str, Any]) -> Any:
     runtime request reads up to ``MAX_MESSAGES`` of them (docs/benchmarks.md, "rounds"). Equal,
     hashable and immutable like one built by ``cls(**values)``; ``values`` (a dict of its own,
     not used after) becomes the instance's ``__dict__``."""
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     object.__setattr__(obj, "__dict__", values)  # ``values`` becomes its attributes: no second dict
     return obj
 
@@ -179,8 +179,9 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
             except jsontext.JsonTextError:
                 inner = None  # pragma: no mutate
             if isinstance(inner, Mapping):
-                if jsontext.ambiguity_of(inner) is not None:
-                    return {}, ambiguous_arguments(params, jsontext.ambiguity_of(inner))
+                reason = jsontext.ambiguity_of(inner)
+                if reason is not None:
+                    return {}, ambiguous_arguments(params, reason)
                 return dict(inner), Problem(
                     "arguments_double_encoded",
                     "%(where)s%(call)s: arguments are JSON text inside a JSON string; decoded once more", params)
@@ -534,7 +535,8 @@ def _expand(raw: Any, index: int) -> list[Message]:
     role = raw.get("role")
     if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate
         if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
-            kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
+            kinds: dict[type, str] = {dict: "an object", list: "a list"}
+            kind = kinds.get(type(role), type(role).__name__)
             raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)
         role = ROLE_ALIASES.get(role, role)
         if role not in ROLES:

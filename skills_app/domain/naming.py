@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from .limits import BUILTIN_TOOL_NAMES, TOOL_NAME_PATTERN
 
@@ -158,7 +158,7 @@ def assign_model_names(
             continue
         keeper = None  # pragma: no mutate
         if c not in used:
-            exact = [m for m in members if m == c]
+            exact: list[str | None] = [m for m in members if m == c]
             before = [m for m in members if held.get(m) == c]
             keeper = (exact or before or [None])[0]
         if keeper is not None:

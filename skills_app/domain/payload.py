@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .catalog import Catalog, Tool, json_copy
 from .errors import DomainError

@@ -4,19 +4,25 @@ CLI alike.
 """
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import Any, Callable, Container, Iterable, Mapping
+from typing import Any
 
 import jsonschema
 
-from .catalog import BUILTIN, Catalog, Restriction, Skill
-from .errors import MessageError, Problem, UnknownRestrictionError
-from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from . import payload, transcript
+from .catalog import BUILTIN, Catalog, Restriction, Skill
+from .errors import Problem, UnknownRestrictionError
+from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from .messages import (
-    Message, ToolCall, ambiguous_call, as_messages, call_ambiguity, carrier_conflict, parse_arguments,
+    Message,
+    ToolCall,
+    ambiguous_call,
+    as_messages,
+    call_ambiguity,
+    carrier_conflict,
+    parse_arguments,
 )
 from .tooldefs import dialect_validator
 
@@ -286,12 +292,12 @@ def _enabled_versions(catalog: Catalog) -> Mapping[str, tuple[int, tuple[str, ..
     )
 
 
-def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[str]) -> tuple:
+def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[str]) -> tuple[Any, ...]:
     """``(visible, masked, loaded, builtins, mcp_visible, withheld)`` of a round whose evidence
     names the skill ``codes``: depends on the catalog, the restrictions and the loaded set only,
     so it is computed once per distinct set (O(tools)) and kept on the catalog (bounded by
     ``ROUND_SHAPE_CACHE_SIZE``). ``masked`` / ``withheld`` are shared: callers copy them."""
-    cache: dict = _per_catalog(
+    cache: dict[Any, Any] = _per_catalog(
         catalog,
         "_rules_round_shapes",  # pragma: no mutate
         dict,
@@ -313,7 +319,9 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
     for i in ordered:
         released.update(enabled_skills[i].tool_ids)
     owner = catalog.gate_owner
-    visible: list[str] | tuple[str, ...]
+    visible: list[str] | tuple[str, ...]  # tuples on the fast path, lists built on the other
+    builtins: list[str] | tuple[str, ...]
+    mcp_visible: list[str] | tuple[str, ...]
     if (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit) == (None, None, None):
         # no restriction: set lookups in comprehensions (the common case, and the cheap one)
         masked = dict(owner)  # every gated tool, in registration order, less the released ones

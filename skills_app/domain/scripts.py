@@ -4,8 +4,9 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -62,9 +63,9 @@ class _ScriptLoader(yaml.SafeLoader):
         super().__init__(text)
         self.source = source
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
             raise ScriptError(
                 f"YAML aliases (*{event.anchor}) are not accepted in scripts: write the value out",
                 source=self.source, line=event.start_mark.line + 1,
@@ -345,6 +346,7 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     if data is None:
         raise ScriptError("the script is empty", source=source, line=1)
     name = "untitled"
+    meta: Mapping[str, Any]
     if isinstance(data, list):
         steps_raw, steps_node, meta = data, node, {}
     elif isinstance(data, Mapping):

@@ -11,17 +11,17 @@ import gc
 import json
 import time
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import filterfalse
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from .catalog import Catalog
 from .errors import Problem, ScriptError
 from .limits import LOAD_SKILL, SIMULATION_TIME_BUDGET
 from .messages import Message, ToolCall, as_messages
 from .rules import (
-    ALLOWED,
     CONFIRM,
     REFUSED,
     Restrictions,
@@ -165,7 +165,7 @@ class Simulation:
         }
 
 
-def _list_failure(code: str, what: str, want: list, got: list) -> Problem:
+def _list_failure(code: str, what: str, want: list[str], got: list[str]) -> Problem:
     """An unmet list expectation as its difference: the tools (or skills) ``missing`` from the round
     and the ``unexpected`` ones; when both are empty only the order differs (docs/simulator.md)."""
     missing = [t for t in want if t not in got]
@@ -287,7 +287,7 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
     gated = catalog.gated_tool_ids
     columns: list[list[str]] = []
     prev: RoundView | None = None
-    before: set[str]  # both set by the first round, which builds its column whole
+    before: set[str] = set()  # pragma: no mutate
     column: list[str]
     for r in rounds:
         view = r.view
@@ -309,7 +309,7 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
         columns.append(column)
         prev, before = view, after
     if not columns:
-        return {tool: () for tool in gated}
+        return dict.fromkeys(gated, ())
     return dict(zip(gated, zip(*columns)))
 
 

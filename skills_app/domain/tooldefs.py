@@ -9,7 +9,8 @@ refuses calls to it — never a 500.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 import jsonschema
 import referencing
@@ -95,7 +96,7 @@ def dialect_validator(schema: Any) -> Any:
     if not isinstance(schema["$schema"], str):
         return None
     try:
-        return jsonschema.validators.validator_for(schema, default=None)
+        return jsonschema.validators.validator_for(schema, default=None)  # type: ignore[arg-type]  # None: an unknown dialect
     except (TypeError, ValueError, AttributeError):  # a text urlsplit refuses ("http://[")
         return None
 
@@ -170,7 +171,7 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
                                    "%(cause)s", {"where": "(root)", "cause": "nested too deeply"}))
     if refs:
         spec = referencing.jsonschema.specification_with(cls.META_SCHEMA["$schema"])  # each names its dialect
-        resource = referencing.Resource(contents=dict(schema), specification=spec)
+        resource = spec.create_resource(dict(schema))
         base = resource.id() or "urn:skill-console:input-schema"  # pragma: no mutate
         resolver = referencing.Registry().with_resource(base, resource).resolver(base_uri=base)
         for ref in refs:
