@@ -7,12 +7,14 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DEMO   ?=
 
-.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench
+.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench lock lint
 
-$(STAMP): pyproject.toml
+## The versions installed are the lock's (requirements/constraints.txt): `make lock` writes it.
+LOCK := requirements/constraints.txt
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -98,6 +100,23 @@ mutation-domain: install
 ## against its target. Exit 0 even when a target is missed, unless BENCH_STRICT=1.
 bench: install
 	$(PY) -m bench
+
+## The lock: `uv pip compile` resolves pyproject.toml's ranges (every extra) for Python 3.11+ on any
+## platform and keeps the versions already locked; LOCK_ARGS=--upgrade takes the newest of every
+## package, LOCK_ARGS='--upgrade-package django' of one. Commit the file; docs/deploy.md.
+LOCK_ARGS ?=
+lock: install
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --quiet \
+	  --custom-compile-command 'make lock' $(LOCK_ARGS) -o $(LOCK)
+	$(PY) -m pip install -q -c $(LOCK) -e '.[dev]'
+
+## Lint and types (docs/testing.md "Lint and types"): Ruff, then mypy on the pure packages
+## ([tool.mypy] files). LINT_FORMAT=1 adds `ruff format --check` (on once the tree is formatted).
+LINT_FORMAT ?= 0
+lint: install
+	$(VENV)/bin/ruff check .
+	@if [ "$(LINT_FORMAT)" = 1 ]; then echo "$(VENV)/bin/ruff format --check ."; $(VENV)/bin/ruff format --check .; fi
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) var .pytest_cache mutants mutants-domain
