@@ -7,12 +7,14 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DEMO   ?=
 
-.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench
+.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench lock lint
 
-$(STAMP): pyproject.toml
+## The versions installed are the lock's (requirements/constraints.txt): `make lock` writes it.
+LOCK := requirements/constraints.txt
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -66,6 +68,8 @@ test-postgres: install
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
 ## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
+## tools/mutmut_run.py is mutmut's command line that also mutates the @transaction.atomic writes.
+MUTMUT        := tools/mutmut_run.py
 MUTANTS       ?=
 MUTATION_JOBS ?= 2
 mutation: install
@@ -73,7 +77,7 @@ mutation: install
 	@# bring them up to date, or the tests of a later run read the old ones
 	@test ! -d mutants/skills_app || { cd skills_app && find . -type f ! -name '*.py' ! -path '*__pycache__*' \
 	  -exec install -D -m 644 {} ../mutants/skills_app/{} \; ; }
-	nice -n 19 $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
+	nice -n 19 $(PY) $(MUTMUT) run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	$(PY) tools/mutation_score.py
 
 ## The domain alone against its library tests (tests/domain, no database): seconds a mutant instead
@@ -88,7 +92,7 @@ MUTATION_DOMAIN_DIR ?= mutants-domain
 MUTATION_TESTS      ?=
 mutation-domain: install
 	$(PY) tools/mutation_domain.py $(MUTATION_DOMAIN_DIR) $(MUTATION_TESTS)
-	cd $(MUTATION_DOMAIN_DIR) && nice -n 19 ../$(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
+	cd $(MUTATION_DOMAIN_DIR) && nice -n 19 ../$(PY) ../$(MUTMUT) run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	cd $(MUTATION_DOMAIN_DIR) && ../$(PY) ../tools/mutation_score.py
 
 ## Benchmarks (docs/benchmarks.md; not part of `make test`): builds the 500-skill / 2,000-tool catalog
@@ -96,6 +100,23 @@ mutation-domain: install
 ## against its target. Exit 0 even when a target is missed, unless BENCH_STRICT=1.
 bench: install
 	$(PY) -m bench
+
+## The lock: `uv pip compile` resolves pyproject.toml's ranges (every extra) for Python 3.11+ on any
+## platform and keeps the versions already locked; LOCK_ARGS=--upgrade takes the newest of every
+## package, LOCK_ARGS='--upgrade-package django' of one. Commit the file; docs/deploy.md.
+LOCK_ARGS ?=
+lock: install
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --quiet \
+	  --custom-compile-command 'make lock' $(LOCK_ARGS) -o $(LOCK)
+	$(PY) -m pip install -q -c $(LOCK) -e '.[dev]'
+
+## Lint and types (docs/testing.md "Lint and types"): Ruff, then mypy on the pure packages
+## ([tool.mypy] files). LINT_FORMAT=1 adds `ruff format --check` (on once the tree is formatted).
+LINT_FORMAT ?= 0
+lint: install
+	$(VENV)/bin/ruff check .
+	@if [ "$(LINT_FORMAT)" = 1 ]; then echo "$(VENV)/bin/ruff format --check ."; $(VENV)/bin/ruff format --check .; fi
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) var .pytest_cache mutants mutants-domain

@@ -119,7 +119,7 @@ def serve_and_measure(db: Path, key: str) -> dict[str, Any]:
                 break
             except OSError:
                 if server.poll() is not None:
-                    raise SystemExit(f"gunicorn exited ({server.returncode}); see {VAR / 'gunicorn.log'}")
+                    raise SystemExit(f"gunicorn exited ({server.returncode}); see {VAR / 'gunicorn.log'}") from None
                 time.sleep(0.2)
         budget = float(os.environ.get("BENCH_BUDGET", "20"))
         return bench_http.measure("127.0.0.1", port, key, str(catalog_file), budget=budget)

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -39,11 +39,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.client import HTTPException
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, cast
 
 from skills_app.domain import (
     BUILTIN,
@@ -51,17 +52,17 @@ from skills_app.domain import (
     Catalog,
     LoadResult,
     Message,
+    MessageError,
     RoundView,
     ToolCall,
-    MessageError,
     Verdict,
     check_call,
     compute_round,
+    jsontext,
     load_skill,
     parse_messages,
 )
 from skills_app.domain.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
-from skills_app.domain import jsontext
 from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
@@ -190,7 +191,7 @@ def catalog_from_runtime(body: Mapping[str, Any], manuals: Mapping[str, str]) ->
 
     skills = []
     for i, s in enumerate(items("skills")):
-        code = s.get("code")
+        code: Any = s.get("code")
         if code not in manuals:
             raise SnapshotError(f"skills[{i}]: no manual for skill {code!r}")
         skills.append({**s, "content": manuals[code]})
@@ -561,7 +562,7 @@ def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message,
     except TypeError:
         raise MessageError("messages must be a JSON list") from None
     if all(isinstance(m, Message) for m in items):
-        return tuple(items)
+        return tuple(cast(list[Message], items))
     raw = [m.as_dict() if isinstance(m, Message) else m for m in items]
     try:
         # ensure_ascii=False + encode: a lone surrogate fails here (UnicodeEncodeError is a ValueError)
@@ -630,4 +631,4 @@ def _error_of(data: bytes) -> tuple[str, str]:
 
 
 def _when(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

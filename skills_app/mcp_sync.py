@@ -220,10 +220,10 @@ async def _list_all(server: McpServer, errlog: Any) -> Listing:
     listing = Listing(tools=[])
     async with _Session(server, errlog) as session:
         version = getattr(session, "protocol_version", None) or "2025-11-25"
-        cursor: str | None = None  # pragma: no mutate — "" is as false: the first page goes without params
+        cursor: str | None = None  # pragma: no mutate
         seen: set[str] = set()
         for _page in range(MAX_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None  # pragma: no mutate — params without a cursor ask for the first page as no params do
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None  # pragma: no mutate
             tools, refused, cursor = _read_page(await _raw_page(session, params), version,
                                                 len(listing.tools) + len(listing.refused))
             listing.tools.extend(tools)
@@ -260,7 +260,7 @@ def _run(server: McpServer, work) -> Any:
     other failure), else ``_describe``, with the end of the server's stderr (docs/mcp.md)."""
     limit = float(server.timeout_seconds)
     scopes: list[anyio.CancelScope] = []
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:  # pragma: no mutate — "UTF-8", None or no encoding read the same where the locale is UTF-8 (tests, and the bytes test above)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:  # pragma: no mutate
         async def main():
             with anyio.fail_after(limit) as scope:
                 scopes.append(scope)
@@ -341,7 +341,7 @@ def _call(server: McpServer, real_name: str, arguments: dict[str, Any]) -> CallO
         if not text and result.structured_content is not None:
             text = json.dumps(
                 result.structured_content,
-                ensure_ascii=False,  # pragma: no mutate — None is as false as False
+                ensure_ascii=False,  # pragma: no mutate
             )
         return CallOutcome(is_error=result.is_error, text=text)
 
@@ -353,7 +353,7 @@ def _json_lines(value: Any) -> list[str]:
         return []
     return json.dumps(
         value, indent=2, sort_keys=True,
-        ensure_ascii=False,  # pragma: no mutate — None is as false as False
+        ensure_ascii=False,  # pragma: no mutate
     ).splitlines()
 
 
@@ -410,6 +410,7 @@ def mcp_server_sync(*, server: McpServer, trigger: str, user: Any = None) -> Mcp
     return _apply(server, listing.tools, record, refused=listing.refused)
 
 
+@transaction.atomic
 def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
            refused: list[RefusedTool] | None = None) -> McpSyncRecord:
     """Write a complete tool list (one transaction; see ``mcp_server_sync``). ``refused``: the
@@ -422,12 +423,12 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
     if clashes:
         listed = [t for t in listed if t.name not in refused_names]
     # two syncs of one server wait for each other here (PostgreSQL; SQLite serialises every write)
-    McpServer.objects.select_for_update().filter(pk=server.pk).first()  # pragma: no mutate — only two syncs racing on PostgreSQL could tell a lock on no row
+    McpServer.objects.select_for_update().filter(pk=server.pk).first()  # pragma: no mutate
     now = timezone.now()
     # this server's tools, and the orphans a deleted record of the same name left (a server
     # registered again takes them back under the names they held: docs/mcp.md)
     own = Q(mcp_server=server) | Q(
-        mcp_server__isnull=True,  # pragma: no mutate — names are unique and immutable: no other record's tool has it
+        mcp_server__isnull=True,  # pragma: no mutate
         synced_at__isnull=False, server=server.name,
     )
     mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(own)}
@@ -487,7 +488,7 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
                 removed.append(row.name)
             row.removed_at = row.removed_at or now
             row.mcp_server = server  # an orphan taken back: removed now, no longer orphaned
-            row.save(update_fields=["removed_at", "mcp_server"])  # pragma: no mutate — read in this transaction, under the server's lock: only these two changed
+            row.save(update_fields=["removed_at", "mcp_server"])  # pragma: no mutate
     removed_set = set(removed)
     unavailable_nodes = [
         {"node": n.intent_code, "tool": n.mcp_tool_id}
@@ -506,10 +507,6 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
     if broken:
         parts.append("broken skills: " + ", ".join(b["skill"] for b in broken))
     return _finish(server, record, ok=True, message="; ".join(parts))
-
-
-# by assignment, not ``@transaction.atomic``: mutmut 3 does not mutate decorated functions (docs/testing.md)
-_apply = transaction.atomic(_apply)
 
 
 #: The demo's MCP server record (docs/mcp.md, "The demo server").

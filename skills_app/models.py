@@ -168,7 +168,7 @@ class McpServer(models.Model):
     @property
     def masked_headers(self) -> dict[str, str]:
         """Header name → ``SECRET_MASK`` (values are secrets; pages never show them)."""
-        return {k: SECRET_MASK for k in (self.headers or {})}
+        return dict.fromkeys(self.headers or {}, SECRET_MASK)
 
 
 #: RFC 9110 "token": what an HTTP header name may be made of.
@@ -574,7 +574,7 @@ class Release(models.Model):
     #: The body of ``GET runtime/catalog`` for this release, exactly as answered
     #: (``runtime_catalog.catalog_body_json``), stored at publish so the API never rebuilds it.
     #: ``None`` only on a row written before it existed until ``runtime_cache`` fills it once.
-    catalog_json = models.TextField(_("catalog JSON"), null=True, blank=True, editable=False)
+    catalog_json = models.TextField(_("catalog JSON"), null=True, blank=True, editable=False)  # noqa: DJ001 — None: not filled yet
 
     class Meta:
         ordering = ["-number"]
@@ -608,7 +608,7 @@ class ReleaseLabel(models.Model):
         return self.name
 
 
-class LabelMove(models.Model):
+class LabelMove(models.Model):  # noqa: DJ008 — the history pages and the admin list it by its fields
     """One move of a label: from which release (``None`` = the label was created) to which, who, when."""
 
     label = models.CharField(_("label"), max_length=LABEL_NAME_MAX_LENGTH, db_index=True)

@@ -7,8 +7,7 @@ under a row lock on the settings row (PostgreSQL) / the database write lock (SQL
 transactions), so two publishes at the same instant never share a number nor lose a snapshot.
 Every publish, rollback, label move and key change asks ``can_publish(user)`` first.
 
-The writes are wrapped in ``transaction.atomic`` by an assignment after their ``def``, not by a
-decorator: mutmut 3 leaves decorated functions unmutated (docs/testing.md).
+Each write runs in one transaction (``@transaction.atomic``).
 """
 from __future__ import annotations
 
@@ -170,7 +169,7 @@ def publish_review() -> PublishReview:
     sha256 = draft_sha256(draft)
     # derived from the MCP node rows only: kept per draft token (a scan of 2,000 rows otherwise)
     unavailable, orphaned = draft_value(
-        "publish_unavailable_orphaned",  # pragma: no mutate  # a key of its own: any name no other draft value uses works alike
+        "publish_unavailable_orphaned",  # pragma: no mutate
         _unavailable_and_orphaned,
     )
     digests = {id(draft): sha256, **({id(latest_catalog): latest.sha256} if latest_catalog is not None else {})}
@@ -183,7 +182,7 @@ def publish_review() -> PublishReview:
         # kept on the draft catalog object (a new draft starts with none) per latest release, which
         # never changes: 2,000 tools compared once per change, not on every visit of /publish/
         diff=draft.derived(f"release_diff:{latest.release_id}:{latest.sha256}" if latest
-                           else "release_diff:none",  # pragma: no mutate  # any key no other derived value uses works alike
+                           else "release_diff:none",  # pragma: no mutate
                            lambda: catalog_diff(latest_catalog, draft)),
         # each scenario against each catalog runs once, then comes from the cache of results
         # (skills_app/scenario_results.py), which /scenarios/ shares
@@ -204,9 +203,10 @@ def _unavailable_and_orphaned() -> tuple[dict[str, str], dict[str, str]]:
 def _lock_numbering() -> None:
     """Serialise release numbering: lock the settings row (created first if missing)."""
     ConsoleSettings.load()
-    list(ConsoleSettings.objects.select_for_update().filter(pk=1))  # pragma: no mutate  # a lock on PostgreSQL only (tests/test_release_concurrency.py); SQLite's IMMEDIATE transactions serialise anyway
+    list(ConsoleSettings.objects.select_for_update().filter(pk=1))  # pragma: no mutate
 
 
+@transaction.atomic
 def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[str] = (),
                    override_note: str = "", rollback_of: int | None = None) -> Release:
     """Write a release with the next number (latest + 1) under the numbering lock, with the
@@ -222,7 +222,6 @@ def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[
     release.full_clean()
     release.save()
     return release
-release_create = transaction.atomic(release_create)
 
 
 def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
@@ -233,7 +232,7 @@ def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
     elif label.release_id == release.pk:
         return label
     label.release = release
-    label.full_clean(validate_unique=False)  # pragma: no mutate  # its name was looked up under lock just above
+    label.full_clean(validate_unique=False)  # pragma: no mutate
     label.save()
     who, who_name = _author(user)
     LabelMove.objects.create(label=name, from_release=from_release, to_release=release, moved_by=who,
@@ -241,6 +240,7 @@ def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
     return label
 
 
+@transaction.atomic
 def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), override_note: str = "",
                     move_labels: Iterable[str] = ()) -> Release:
     """Publish the draft as a new release (docs/releases.md).
@@ -270,7 +270,6 @@ def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), over
     for name in move_labels:
         _label_set(name=name, release=release, user=user)
     return release
-release_publish = transaction.atomic(release_publish)
 
 
 def release_publish_first(*, note: str) -> Release | None:
@@ -284,6 +283,7 @@ def release_publish_first(*, note: str) -> Release | None:
         return release_publish(user=COMMAND_LINE, note=note)
 
 
+@transaction.atomic
 def release_rollback(*, user: Any, number: int, note: str) -> Release:
     """A new release whose snapshot equals release ``number``'s (that release is untouched). The
     ``production`` label, when it exists, moves to the new release so the runtime serves it at
@@ -306,9 +306,9 @@ def release_rollback(*, user: Any, number: int, note: str) -> Release:
     if ReleaseLabel.objects.filter(name=PRODUCTION).exists():
         _label_set(name=PRODUCTION, release=release, user=user)
     return release
-release_rollback = transaction.atomic(release_rollback)
 
 
+@transaction.atomic
 def label_move(*, user: Any, label: str, number: int) -> ReleaseLabel:
     """Point ``label`` (created if new; pattern of a skill code) at release ``number`` and record
     the move (who, when, from, to). Raises ``PermissionDenied`` or ``ValidationError`` (bad name,
@@ -319,9 +319,8 @@ def label_move(*, user: Any, label: str, number: int) -> ReleaseLabel:
     if release is None:
         raise _field_error("release", "release_not_found", f"release {number} does not exist.")
     probe = ReleaseLabel(name=label)  # the name alone: only its pattern is checked here
-    probe.full_clean(exclude=["release"], validate_unique=False)  # pragma: no mutate  # the release was just read; the name may exist
+    probe.full_clean(exclude=["release"], validate_unique=False)  # pragma: no mutate
     return _label_set(name=label, release=release, user=user)
-label_move = transaction.atomic(label_move)
 
 
 # --- runtime API keys -------------------------------------------------------------------------
@@ -335,6 +334,7 @@ class CreatedKey:
     key: str
 
 
+@transaction.atomic
 def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> CreatedKey:
     """Create a runtime API key (stored as the library's hash). ``name`` must be unique among
     keys that are not revoked. Raises ``PermissionDenied`` or ``ValidationError``."""
@@ -351,19 +351,19 @@ def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> Create
                            "a key named '%(name)s' already exists; revoke it first or pick another name.", name=name)
     creator, _name = _author(user)
     probe = RuntimeKey(name=name, read_drafts=read_drafts)
-    probe.full_clean(exclude=["id", "prefix", "hashed_key"])  # pragma: no mutate  # create_key fills them; not editable, so never validated
+    probe.full_clean(exclude=["id", "prefix", "hashed_key"])  # pragma: no mutate
     record, key = RuntimeKey.objects.create_key(name=name, read_drafts=read_drafts, created_by=creator)
     return CreatedKey(record=record, key=key)
-api_key_create = transaction.atomic(api_key_create)
 
 
+@transaction.atomic
 def api_key_revoke(*, user: Any, name: str) -> int:
     """Revoke every usable key with this name (cannot be undone); returns how many. Raises
     ``ValidationError`` when none matches."""
     _require_publisher(user)
     not_found = _field_error("name", "key_not_found", "no usable key named '%(name)s'.", name=name)
     # no key name holds a NUL (``api_key_create``); PostgreSQL would refuse one in the query (500)
-    if "\x00" in name:  # pragma: no mutate — on SQLite, where mutation runs, a NUL matches no key either way; make test-postgres sends it
+    if "\x00" in name:  # pragma: no mutate
         raise not_found
     keys = list(RuntimeKey.objects.select_for_update().filter(name=name, revoked=False))
     if not keys:
@@ -372,7 +372,6 @@ def api_key_revoke(*, user: Any, name: str) -> int:
         k.revoked = True
         k.save()
     return len(keys)
-api_key_revoke = transaction.atomic(api_key_revoke)
 
 
 def api_key_list() -> list[RuntimeKey]:

@@ -2,9 +2,7 @@
 saved (HackSoft Django-Styleguide). The editor, the API, the demo loader and the CLI all call these,
 so a rule lives in one place.
 
-Each write is wrapped in ``transaction.atomic`` by an assignment after its ``def`` rather than by a
-decorator: mutmut 3 leaves decorated functions unmutated, and these are the writes mutation testing
-must reach (docs/testing.md).
+Each write runs in one transaction (``@transaction.atomic``).
 """
 from __future__ import annotations
 
@@ -17,7 +15,9 @@ from django.utils import timezone
 from .domain.errors import ScriptError, SkillValidationError
 from .domain.scripts import parse_script
 from .domain.validation import clean_skill, normalize_tool_ids
-from .models import SECRET_MASK, AccessProfile, BuiltinTool, IntentNode, McpServer, McpTool, Scenario, Skill, Stage
+from .models import (
+    SECRET_MASK, AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Scenario, Skill, Stage,
+)
 from .selectors import mcp_nodes, tool_registry
 
 #: The builtin tools of docs/design.md in registration order: (name, description, parameters).
@@ -80,6 +80,7 @@ def _check_code_free(code: str) -> None:
         raise _code_taken(code)
 
 
+@transaction.atomic
 def skill_create(
     *,
     skill_code: str,
@@ -97,21 +98,20 @@ def skill_create(
     try:
         clean = clean_skill(skill_code=skill_code, name=name, description=description, content=content,
                             tool_ids=tool_ids,
-                            registry=tool_registry(tool_ids),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                            registry=tool_registry(tool_ids),  # pragma: no mutate
                             )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
-    _check_code_free(clean.skill_code)  # pragma: no mutate  # without it the unique constraint refuses the same code (_save_new)
+    _check_code_free(clean.skill_code)  # pragma: no mutate
     skill = Skill(  # version: the model's default, 1
         skill_code=clean.skill_code, name=clean.name, description=clean.description, content=clean.content,
         tool_ids=list(clean.tool_ids), sort_order=sort_order, enabled=enabled,
         updated_by=user if getattr(user, "pk", None) else None,
     )
-    skill.full_clean(validate_constraints=False)  # pragma: no mutate  # its one constraint (a live code) was checked just above
+    skill.full_clean(validate_constraints=False)  # pragma: no mutate
     _record_who(skill, user)
     _save_new(skill, _code_taken(clean.skill_code))
     return skill
-skill_create = transaction.atomic(skill_create)
 
 
 EDITABLE_FIELDS = ("name", "description", "content", "tool_ids", "sort_order", "enabled")
@@ -129,6 +129,7 @@ def _record_who(obj: Any, user: Any, reason: str = "") -> None:
         obj._change_reason = reason
 
 
+@transaction.atomic
 def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None = None, reason: str = "",
                  **changes: Any) -> Skill:
     """Change a skill's editable fields (``skill_code`` is immutable). A save that changes nothing
@@ -158,7 +159,7 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     try:
         clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],
                             content=merged["content"], tool_ids=merged["tool_ids"],
-                            registry=tool_registry(merged["tool_ids"]),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                            registry=tool_registry(merged["tool_ids"]),  # pragma: no mutate
                             )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
@@ -174,13 +175,13 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     if any(f in VERSIONED_FIELDS for f in changed):
         locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
-    locked.full_clean(validate_constraints=False)  # pragma: no mutate  # its one constraint (a live code) holds: the code is its own
+    locked.full_clean(validate_constraints=False)  # pragma: no mutate
     _record_who(locked, user, reason)
     locked.save()
     return locked
-skill_update = transaction.atomic(skill_update)
 
 
+@transaction.atomic
 def skill_revert(*, skill: Skill, history_id: int, user: Any = None) -> Skill:
     """Restore an old revision of ``skill`` (a ``Skill.history`` record) as a new change, through
     ``skill_update``: the same validation (a tool no longer registered refuses the restore) and
@@ -199,15 +200,15 @@ def skill_revert(*, skill: Skill, history_id: int, user: Any = None) -> Skill:
                        id=history_id, code=skill.skill_code)
     return skill_update(skill=current, user=user, reason=f"restored revision {history_id} (version {record.version})",
                         **values)
-skill_revert = transaction.atomic(skill_revert)
 
 
+@transaction.atomic
 def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill:
     """Enable or disable a skill. Disabling releases its tools to every conversation (docs/rule.md)."""
     return skill_update(skill=skill, enabled=enabled, user=user)
-skill_set_enabled = transaction.atomic(skill_set_enabled)
 
 
+@transaction.atomic
 def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
     """Soft-delete a skill (restorable); its tools are released to every conversation."""
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
@@ -218,9 +219,9 @@ def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
         _record_who(locked, user)
         locked.save()
     return locked
-skill_delete = transaction.atomic(skill_delete)
 
 
+@transaction.atomic
 def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     """Restore a soft-deleted skill. Refused (``ValidationError``) when a live skill took its code
     or its tool_ids no longer validate."""
@@ -231,7 +232,7 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     try:
         clean_skill(skill_code=locked.skill_code, name=locked.name, description=locked.description,
                     content=locked.content, tool_ids=locked.tool_ids,
-                    registry=tool_registry(locked.tool_ids),  # pragma: no mutate  # the whole registry: same verdict, dearer
+                    registry=tool_registry(locked.tool_ids),  # pragma: no mutate
                     )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
@@ -241,9 +242,9 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     _record_who(locked, user)
     _save_new(locked, _code_taken(locked.skill_code))
     return locked
-skill_restore = transaction.atomic(skill_restore)
 
 
+@transaction.atomic
 def scenario_save(
     *, name: str, script: str, description: str = "", catalog: str = "", description_en: str | None = None,
     create: bool = False,
@@ -265,15 +266,14 @@ def scenario_save(
     obj.script, obj.description, obj.catalog = script, description, catalog
     if description_en is not None:
         obj.description_en = description_en
-    obj.full_clean(validate_unique=False)  # pragma: no mutate  # None skips it as False does; the look-up above is the unique check
+    obj.full_clean(validate_unique=False)  # pragma: no mutate
     _save_new(obj, taken)
     return obj
-scenario_save = transaction.atomic(scenario_save)
 
 
 def _restriction_save(model: type, *, name: str, description: str, tools: Iterable[str] | str, create: bool):
     names = normalize_tool_ids(tools)
-    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}  # pragma: no mutate  # None leaves them out as False does
+    registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}  # pragma: no mutate
     unknown = [t for t in names if t not in registered]
     if unknown:
         raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
@@ -284,25 +284,25 @@ def _restriction_save(model: type, *, name: str, description: str, tools: Iterab
         raise taken
     obj = existing or model(name=name)
     obj.description, obj.tools = description, list(names)
-    obj.full_clean(validate_unique=False)  # pragma: no mutate  # None skips it as False does; the look-up above is the unique check
+    obj.full_clean(validate_unique=False)  # pragma: no mutate
     _save_new(obj, taken)
     return obj
 
 
+@transaction.atomic
 def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = (),
                         create: bool = False) -> AccessProfile:
     """Create or replace an access profile; every tool must be a registered MCP tool.
     ``create=True`` never replaces: a name that exists, or is created by another request at the same
     moment, is refused (``restriction_name_taken`` on ``name``)."""
     return _restriction_save(AccessProfile, name=name, description=description, tools=tools, create=create)
-access_profile_save = transaction.atomic(access_profile_save)
 
 
+@transaction.atomic
 def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str = (), create: bool = False) -> Stage:
     """Create or replace a task stage; every tool must be a registered MCP tool (``create`` as
     for ``access_profile_save``)."""
     return _restriction_save(Stage, name=name, description=description, tools=tools, create=create)
-stage_save = transaction.atomic(stage_save)
 
 
 def intent_node_gating_skills(*, node: IntentNode, enabled: bool = False, deleted: bool = False,
@@ -342,6 +342,7 @@ def _refuse_if_gated(node: IntentNode, *, force: bool, **future: Any) -> list[st
     return skills
 
 
+@transaction.atomic
 def intent_node_save(
     *,
     intent_code: str,
@@ -375,9 +376,9 @@ def intent_node_save(
     node.full_clean()
     node.save()
     return node
-intent_node_save = transaction.atomic(intent_node_save)
 
 
+@transaction.atomic
 def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
     """Soft-delete an intent node (and refuse when it has live children). Refused like
     ``intent_node_save`` when enabled skills gate its tool, unless ``force``; returns the codes of
@@ -386,14 +387,14 @@ def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
         raise _problem("node_has_children", "intent node '%(code)s' has child nodes; delete them first",
                        code=node.intent_code)
     broken = _refuse_if_gated(node, force=force,
-                              deleted=True,  # pragma: no mutate  # enabled is left False: it registers nothing either way
+                              deleted=True,  # pragma: no mutate
                               )
     node.deleted_at = timezone.now()
     node.save(update_fields=["deleted_at"])
     return broken
-intent_node_delete = transaction.atomic(intent_node_delete)
 
 
+@transaction.atomic
 def mcp_tool_save(
     *, name: str, title: str = "", description: str = "", input_schema: dict | None = None,
     annotations: dict | None = None, server: str = "",
@@ -406,24 +407,21 @@ def mcp_tool_save(
     obj.full_clean()
     obj.save()
     return obj
-mcp_tool_save = transaction.atomic(mcp_tool_save)
 
 
-def load_skill_header_set(*, header: str) -> "ConsoleSettings":
+@transaction.atomic
+def load_skill_header_set(*, header: str) -> ConsoleSettings:
     """Set the header of the generated ``load_skill`` description (docs/runtime-api.md, "What the
     model sees"). Line endings are normalised to ``\\n`` and trailing blanks of the text stripped.
 
     Raises ``ValidationError`` on ``load_skill_header`` when the header is blank or longer than
     ``LOAD_SKILL_HEADER_MAX_LENGTH`` characters; nothing is saved then.
     """
-    from .models import ConsoleSettings
-
     settings = ConsoleSettings.objects.select_for_update().filter(pk=1).first() or ConsoleSettings(pk=1)
     settings.load_skill_header = (header or "").replace("\r\n", "\n").replace("\r", "\n").rstrip()
     settings.full_clean()
     settings.save()
     return settings
-load_skill_header_set = transaction.atomic(load_skill_header_set)
 
 
 def _secret_map(new: dict[str, str] | None, old: dict[str, str], field: str) -> dict[str, str]:
@@ -447,6 +445,7 @@ def _secret_map(new: dict[str, str] | None, old: dict[str, str], field: str) -> 
     return out
 
 
+@transaction.atomic
 def mcp_server_save(
     *, name: str, transport: str, command: str = "", args: Iterable[str] = (), env: dict[str, str] | None = None,
     url: str = "", headers: dict[str, str] | None = None, timeout_seconds: float | None = None,
@@ -469,9 +468,9 @@ def mcp_server_save(
     server.full_clean()
     server.save()
     return server
-mcp_server_save = transaction.atomic(mcp_server_save)
 
 
+@transaction.atomic
 def mcp_tool_set_confirm(*, tool: McpTool, require_confirm: bool | None, user: Any = None) -> McpTool:
     """Record the operator's explicit confirmation setting for ``tool`` (``None`` = follow the
     annotations again), with who and when (docs/mcp.md, "Confirmation")."""
@@ -479,6 +478,5 @@ def mcp_tool_set_confirm(*, tool: McpTool, require_confirm: bool | None, user: A
     locked.require_confirm_override = require_confirm
     locked.confirm_set_by = getattr(user, "get_username", lambda: "")() if user is not None else "command"
     locked.confirm_set_at = timezone.now()
-    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])  # pragma: no mutate  # just read under its row lock: the other fields are unchanged
+    locked.save(update_fields=["require_confirm_override", "confirm_set_by", "confirm_set_at"])  # pragma: no mutate
     return locked
-mcp_tool_set_confirm = transaction.atomic(mcp_tool_set_confirm)

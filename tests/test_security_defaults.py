@@ -12,7 +12,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from console.private import private_dir, private_file, write_private

@@ -284,7 +284,7 @@ def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_no
         services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/v2",
                                  headers={"authorization": SECRET_MASK, "X-New": SECRET_MASK, "X-Team": "b"},
                                  env={"K": SECRET_MASK}, instance=server)
-    said = f"stands for a stored value, but none is stored under this name; type the value"
+    said = "stands for a stored value, but none is stored under this name; type the value"
     assert refused.value.message_dict == {"headers": [f"'authorization': {SECRET_MASK} {said}",
                                                       f"'X-New': {SECRET_MASK} {said}"]}
     assert [e.code for e in refused.value.error_dict["headers"]] == ["secret_mask_unknown"] * 2

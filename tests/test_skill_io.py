@@ -67,7 +67,7 @@ def test_export_to_a_zip_imports_back(odd_bitmall, tmp_path, fmt):
     before = records()
     run("export_skills", str(tmp_path / "skills.zip"), "--format", fmt)
     Skill.objects.all().delete()
-    out, _, exc = run("import_skills", str(tmp_path / "skills.zip"))
+    _out, _, exc = run("import_skills", str(tmp_path / "skills.zip"))
     assert exc is None and records() == before
 
 

@@ -17,7 +17,7 @@ NAMES = ["query_order", "cancel_order", "change_address", "create_order", "pay_o
 
 
 def verdicts(registry, names=NAMES) -> dict[str, str]:
-    out = {n: "ok" for n in names}
+    out = dict.fromkeys(names, "ok")
     for p in validate_tool_ids(names, registry):
         out[p.params["tool_id"]] = p.code
     return out

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 
 from skills_app import selectors, services
-from skills_app.domain import compute_round, parse_script, simulate
+from skills_app.domain import parse_script, simulate
 
 from .api.support import ROUNDS, loaded
 from .views.html import parse
@@ -34,9 +34,7 @@ BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
 #: Round 1 and 2 alike: the profile's four tools minus what order_change masks.
 MCP_VISIBLE = ["query_order", "query_logistics"]
 MASKED = {"cancel_order": "order_change", "change_address": "order_change"}
-WITHHELD = {t: "not_permitted" for t in ["query_after_sale", "apply_after_sale", "search_product", "query_cart",
-                                         "query_coupons", "update_cart_item", "create_order", "pay_order",
-                                         "submit_ticket", "current_date"]}
+WITHHELD = dict.fromkeys(["query_after_sale", "apply_after_sale", "search_product", "query_cart", "query_coupons", "update_cart_item", "create_order", "pay_order", "submit_ticket", "current_date"], "not_permitted")
 
 
 @pytest.fixture

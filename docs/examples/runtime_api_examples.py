@@ -18,7 +18,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "console.settings")
 if "SKILL_CONSOLE_VAR_DIR" not in os.environ:
     sys.exit("set SKILL_CONSOLE_VAR_DIR to an empty folder (the example database goes there)")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -17,7 +17,7 @@ from .rules import (
     resolve_restrictions,
 )
 from .scripts import Script, Step, parse_script
-from .simulator import Simulation, SimRound, replay, simulate
+from .simulator import SimRound, Simulation, replay, simulate
 from .validation import CleanSkill, ToolRegistry, clean_skill, normalize_tool_ids
 
 __all__ = [

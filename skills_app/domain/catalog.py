@@ -5,13 +5,13 @@ release snapshot; the rule in ``rules.py`` only ever sees these.
 """
 from __future__ import annotations
 
-from dataclasses import replace, dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .errors import Problem
-from .manuals import ManualDigest, digest, published_manuals
 from .limits import (
     BUILTIN_TOOL_NAMES,
     DEFAULT_EVICTION_PREFIX,
@@ -19,6 +19,7 @@ from .limits import (
     DEFAULT_MARKER_KEY,
     LOAD_SKILL,
 )
+from .manuals import ManualDigest, digest, published_manuals
 from .tooldefs import validate_tool_definition
 
 BUILTIN = "builtin"
@@ -165,7 +166,7 @@ class Catalog:
     #: Derived views that depend on ``tools`` and on whether any skill is enabled, nothing else.
     _TOOL_VIEWS = ("registered_tools", "tools_by_name", "tool_problems", "builtin_names", "mcp_tool_names")
 
-    def with_skills(self, skills: tuple["Skill", ...]) -> "Catalog":
+    def with_skills(self, skills: tuple[Skill, ...]) -> Catalog:
         """This catalog with ``skills`` instead of its own (the editor's unsaved draft in place of
         the stored skill). The tool views (``_TOOL_VIEWS``: the schema checks of every tool among
         them) are carried over when the new skills leave the same answer to "is any skill
@@ -179,7 +180,7 @@ class Catalog:
                 other.__dict__[name] = getattr(self, name)
         return other
 
-    def prepare(self) -> "Catalog":
+    def prepare(self) -> Catalog:
         """Compute every derived view (``cached_property``) now and return this catalog. A
         simulation calls it before its time budget starts: checking 2,000 tool schemas is the
         catalog's one-time cost (kept with the catalog), not the run's (docs/simulator.md, "Limits")."""
@@ -284,12 +285,12 @@ class Catalog:
         return MappingProxyType(out)
 
     @cached_property
-    def tool_problems(self) -> Mapping[str, tuple[str, ...]]:
+    def tool_problems(self) -> Mapping[str, tuple[Problem, ...]]:
         """Registered tool name → its definition's problems (``Problem``s, codes of
         ``tooldefs.validate_tool_definition``), only for tools that have some. Such a tool is still
         served (with a ``problems`` entry); the guard refuses calls to it
         (``invalid_tool_definition``) and a publish gate can refuse on a non-empty map."""
-        out: dict[str, tuple[str, ...]] = {}
+        out: dict[str, tuple[Problem, ...]] = {}
         for t in self.registered_tools:
             problems = validate_tool_definition(t.name, t.input_schema)
             if not isinstance(t.annotations, Mapping):

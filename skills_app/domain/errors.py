@@ -6,7 +6,8 @@ the offending line.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 class Problem(str):
@@ -23,13 +24,13 @@ class Problem(str):
     template: str
     params: Mapping[str, Any]
 
-    def __new__(cls, code: str, template: str, params: Mapping[str, Any] | None = None) -> "Problem":
+    def __new__(cls, code: str, template: str, params: Mapping[str, Any] | None = None) -> Problem:
         values = dict(params or {})
         obj = super().__new__(cls, template % values if values else template)
         obj.code, obj.template, obj.params = code, template, values
         return obj
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as ``Problem(code, template, params)`` (``str``'s own reduce would call
         ``__new__`` with the sentence alone): a cached simulation keeps its problems' codes."""
         return (type(self), (self.code, self.template, dict(self.params)))
@@ -44,7 +45,7 @@ class DomainError(Exception):
 
     code = "invalid"
 
-    def __init__(self, message: str, *, details: dict | None = None) -> None:
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details or {}

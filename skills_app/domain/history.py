@@ -6,7 +6,8 @@ release diff shows (``releases.manual_diff``); other fields their before and aft
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .releases import FieldChange, manual_diff
 

@@ -71,20 +71,20 @@ class _Marked:
 class AmbiguousValue(_Marked, str):
     """A doubtful number or a string holding a lone surrogate, as text (see the module)."""
 
-    def __new__(cls, text: str, reason: str) -> "AmbiguousValue":
+    def __new__(cls, text: str, reason: str) -> AmbiguousValue:
         obj = str.__new__(cls, text)
         obj.reason = reason
         return obj
 
 
-class AmbiguousDict(_Marked, dict):
+class AmbiguousDict(_Marked, dict[Any, Any]):
     """An object holding an ambiguity: ``ambiguity`` (the first, with its relative path) and
     ``duplicates`` (the keys that appear more than once directly in it, in order)."""
 
     duplicates: tuple[str, ...] = ()
 
 
-class AmbiguousList(_Marked, list):
+class AmbiguousList(_Marked, list[Any]):
     """An array holding an ambiguity somewhere inside: ``ambiguity`` with its relative path."""
 
 
@@ -250,11 +250,11 @@ def _rebuild(container: Any, children: list[tuple[Any, Any]], surrogates: bool) 
         out = AmbiguousDict(children)
         out.duplicates = duplicates
         if duplicates:
-            out.reason = container.reason
+            out.reason = container.reason  # type: ignore[attr-defined]  # duplicates come only from an AmbiguousDict
         elif bad_key is not None:
             out.reason = f"key {quoted(bad_key)} holds a lone surrogate"
         else:
-            _note(out, _step(out, bad[0]), bad[1])
+            _note(out, _step(out, bad[0]), bad[1])  # type: ignore[index]  # no duplicates, no bad key: a bad child
         return out
     if bad is None:
         if type(container) is list and all(a is b for (_, a), b in zip(children, container)):
@@ -286,7 +286,7 @@ def loads(text: str | bytes) -> Any:
         raise JsonTextError(exc.msg, exc.lineno, exc.colno, exc.pos) from None
     except RecursionError:
         raise JsonTextError(TOO_DEEP) from None
-    surrogates = not text.isascii() and bool(_SURROGATE.search(text)) or bool(_SURROGATE_ESCAPE.search(text))
+    surrogates = (not text.isascii() and bool(_SURROGATE.search(text))) or bool(_SURROGATE_ESCAPE.search(text))
     if state["marked"] or surrogates:
         value = _mark(value, surrogates)
     return value

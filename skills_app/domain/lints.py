@@ -25,9 +25,10 @@ code                       when
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from .catalog import BUILTIN, Catalog, Skill, Tool
 from .limits import DESCRIPTION_LINT_LENGTH, MANUAL_LINT_LENGTH
@@ -140,10 +141,10 @@ def tools_mentioned(content: str, tools: frozenset[str] | set[str] | tuple[str, 
     instead — the same names in the same order, without an alternation of 2,000 names tried at
     every position. Empty ``tools`` or ``content`` mention nothing."""
     names = frozenset(t for t in tools if t)
-    if not names or not content:  # pragma: no mutate — a fast path: either empty finds nothing below
+    if not names or not content:  # pragma: no mutate
         return ()
     found: dict[str, None] = {}
-    if _NOT_WORD.search("".join(names)) is None:  # pragma: no mutate — any word-character joiner reads the same
+    if _NOT_WORD.search("".join(names)) is None:  # pragma: no mutate
         for m in _WORD_RUN.finditer(content):
             if m.group(0) in names:
                 found.setdefault(m.group(0))
@@ -164,7 +165,7 @@ def _argument_names(catalog: Catalog) -> frozenset[str]:
                 names.update(str(k) for k in props)
         return frozenset(names)
 
-    return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)  # pragma: no mutate — any key no other value uses
+    return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)  # pragma: no mutate
 
 
 def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],

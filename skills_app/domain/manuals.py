@@ -10,8 +10,9 @@ console never published holds none. Plain Python, no Django.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 #: Every character ``normalise`` treats as whitespace: exactly the characters Python's
 #: ``str.split()`` (no argument) splits on, i.e. ``str.isspace()`` — listed here so a runtime in

@@ -11,8 +11,8 @@ not a message list (wrong types, unknown roles or block types, over the limits) 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import jsontext
@@ -23,7 +23,7 @@ ROLES = ("user", "assistant", "tool", "system")
 _ROLE_SET = frozenset(ROLES)
 #: Roles accepted on input and the role they are read as (OpenAI's newer ``developer`` role is a
 #: system message).
-ROLE_ALIASES = {"developer": "system"}
+ROLE_ALIASES: dict[Any, str] = {"developer": "system"}  # read with whatever role a message names
 STATES = ("success", "error")
 #: ``state`` / ``status`` values (any case) read as a failed tool result (docs/transcripts.md).
 ERROR_STATES = frozenset({"error", "failed", "failure"})
@@ -99,7 +99,7 @@ def build_frozen(cls: type, values: dict[str, Any]) -> Any:
     runtime request reads up to ``MAX_MESSAGES`` of them (docs/benchmarks.md, "rounds"). Equal,
     hashable and immutable like one built by ``cls(**values)``; ``values`` (a dict of its own,
     not used after) becomes the instance's ``__dict__``."""
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     object.__setattr__(obj, "__dict__", values)  # ``values`` becomes its attributes: no second dict
     return obj
 
@@ -158,7 +158,7 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
     ``number`` (1-based), ``position``, ``tool`` (and ``cause``). Never raises (docs/transcripts.md,
     "Arguments" and "Ambiguous JSON").
     """
-    if type(raw) is dict:  # pragma: no mutate — a fast path: a dict reaches the same answer below
+    if type(raw) is dict:  # pragma: no mutate
         return dict(raw), None
     params = {"index": index, "number": None if index is None else index + 1, "position": position, "tool": name,
               "where": f"messages[{index}]: " if index is not None else "",
@@ -177,10 +177,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
             try:
                 inner = jsontext.loads(value)
             except jsontext.JsonTextError:
-                inner = None  # pragma: no mutate — any value that is no mapping reads the same
+                inner = None  # pragma: no mutate
             if isinstance(inner, Mapping):
-                if jsontext.ambiguity_of(inner) is not None:
-                    return {}, ambiguous_arguments(params, jsontext.ambiguity_of(inner))
+                reason = jsontext.ambiguity_of(inner)
+                if reason is not None:
+                    return {}, ambiguous_arguments(params, reason)
                 return dict(inner), Problem(
                     "arguments_double_encoded",
                     "%(where)s%(call)s: arguments are JSON text inside a JSON string; decoded once more", params)
@@ -244,7 +245,7 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> To
     ``{}``) is read as no id and appends ``call_id_invalid`` to ``notes`` (required: the pairing
     reads that warning on the message, so such a call can never be answered — docs/transcripts.md,
     "Doubtful types")."""
-    if type(raw) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
+    if type(raw) is not dict:  # pragma: no mutate
         if not isinstance(raw, Mapping):
             raise MessageError(f"tool_calls[{position}] must be an object", index=index)
     function = raw.get("function")
@@ -256,7 +257,7 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> To
         arguments = raw.get("input", {}) if raw.get("type") == TOOL_USE else raw.get("arguments", {})
     if not isinstance(name, str) or not name:
         raise MessageError(f"tool_calls[{position}] has no tool name", index=index)
-    if type(arguments) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
+    if type(arguments) is dict:  # pragma: no mutate
         args, problem = dict(arguments), None
     else:
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
@@ -266,7 +267,7 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> To
             {"index": index, "number": index + 1, "position": position, "tool": name,
              "where": f"messages[{index}]: ", "call": f"tool_calls[{position}] ({name})"}, twice)
     call_id = raw.get("id")
-    if type(call_id) is not str:  # pragma: no mutate — a fast path: a string id is kept as it is
+    if type(call_id) is not str:  # pragma: no mutate
         if isinstance(call_id, str):  # a string jsontext marked (a lone surrogate): message_ambiguous says why
             call_id = str(call_id)
         elif call_id is not None:
@@ -298,7 +299,7 @@ def shown(value: Any) -> str:
         text = repr(value)
     else:
         try:
-            text = json.dumps(value, ensure_ascii=False)  # pragma: no mutate — ensure_ascii=None is as false
+            text = json.dumps(value, ensure_ascii=False)  # pragma: no mutate
         except (TypeError, ValueError, RecursionError):  # not JSON (a message built in code): Python's spelling
             text = _repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -346,7 +347,7 @@ def _result_id(value: Any, index: int, key: str, notes: list[Problem], where: st
     """A tool result's ``tool_call_id`` / ``tool_use_id``: a string as sent, absent or ``null`` →
     ``""``. Any other type (``5``, ``true``, ``{}``) → ``""`` with ``call_id_invalid`` in
     ``notes``: the result answers no call (``transcript.EvidenceReader``; docs/transcripts.md)."""
-    if type(value) is str or value is None:  # pragma: no mutate — a fast path: the common cases
+    if type(value) is str or value is None:  # pragma: no mutate
         return value or ""
     if isinstance(value, str):  # a string jsontext marked (a lone surrogate): a string; message_ambiguous says why
         return str(value)
@@ -444,7 +445,7 @@ def _responses_call(item: Mapping[str, Any], index: int, position: int, notes: l
     call_id = call_id if isinstance(call_id, str) else ""
     if kind == "function_call":
         raw = item.get("arguments", {})
-        if type(raw) is dict:  # pragma: no mutate — a fast path: parse_arguments reads a dict the same
+        if type(raw) is dict:  # pragma: no mutate
             args, problem = dict(raw), None
         else:
             args, problem = parse_arguments(raw, name=name, index=index)
@@ -519,7 +520,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
     ``tool_result`` blocks → one ``tool`` message per block, then a user message with its text)."""
     if type(raw) is jsontext.AmbiguousDict:  # JSON that readers disagree on (docs/transcripts.md, "Ambiguous JSON")
         return _read_ambiguous(raw, index)
-    if type(raw) is not dict:  # pragma: no mutate — a dict skips the abstract-class checks; they pass it too
+    if type(raw) is not dict:  # pragma: no mutate
         if isinstance(raw, Message):
             return [raw]
         if type(raw) is _Turn:  # consecutive OpenAI Responses items read as one response (``_grouped``)
@@ -532,9 +533,10 @@ def _expand(raw: Any, index: int) -> list[Message]:
     if kind not in (None, "message"):  # an OpenAI Responses item (a "message" item is role + content)
         return _expand_responses(((index, raw),))
     role = raw.get("role")
-    if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate — a fast path: a role as sent skips the checks
+    if type(role) is not str or role not in _ROLE_SET:  # pragma: no mutate
         if role is not None and not isinstance(role, str):  # an object or a list is unhashable: never a 500
-            kind = {dict: "an object", list: "a list"}.get(type(role), type(role).__name__)
+            kinds: dict[type, str] = {dict: "an object", list: "a list"}
+            kind = kinds.get(type(role), type(role).__name__)
             raise MessageError(f"role must be one of {', '.join(ROLES)}, got {kind}", index=index)
         role = ROLE_ALIASES.get(role, role)
         if role not in ROLES:
@@ -544,7 +546,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
                            "(OpenAI) or 'tool_use' blocks (Anthropic)", index=index)
     notes: list[Problem] = []  # doubtful types (docs/transcripts.md): read as absent, with a warning
     raw_calls = raw.get("tool_calls")
-    if type(raw_calls) is not list:  # pragma: no mutate — a fast path: a list is read below
+    if type(raw_calls) is not list:  # pragma: no mutate
         if isinstance(raw_calls, list):  # a list jsontext marked (AmbiguousList): read, its marks judged per call
             pass
         elif raw_calls is not None:
@@ -556,11 +558,11 @@ def _expand(raw: Any, index: int) -> list[Message]:
         else:
             raw_calls = []
     metadata = raw.get("metadata")
-    if type(metadata) is not dict:  # pragma: no mutate — a fast path: a dict is a Mapping
+    if type(metadata) is not dict:  # pragma: no mutate
         metadata = _metadata(metadata, index, notes)
     content = raw.get("content")
     blocks: list[tuple[int, Mapping[str, Any]]] = []
-    if type(content) is str:  # pragma: no mutate — a fast path: _content_text returns a string as it is
+    if type(content) is str:  # pragma: no mutate
         text = content
     elif isinstance(content, list):
         kept = []
@@ -602,7 +604,7 @@ def _expand(raw: Any, index: int) -> list[Message]:
                 index=index,
                 problems=(*block_notes, *((doubt,) if doubt is not None else ())),
             ))
-    problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate — fast path
+    problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate
     if notes:
         problems = (*notes, *problems)
     state = "success"
@@ -612,9 +614,9 @@ def _expand(raw: Any, index: int) -> list[Message]:
         if doubt is not None:
             problems = (*problems, doubt)
     call_id = raw.get("tool_call_id")
-    if call_id is None:  # pragma: no mutate — a fast path: _result_id(None) is ""
+    if call_id is None:  # pragma: no mutate
         call_id = ""
-    elif type(call_id) is not str:  # pragma: no mutate — a fast path: _result_id returns a string as it is
+    elif type(call_id) is not str:  # pragma: no mutate
         late: list[Problem] = []
         call_id = _result_id(call_id, index, "tool_call_id", late)
         problems = (*problems, *late)

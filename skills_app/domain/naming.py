@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from .limits import BUILTIN_TOOL_NAMES, TOOL_NAME_PATTERN
 
@@ -133,12 +133,12 @@ def assign_model_names(
     # 5: keep a held name when nothing else claims it
     claimed_by_others: dict[str, set[str]] = {}
     for n, c in candidate.items():
-        claimed_by_others.setdefault(c, set()).add(n)  # pragma: no mutate  # a name held that is only its own candidate is given in step 4 anyway
+        claimed_by_others.setdefault(c, set()).add(n)  # pragma: no mutate
     final: dict[str, str] = {}
     for n in names:
         h = held.get(n)
         if (h and is_model_name(h) and h not in reserved and h not in taken
-                and claimed_by_others.get(h, set()) <= {n}  # pragma: no mutate  # `<`: as above, step 4 gives it
+                and claimed_by_others.get(h, set()) <= {n}  # pragma: no mutate
                 and not any(held.get(m) == h for m in names if m != n)):
             final[n] = h
             if h != candidate[n]:
@@ -154,16 +154,16 @@ def assign_model_names(
         members = sorted(members)
         if len(members) == 1 and c not in used:
             final[members[0]] = c
-            used.add(c)  # pragma: no mutate  # groups are keyed by c: no later group asks for it
+            used.add(c)  # pragma: no mutate
             continue
-        keeper = None  # pragma: no mutate  # "" differs only for a tool named "" in a hash collision
+        keeper = None  # pragma: no mutate
         if c not in used:
-            exact = [m for m in members if m == c]
+            exact: list[str | None] = [m for m in members if m == c]
             before = [m for m in members if held.get(m) == c]
             keeper = (exact or before or [None])[0]
         if keeper is not None:
             final[keeper] = c
-            used.add(c)  # pragma: no mutate  # groups are keyed by c: no later group asks for it
+            used.add(c)  # pragma: no mutate
         for m in members:
             if m == keeper:
                 continue

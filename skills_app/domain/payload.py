@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .catalog import Catalog, Tool, json_copy
 from .errors import DomainError
@@ -157,7 +158,7 @@ def payload_json(tools: list[dict[str, Any]]) -> str:
     """The compact JSON text of a ``tools`` array: ``json.dumps(tools, ensure_ascii=False,
     separators=(",", ":"))`` — keys in the order built (not sorted), no whitespace between
     tokens, non-ASCII characters written as themselves (no ``\\uXXXX`` escapes)."""
-    return json.dumps(tools, ensure_ascii=False, separators=(",", ":"))  # pragma: no mutate  # ensure_ascii=None is falsy too
+    return json.dumps(tools, ensure_ascii=False, separators=(",", ":"))  # pragma: no mutate
 
 
 def payload_chars(tools: list[dict[str, Any]]) -> int:

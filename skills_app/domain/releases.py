@@ -9,8 +9,9 @@ write why; the release records both.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from .catalog import Catalog, Skill, Tool, json_copy
 from .errors import DomainError, Problem
@@ -177,7 +178,7 @@ class ScenarioRun:
         return self.simulation.failures
 
 
-def _round_key(r: SimRound) -> tuple:
+def _round_key(r: SimRound) -> tuple[Any, ...]:
     """What two runs of a round must share to count as unchanged; compared with ``==`` only (the
     masked mapping as a dict: equal whatever its order, without sorting ~2,000 tools a round)."""
     v = r.view

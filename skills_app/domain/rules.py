@@ -4,19 +4,25 @@ CLI alike.
 """
 from __future__ import annotations
 
-import json
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import Any, Callable, Container, Iterable, Mapping
+from typing import Any
 
 import jsonschema
 
-from .catalog import BUILTIN, Catalog, Restriction, Skill
-from .errors import MessageError, Problem, UnknownRestrictionError
-from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from . import payload, transcript
+from .catalog import BUILTIN, Catalog, Restriction, Skill
+from .errors import Problem, UnknownRestrictionError
+from .limits import ARGUMENT_ERROR_MAX_CHARS, LOAD_SKILL, is_valid_skill_code
 from .messages import (
-    Message, ToolCall, ambiguous_call, as_messages, call_ambiguity, carrier_conflict, parse_arguments,
+    Message,
+    ToolCall,
+    ambiguous_call,
+    as_messages,
+    call_ambiguity,
+    carrier_conflict,
+    parse_arguments,
 )
 from .tooldefs import dialect_validator
 
@@ -92,7 +98,7 @@ def resolve_restrictions(
         return _UNRESTRICTED
     registered = _per_catalog(
         catalog,
-        "_rules_mcp_tool_set",  # pragma: no mutate — any key no other value uses on the catalog does
+        "_rules_mcp_tool_set",  # pragma: no mutate
         lambda: frozenset(catalog.mcp_tool_names),
     )
     warnings: list[Problem] = []
@@ -268,7 +274,7 @@ def _catalog_warnings(catalog: Catalog) -> tuple[tuple[Problem, ...], tuple[Prob
     definitions, and skills gating unregistered tools (the restrictions' warnings go between)."""
     return _per_catalog(
         catalog,
-        "_rules_catalog_warnings",  # pragma: no mutate — any key no other value uses on the catalog does
+        "_rules_catalog_warnings",  # pragma: no mutate
         lambda: (tool_definition_warnings(catalog), tuple(
             Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
                     {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
@@ -281,24 +287,24 @@ def _enabled_versions(catalog: Catalog) -> Mapping[str, tuple[int, tuple[str, ..
     """Enabled skill code → (current version, tool_ids), for ``transcript.outdated_warnings``."""
     return _per_catalog(
         catalog,
-        "_rules_enabled_versions",  # pragma: no mutate — any key no other value uses on the catalog does
+        "_rules_enabled_versions",  # pragma: no mutate
         lambda: {s.code: (s.version, s.tool_ids) for s in catalog.enabled_skills},
     )
 
 
-def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[str]) -> tuple:
+def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[str]) -> tuple[Any, ...]:
     """``(visible, masked, loaded, builtins, mcp_visible, withheld)`` of a round whose evidence
     names the skill ``codes``: depends on the catalog, the restrictions and the loaded set only,
     so it is computed once per distinct set (O(tools)) and kept on the catalog (bounded by
     ``ROUND_SHAPE_CACHE_SIZE``). ``masked`` / ``withheld`` are shared: callers copy them."""
-    cache: dict = _per_catalog(
+    cache: dict[Any, Any] = _per_catalog(
         catalog,
-        "_rules_round_shapes",  # pragma: no mutate — any key no other value uses on the catalog does
+        "_rules_round_shapes",  # pragma: no mutate
         dict,
     )
     enabled = catalog.skills_by_code
     loaded_set = frozenset(codes)  # the evidence's own set (frozenset() of a frozenset is that object): its hash is kept
-    if not loaded_set <= enabled.keys():  # pragma: no mutate — `<` sends only an equal set to the filter, which gives it back equal
+    if not loaded_set <= enabled.keys():  # pragma: no mutate
         loaded_set = frozenset(c for c in loaded_set if c in enabled)
     key = (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit, loaded_set)
     hit = cache.get(key)
@@ -313,7 +319,9 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
     for i in ordered:
         released.update(enabled_skills[i].tool_ids)
     owner = catalog.gate_owner
-    visible: list[str] | tuple[str, ...]
+    visible: list[str] | tuple[str, ...]  # tuples on the fast path, lists built on the other
+    builtins: list[str] | tuple[str, ...]
+    mcp_visible: list[str] | tuple[str, ...]
     if (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit) == (None, None, None):
         # no restriction: set lookups in comprehensions (the common case, and the cheap one)
         masked = dict(owner)  # every gated tool, in registration order, less the released ones
@@ -368,14 +376,14 @@ def _enabled_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
         for i, s in enumerate(catalog.enabled_skills):
             out[s.code] = out.get(s.code, ()) + (i,)
         return out
-    return _per_catalog(catalog, "_rules_enabled_positions", build)  # pragma: no mutate  # any key no other value uses on the catalog does
+    return _per_catalog(catalog, "_rules_enabled_positions", build)  # pragma: no mutate
 
 
 def _registered_kinds(catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """Names of the registered tools in registration order: all, the builtins, the others."""
     return _per_catalog(
         catalog,
-        "_rules_registered_kinds",  # pragma: no mutate — any key no other value uses on the catalog does
+        "_rules_registered_kinds",  # pragma: no mutate
         lambda: (
             tuple(t.name for t in catalog.registered_tools),
             tuple(t.name for t in catalog.registered_tools if t.kind == BUILTIN),
@@ -448,7 +456,7 @@ def _validators(catalog: Catalog) -> dict[int, Any]:
     the schema object, which the frozen catalog keeps alive)."""
     return _per_catalog(
         catalog,
-        "_rules_validators",  # pragma: no mutate — any key no other value uses on the catalog does
+        "_rules_validators",  # pragma: no mutate
         dict,
     )
 
@@ -550,7 +558,7 @@ def _load_skill_parameters(catalog: Catalog) -> tuple[Mapping[str, Any], frozens
         if definition is None:
             return None
         return definition.parameters, frozenset(definition.parameters.get("properties") or ())
-    return _per_catalog(catalog, "_rules_load_skill_parameters", build)  # pragma: no mutate — any key no other value uses does
+    return _per_catalog(catalog, "_rules_load_skill_parameters", build)  # pragma: no mutate
 
 
 def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view: RoundView) -> Verdict:

@@ -4,8 +4,9 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -62,14 +63,14 @@ class _ScriptLoader(yaml.SafeLoader):
         super().__init__(text)
         self.source = source
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
             raise ScriptError(
                 f"YAML aliases (*{event.anchor}) are not accepted in scripts: write the value out",
                 source=self.source, line=event.start_mark.line + 1,
             )
-        return super().compose_node(parent, index)  # pragma: no mutate — parent and index only steer path resolvers, which scripts do not add
+        return super().compose_node(parent, index)  # pragma: no mutate
 
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -121,7 +122,7 @@ def _mapping_child(node: yaml.Node | None, key: str) -> yaml.Node | None:
 
 
 def _seq_child(node: yaml.Node | None, index: int) -> yaml.Node | None:
-    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):  # pragma: no mutate — its callers pass the sequence node their list was read from and an index in it
+    if isinstance(node, yaml.SequenceNode) and 0 <= index < len(node.value):  # pragma: no mutate
         return node.value[index]
     return None
 
@@ -225,7 +226,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
     kind = kinds[0]
     body = raw[kind]
     body_node = _mapping_child(node, kind)
-    body_line = _line(body_node, line)  # pragma: no mutate — the default is never used: the kind is a scalar key of the step's own mapping node
+    body_line = _line(body_node, line)  # pragma: no mutate
     if kind in ("user", "system"):
         body = _as_typed(body, body_node)
         if not isinstance(body, str):
@@ -269,7 +270,7 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
                               source=source, line=line)
         expect_raw = body.get("expect") if "expect" in body else raw.get("expect")
         expect_node = _mapping_child(body_node, "expect") or _mapping_child(node, "expect")
-        expect = _parse_expect(expect_raw, source, _line(expect_node, line))  # pragma: no mutate — the default is never used: an 'expect' given has its node, and none is not checked
+        expect = _parse_expect(expect_raw, source, _line(expect_node, line))  # pragma: no mutate
         return Step(kind=kind, line=line, text=say, calls=calls, results=dict(results), expect=expect)
     if "expect" in raw:
         raise ScriptError("'expect' belongs to an assistant step", source=source, line=line)
@@ -333,18 +334,19 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     except yaml.MarkedYAMLError as exc:
         # the scanner, parser, composer and constructor: PyYAML's loader gives each a problem_mark
         mark, context, opened = exc.problem_mark, exc.context, exc.context_mark
-        problem = exc.problem or str(exc)  # pragma: no mutate — PyYAML's loader always names the problem; the fallback keeps a refusal readable
+        problem = exc.problem or str(exc)  # pragma: no mutate
         if isinstance(context, str) and context.startswith("while parsing a flow") and opened is not None \
                 and mark is not None and opened.line != mark.line:
             # an unclosed bracket is only noticed at the end: say where it was opened
             problem += f" ({context} opened at line {opened.line + 1})"
-        line = mark.line + 1 if mark is not None else None  # pragma: no mutate — PyYAML's loader always gives problem_mark; without one no line is named rather than a crash
+        line = mark.line + 1 if mark is not None else None  # pragma: no mutate
         raise ScriptError(f"invalid YAML: {problem}", source=source, line=line) from None
-    except yaml.YAMLError as exc:  # pragma: no mutate — PyYAML 6's loader raises only the two above; a new kind is still a refusal, not a crash
-        raise ScriptError(f"invalid YAML: {exc}", source=source) from None  # pragma: no mutate — as above
+    except yaml.YAMLError as exc:  # pragma: no mutate
+        raise ScriptError(f"invalid YAML: {exc}", source=source) from None  # pragma: no mutate
     if data is None:
         raise ScriptError("the script is empty", source=source, line=1)
     name = "untitled"
+    meta: Mapping[str, Any]
     if isinstance(data, list):
         steps_raw, steps_node, meta = data, node, {}
     elif isinstance(data, Mapping):

@@ -11,17 +11,17 @@ import gc
 import json
 import time
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import filterfalse
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from .catalog import Catalog
 from .errors import Problem, ScriptError
 from .limits import LOAD_SKILL, SIMULATION_TIME_BUDGET
 from .messages import Message, ToolCall, as_messages
 from .rules import (
-    ALLOWED,
     CONFIRM,
     REFUSED,
     Restrictions,
@@ -165,7 +165,7 @@ class Simulation:
         }
 
 
-def _list_failure(code: str, what: str, want: list, got: list) -> Problem:
+def _list_failure(code: str, what: str, want: list[str], got: list[str]) -> Problem:
     """An unmet list expectation as its difference: the tools (or skills) ``missing`` from the round
     and the ``unexpected`` ones; when both are empty only the order differs (docs/simulator.md)."""
     missing = [t for t in want if t not in got]
@@ -258,8 +258,8 @@ def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str],
     newly_hidden = tuple(filterfalse(after.__contains__, prev.visible))
     # The restrictions are fixed for a run, so only gated tools change visibility and a tool that
     # leaves the visible list is masked: each filter keeps every name (not mutated, see the reasons).
-    newly_released = tuple(filter(gated.__contains__, newly_visible))  # pragma: no mutate — only gated tools become visible in a run
-    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))  # pragma: no mutate — a tool hidden in a run is masked (withheld is fixed)
+    newly_released = tuple(filter(gated.__contains__, newly_visible))  # pragma: no mutate
+    newly_masked = tuple(filter(view.masked.__contains__, newly_hidden))  # pragma: no mutate
     return newly_visible, newly_hidden, newly_released, newly_masked
 
 
@@ -287,7 +287,7 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
     gated = catalog.gated_tool_ids
     columns: list[list[str]] = []
     prev: RoundView | None = None
-    before: set[str]  # both set by the first round, which builds its column whole
+    before: set[str] = set()  # pragma: no mutate
     column: list[str]
     for r in rounds:
         view = r.view
@@ -309,7 +309,7 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
         columns.append(column)
         prev, before = view, after
     if not columns:
-        return {tool: () for tool in gated}
+        return dict.fromkeys(gated, ())
     return dict(zip(gated, zip(*columns)))
 
 
@@ -318,7 +318,7 @@ def _gated_positions(catalog: Catalog) -> Mapping[str, int]:
     the row ``dict(zip(gated, …))`` keeps."""
     def build() -> dict[str, int]:
         return {tool: i for i, tool in enumerate(catalog.gated_tool_ids)}
-    return catalog.derived("_simulator_gated_positions", build)  # pragma: no mutate — any key no other derived value uses does
+    return catalog.derived("_simulator_gated_positions", build)  # pragma: no mutate
 
 
 def _result_for(step: Step, call: ToolCall) -> tuple[str, str]:
@@ -352,7 +352,7 @@ def _apply_assistant(
         elif verdict.verdict == CONFIRM:
             args = json.dumps(
                 dict(call.arguments),
-                ensure_ascii=False,  # pragma: no mutate — json reads it by its truth: None is False too
+                ensure_ascii=False,  # pragma: no mutate
             )
             content, state = f"已生成确认卡片，等待用户确认：{call.name} {args}", "success"
             meta = {"confirmation_required": True}
@@ -605,7 +605,7 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
         rounds.append(SimRound(
             index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
             calls=tuple(outcomes), say=m.content, user=last_user, newly_visible=nv, newly_released=nr, context_size=i,
-            newly_hidden=nh, newly_masked=nm,  # pragma: no mutate — () either way: a transcript only adds manuals, so a replay never hides a tool
+            newly_hidden=nh, newly_masked=nm,  # pragma: no mutate
         ))
         prev = view
         reader.append(m)

@@ -21,9 +21,10 @@ import posixpath
 import re
 import stat
 import zipfile
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import javaproperties
 import yaml
@@ -178,9 +179,9 @@ def read_folder(root: Path | str) -> Dataset:
         raise SkillFileError(_p("import_not_folder", "not a folder"), source=str(root))
     real_root = root.resolve()
     files: dict[str, bytes] = {}
-    refused: dict[str, str] = {}
+    refused: dict[str, Problem] = {}
     total = 0
-    paths = []
+    paths: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):  # never into a folder link: see below
         dirnames.sort()
         for d in list(dirnames):
@@ -232,7 +233,7 @@ def read_zip(data: bytes, *, label: str = "upload.zip") -> Dataset:
                              source=label) from None
     _check_count(len(infos), label)
     files: dict[str, bytes] = {}
-    refused: dict[str, str] = {}
+    refused: dict[str, Problem] = {}
     total = 0
     for info in infos:
         if info.is_dir():
@@ -273,7 +274,7 @@ def read_files(named: Iterable[tuple[str, bytes]], *, label: str = "upload") -> 
     bytes)``; only the base name is kept. Refused (``SkillFileError``) when two files have the same
     name, or past the limits."""
     files: dict[str, bytes] = {}
-    refused: dict[str, str] = {}
+    refused: dict[str, Problem] = {}
     total = 0
     items = list(named)
     _check_count(len(items), label)
@@ -478,7 +479,7 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
                             ("tool-ids", "tool_ids"), ("sort-order", "sort_order"), ("enabled", "enabled")):
         if key in values:
             lines[field_name] = (source, values[key][1])
-    def read(fn, *args) -> Any:
+    def read(fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return fn(*args)
         except _FileProblem as p:
@@ -491,7 +492,7 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
     sort_order = read(_parse_int, values["sort-order"][0], "sort-order", values["sort-order"][1]) \
         if "sort-order" in values else None
     enabled = read(_parse_bool, values["enabled"][0], "enabled", values["enabled"][1]) if "enabled" in values else None
-    content = ""  # pragma: no mutate — read only when content-file set it (else an error refuses the file)
+    content = ""  # pragma: no mutate
     if "content-file" in values:
         raw, at = values["content-file"]
         try:
@@ -535,7 +536,7 @@ def content_file_of(source: str, data: bytes) -> str | None:
 
 
 # ---- SKILL.md --------------------------------------------------------------------------------
-class _Mapping(dict):
+class _Mapping(dict[str, Any]):
     """A YAML mapping that remembers the 0-based line of each key."""
 
     lines: dict[Any, int]
@@ -551,7 +552,7 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
     out = _Mapping()
     out.lines = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)  # pragma: no mutate — deep or not: load fills all
+        key = loader.construct_object(key_node, deep=True)  # pragma: no mutate
         line = key_node.start_mark.line
         try:
             hash(key)
@@ -559,7 +560,7 @@ def _construct_mapping(loader: _FrontMatterLoader, node: yaml.MappingNode) -> _M
             raise _FileProblem(line, _p("key_not_plain", "a key must be a plain name")) from None
         if key in out:
             raise _FileProblem(line, _p("key_twice", KEYS_TWICE, key=key, first=out.lines[key] + 2))
-        out[key] = loader.construct_object(value_node, deep=True)  # pragma: no mutate — the same
+        out[key] = loader.construct_object(value_node, deep=True)  # pragma: no mutate
         out.lines[key] = line
     return out
 
@@ -673,14 +674,14 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
             raise _FileProblem(2, _p("front_matter_yaml", "invalid YAML front matter: %(cause)s",
                                      cause="nested too deeply")) from None
         except _FileProblem as p:
-            raise _FileProblem(p.line + 2, p.cause) from None  # _construct_mapping's: always a line
+            raise _FileProblem(p.line + 2, p.cause) from None  # type: ignore[operator]  # _construct_mapping's: always a line
         if not isinstance(meta, dict):
             raise _FileProblem(2, _p("front_matter_not_mapping", "the front matter must be a mapping of keys (name, "
                                      "description, …), not %(kind)s", kind=_type_name(meta)))
     except _FileProblem as p:
         return ParsedFile(source, errors=(FileIssue(source, p.line, p.cause),))
 
-    def at(key: str, mapping: _Mapping = meta) -> int:
+    def at(key: str, mapping: Any = meta) -> int:  # a _Mapping: the front matter or its metadata
         return mapping.lines[key] + 2
 
     lines: dict[str, tuple[str, int | None]] = {"content": (source, body_line)}
@@ -700,7 +701,7 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
             warnings.append(FileIssue(source, at(key), _p("unknown_key", UNKNOWN_KEY, key=key,
                                                           keys=", ".join(SKILL_MD_KEYS))))
 
-    def read(fn, *args) -> Any:
+    def read(fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return fn(*args)
         except _FileProblem as p:
@@ -721,8 +722,8 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
         tool_ids = read(_allowed_tools, meta["allowed-tools"], at("allowed-tools")) or ()
         lines["tool_ids"] = (source, at("allowed-tools"))
     sort_order = enabled = None
-    code = values.get("name")
-    display = values.get("name")
+    code: Any = values.get("name")  # a string once no error was found
+    display: Any = values.get("name")
     metadata = meta.get("metadata")
     if "metadata" in meta and not isinstance(metadata, dict):
         errors.append(FileIssue(source, at("metadata"), _p("metadata_not_mapping", "metadata must be a mapping of "
@@ -823,7 +824,7 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
 
 # ---- writing ---------------------------------------------------------------------------------
 #: Declaration files keep non-ASCII text as is (UTF-8), not as ``\\u`` escapes.
-_AS_WRITTEN = {"ensure_ascii": False}
+_AS_WRITTEN: dict[str, Any] = {"ensure_ascii": False}
 
 
 def _properties_text(skill: Skill, content_file: str) -> str:
@@ -837,7 +838,7 @@ def _properties_text(skill: Skill, content_file: str) -> str:
 
 
 #: How the front matter is written: UTF-8 as is, keys in the order given, one line per value.
-_YAML_STYLE = {"allow_unicode": True, "sort_keys": False, "width": 10_000, "default_flow_style": False}
+_YAML_STYLE: dict[str, Any] = {"allow_unicode": True, "sort_keys": False, "width": 10_000, "default_flow_style": False}
 
 
 def _skill_md_text(skill: Skill, name: str) -> str:

@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any, Mapping
+from typing import Any
 
 from .catalog import Catalog, Restriction, Skill, Tool, json_copy
 from .manuals import digest_from_dict
@@ -62,7 +63,7 @@ def canonical_json(data: Any) -> bytes:
     """The canonical bytes of a JSON value: sorted keys, separators ``,`` ``:``, UTF-8 (not
     ``\\u``-escaped). The runtime API hashes its bodies the same way (docs/releases.md)."""
     text = json.dumps(data, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False,  # pragma: no mutate — ensure_ascii=None is as false as False
+                      ensure_ascii=False,  # pragma: no mutate
                       )
     return text.encode()  # UTF-8, str.encode's default
 
@@ -115,7 +116,7 @@ def earlier_manuals_of(catalog: Catalog, skill: Skill) -> list[dict[str, Any]]:
     return [m.as_dict() for m in published[1:]]
 
 
-def _earlier(item: Mapping[str, Any], where: str) -> tuple:
+def _earlier(item: Mapping[str, Any], where: str) -> tuple[Any, ...]:
     value = item.get("earlier_manuals")
     if value is None:
         return ()
@@ -181,7 +182,7 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
         )
         for i, s in enumerate(_get(snapshot, "skills", list, "snapshot"))
     )  # every skill enabled (Skill's default): a snapshot holds the enabled skills only
-    earlier: dict[str, tuple] = {}
+    earlier: dict[str, tuple[Any, ...]] = {}
     for i, s in enumerate(snapshot["skills"]):
         digests = _earlier(s, f"skills[{i}]")
         if digests:

@@ -9,7 +9,8 @@ refuses calls to it — never a 500.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 import jsonschema
 import referencing
@@ -64,7 +65,7 @@ def _check_schema(cls: Any, schema: Any) -> None:
     if validator is None:
         meta_cls = jsonschema.validators.validator_for(
             cls.META_SCHEMA,
-            default=cls,  # pragma: no mutate — never used: each draft's meta-schema names its own $schema
+            default=cls,  # pragma: no mutate
         )
         validator = _META_VALIDATORS[cls] = meta_cls(schema=cls.META_SCHEMA, format_checker=meta_cls.FORMAT_CHECKER)
     for error in validator.iter_errors(schema):
@@ -95,7 +96,7 @@ def dialect_validator(schema: Any) -> Any:
     if not isinstance(schema["$schema"], str):
         return None
     try:
-        return jsonschema.validators.validator_for(schema, default=None)
+        return jsonschema.validators.validator_for(schema, default=None)  # type: ignore[arg-type]  # None: an unknown dialect
     except (TypeError, ValueError, AttributeError):  # a text urlsplit refuses ("http://[")
         return None
 
@@ -118,7 +119,7 @@ def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     try:
         key = json.dumps(
             schema,
-            ensure_ascii=False,  # pragma: no mutate — escaped or not, one JSON text per schema: as good a key
+            ensure_ascii=False,  # pragma: no mutate
         )
         if json.loads(key) != schema:  # a tuple, a non-str key …: not plain JSON, not cached
             key = None
@@ -157,7 +158,7 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     try:
         _check_schema(cls, schema)
     except jsonschema.exceptions.SchemaError as exc:
-        where = "/".join(str(p) for p in exc.path) or "(root)"  # pragma: no mutate — a mapping always passes the meta-schema's root checks
+        where = "/".join(str(p) for p in exc.path) or "(root)"  # pragma: no mutate
         return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
                                    "%(cause)s", {"where": where, "cause": exc.message}))
     except (RecursionError, TypeError, ValueError) as exc:
@@ -170,8 +171,8 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
                                    "%(cause)s", {"where": "(root)", "cause": "nested too deeply"}))
     if refs:
         spec = referencing.jsonschema.specification_with(cls.META_SCHEMA["$schema"])  # each names its dialect
-        resource = referencing.Resource(contents=dict(schema), specification=spec)
-        base = resource.id() or "urn:skill-console:input-schema"  # pragma: no mutate — any absolute URI is a base for a schema without $id
+        resource = spec.create_resource(dict(schema))
+        base = resource.id() or "urn:skill-console:input-schema"  # pragma: no mutate
         resolver = referencing.Registry().with_resource(base, resource).resolver(base_uri=base)
         for ref in refs:
             try:

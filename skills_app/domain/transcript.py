@@ -9,13 +9,15 @@ the round says why (a warning naming the message, 0-based ``index`` and 1-based 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .errors import Problem
 from .limits import LOAD_SKILL
 from .manuals import ManualDigest, held_version, normalise
-from .messages import Message, ToolCall, build_frozen, shown as _shown
+from .messages import Message, ToolCall, build_frozen
+from .messages import shown as _shown
 
 #: The "already loaded" stub a repeat ``load_skill`` returns (docs/rule.md, "Repeat load"), defined
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
@@ -82,7 +84,7 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
 
     One pass (``EvidenceReader`` reads the same way, one message at a time).
     """
-    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)  # pragma: no mutate  # manuals never change the pairing
+    reader = EvidenceReader(marker_key="", eviction_prefix="", manuals=False)  # pragma: no mutate
     for m in messages:
         reader.append(m)
     return Pairing(answers=dict(reader._answers), warnings=tuple(reader._pair_warnings))
@@ -134,7 +136,7 @@ def _note(latest: dict[str, tuple[bool, LoadedManual | None]], m: LoadedManual) 
     unversioned, newest = latest.get(m.code, (False, None))
     if m.version is None:
         unversioned = True
-    elif newest is None or m.version >= newest.version:
+    elif newest is None or m.version >= newest.version:  # type: ignore[operator]  # newest is a versioned manual
         newest = m
     latest[m.code] = (unversioned, newest)
 
@@ -332,7 +334,7 @@ class EvidenceReader:
         """One step of ``read_evidence``: what the tool result at ``pos`` proves (``read_result``)."""
         hit = self._answers.get(pos)
         call = None if hit is None else self.messages[hit[0]].tool_calls[hit[1]]
-        group = self._groups.get((hit[0], call.id)) if self._groups and call is not None else None
+        group = self._groups.get((hit[0], call.id)) if self._groups and call is not None else None  # type: ignore[index]  # a call: a hit
         manual, warning = read_answer(m, pos, call, group, marker_key=self.marker_key,
                                       eviction_prefix=self.eviction_prefix, published=self.published)
         if warning is not None:
@@ -456,7 +458,7 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
             "marker_missing",
             "messages[%(index)s]: the load_skill result for '%(skill)s' has metadata without %(key)s; "
             "it loads nothing", {**_where(m, pos), "skill": asked, "key": marker_key})
-    code = marker if has_marker else asked
+    code: Any = marker if has_marker else asked  # a JSON value, a string when it names a skill
     if not m.content.strip():
         return None, Problem(
             "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
@@ -497,7 +499,7 @@ def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tupl
     for code, (unversioned, newest) in evidence.newest().items():
         if code not in versions or unversioned or newest is None:
             continue
-        if newest.version < versions[code][0]:  # the newest is older: all are
+        if newest.version < versions[code][0]:  # type: ignore[operator]  # the newest is older: all are
             latest[code] = newest
     for code, m in latest.items():  # each is older than its skill (checked above)
         current, tools = versions[code]

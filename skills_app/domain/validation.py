@@ -3,8 +3,8 @@ loader) calls through ``skills_app.services``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .errors import Problem, SkillValidationError
 from .limits import (

@@ -5,6 +5,7 @@ and scalar constructors whose ``ValueError`` becomes a YAML error at the value's
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -26,7 +27,8 @@ def refused_character(text: str, exc: Any) -> tuple[int, str]:
     return line_at(text, exc.position), f"unacceptable character #x{exc.character:04x}: {exc.reason}"
 
 
-def _construct_checked(what: str, construct, loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+def _construct_checked(what: str, construct: Callable[[Any, Any], Any], loader: yaml.SafeLoader,
+                       node: yaml.Node) -> Any:
     """PyYAML's constructor of a scalar, with the ``ValueError`` it raises for a value its pattern
     matches but Python cannot make (``2024-13-45``, an integer of more than 4,300 digits) turned
     into a YAML error at the value's line (it would escape the parser otherwise)."""

@@ -6,6 +6,7 @@ anything but its documented error, or answer 5xx. Bounded: a few dozen examples 
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -149,10 +150,10 @@ def test_the_client_raises_only_message_errors(runtime_client, messages, call, a
     except jsontext.JsonTextError:
         text_messages = []
     for given_messages in (messages, text_messages):
-        for ask in (lambda: client.round(given_messages), lambda: client.visible_tools(given_messages),
-                    lambda: client.load_skill(given_messages, "order_change"),
-                    lambda: client.check_call(given_messages, {"name": "query_order", "arguments": arguments}),
-                    lambda: client.check_call([], call)):
+        for ask in (partial(client.round, given_messages), partial(client.visible_tools, given_messages),
+                    partial(client.load_skill, given_messages, "order_change"),
+                    partial(client.check_call, given_messages, {"name": "query_order", "arguments": arguments}),
+                    partial(client.check_call, [], call)):
             try:
                 ask()
             except MessageError:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from skills_app.domain import Catalog, Tool, check_call
-from skills_app.domain.catalog import BUILTIN, MCP
+from skills_app.domain.catalog import BUILTIN
 from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER
 from skills_app.domain.releases import catalog_diff
 from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, catalog_to_snapshot

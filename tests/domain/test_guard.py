@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skills_app.domain import ALLOWED, CONFIRM, REFUSED, MessageError, check_call
+from skills_app.domain import ALLOWED, CONFIRM, REFUSED, check_call
 
 from .factories import loaded, shop, skill
 

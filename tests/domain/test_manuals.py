@@ -9,7 +9,6 @@ import sys
 import pytest
 
 from skills_app.domain import compute_round, parse_messages
-from skills_app.domain.catalog import Catalog
 from skills_app.domain.manuals import (
     HEAD_CHARS,
     WHITESPACE,

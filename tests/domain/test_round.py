@@ -130,8 +130,8 @@ def test_loaded_skills_follow_catalog_order_not_load_order() -> None:
 def test_a_custom_marker_key_and_eviction_prefix_are_honoured() -> None:
     catalog = Catalog(tools=shop().tools, skills=(ALPHA,), marker_key="x_loaded", eviction_prefix="[gone ")
     custom = [assistant("", call("load_skill", "c1", skill_code="alpha")),
-              tool_result("c1", "# alpha manual", **{"x_loaded": "alpha"})]
+              tool_result("c1", "# alpha manual", x_loaded="alpha")]
     assert compute_round(catalog, custom).loaded == ("alpha",)
     assert compute_round(catalog, loaded("alpha")).loaded == ()  # the default key means nothing here
-    evicted = [custom[0], tool_result("c1", "[gone 80]", **{"x_loaded": "alpha"})]
+    evicted = [custom[0], tool_result("c1", "[gone 80]", x_loaded="alpha")]
     assert compute_round(catalog, evicted).loaded == ()

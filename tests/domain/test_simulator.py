@@ -12,7 +12,7 @@ from skills_app.domain import (
     ALLOWED, CONFIRM, REFUSED, ScriptError, UnknownRestrictionError, parse_script, replay, simulate,
 )
 
-from .factories import ALPHA, BETA, BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, loaded, openai_load, shop, tool_result, user
+from .factories import ALPHA, BETA, BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, openai_load, shop, tool_result, user
 
 M, R = "masked", "released"
 

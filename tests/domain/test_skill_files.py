@@ -28,7 +28,7 @@ SRC = "order-change/SKILL.md"
 
 
 def md(front: str, body: str = "\n# 手册\n正文\n") -> bytes:
-    return f"---\n{front}---\n{body}".encode("utf-8")
+    return f"---\n{front}---\n{body}".encode()
 
 
 def ok_md(data: bytes, source: str = SRC):

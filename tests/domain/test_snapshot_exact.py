@@ -45,8 +45,8 @@ def _read(snapshot: dict, message: str) -> None:
 def test_canonical_json_is_compact_sorted_utf8():
     """The bytes hashed: keys sorted at every level, no spaces, non-ASCII kept as UTF-8."""
     data = {"z": [1, {"b": True, "a": None}], "é": "取消"}
-    assert canonical_json(data) == '{"z":[1,{"a":null,"b":true}],"é":"取消"}'.encode("utf-8")
-    assert body_sha256(data) == hashlib.sha256('{"z":[1,{"a":null,"b":true}],"é":"取消"}'.encode("utf-8")).hexdigest()
+    assert canonical_json(data) == '{"z":[1,{"a":null,"b":true}],"é":"取消"}'.encode()
+    assert body_sha256(data) == hashlib.sha256('{"z":[1,{"a":null,"b":true}],"é":"取消"}'.encode()).hexdigest()
 
 
 def test_the_settings_a_snapshot_carries():

@@ -3,6 +3,8 @@ docs/mcp.md "Confirmation", docs/lints.md) and an inputSchema ``$schema`` naming
 console does not know (``input_schema_dialect``, docs/transcripts.md "Tool definitions")."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from skills_app.domain import MCP, Skill, Tool, check_call
@@ -104,7 +106,7 @@ def test_the_guard_refuses_a_tool_of_an_unknown_dialect_and_never_checks_it_as_2
     catalog = type(base)(tools=tools, skills=base.skills)
     verdict = check_call(catalog, [], {"name": "lookup", "arguments": {"q": "x"}})
     assert (verdict.verdict, verdict.reason) == ("refused", "invalid_tool_definition")
-    with pytest.raises(Exception, match="unknown \\$schema dialect 'https://example.com/my-dialect'"):
+    with pytest.raises(Exception, match=re.escape("unknown $schema dialect 'https://example.com/my-dialect'")):
         _validate_arguments(schema, {"q": 5}, {})
     draft7 = {**schema, "$schema": "http://json-schema.org/draft-07/schema#"}
     assert _validate_arguments(draft7, {"q": 5}, {}) == "q: 5 is not of type 'string'"

@@ -23,7 +23,7 @@ def verdicts(content: bytes) -> list[list[tuple[str, str, str | None, str | None
 def test_the_yaml_script_shows_the_verdict_of_its_round(bitmall, staff_client, case: Case) -> None:
     response = staff_client.post(URL, {"script": case.script})
     assert response.status_code == 200
-    name, *verdict = verdicts(response.content)[-1][-1]
+    _name, *verdict = verdicts(response.content)[-1][-1]
     assert tuple(verdict) == case.expected
 
 
@@ -32,5 +32,5 @@ def test_the_pasted_transcript_shows_the_verdict_of_its_round(bitmall, staff_cli
     transcript, at = replayed(case)
     response = staff_client.post(URL, {"script": json.dumps(transcript, ensure_ascii=False)})
     assert response.status_code == 200
-    name, *verdict = verdicts(response.content)[-1][at]
+    _name, *verdict = verdicts(response.content)[-1][at]
     assert tuple(verdict) == case.expected

@@ -4,14 +4,13 @@ CLI alike.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 import jsonschema
 
 from skills_app.domain.catalog import BUILTIN, Catalog, Restriction, Skill
-from skills_app.domain.errors import MessageError, Problem, UnknownRestrictionError
+from skills_app.domain.errors import Problem, UnknownRestrictionError
 from skills_app.domain.limits import LOAD_SKILL, is_valid_skill_code
 from . import transcript
 from skills_app.domain.messages import Message, ToolCall, as_messages, parse_arguments

@@ -16,7 +16,6 @@ from skills_app.domain.errors import Problem, ScriptError
 from skills_app.domain.limits import LOAD_SKILL
 from skills_app.domain.messages import Message, ToolCall, as_messages
 from .rules import (
-    ALLOWED,
     CONFIRM,
     REFUSED,
     Restrictions,
