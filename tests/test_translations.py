@@ -4,7 +4,7 @@ import re
 import pytest
 from django.utils import translation
 
-from skills_app.forms import MESSAGES_BY_CODE
+from skills_app.message_catalog import MESSAGES_BY_CODE
 
 
 @pytest.mark.parametrize("code", sorted(MESSAGES_BY_CODE))

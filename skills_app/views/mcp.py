@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors, services
-from ..forms import IntentNodeForm, McpServerForm, translate_error
+from ..forms import IntentNodeForm, McpServerForm
+from ..message_catalog import translate_error
 from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
 from .. import roles

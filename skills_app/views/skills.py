@@ -16,7 +16,8 @@ from .. import selectors, services
 from ..domain import Catalog
 from ..domain import catalog as dom
 from ..domain.validation import normalize_tool_ids
-from ..forms import SkillForm, iter_errors, tool_picker, translate_error
+from ..forms import SkillForm, tool_picker
+from ..message_catalog import error_sentences
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
@@ -276,8 +277,8 @@ def _to_list(anchor: str, default: str | None = None) -> HttpResponseRedirect:
 
 
 def _refused(request: HttpRequest, exc: ValidationError) -> None:
-    for _field, error in iter_errors(exc):
-        messages.error(request, translate_error(error))
+    for text in error_sentences(exc):
+        messages.error(request, text)
 
 
 #: What ``POST /skills/<code>/enabled`` accepts (any case) and what each means.
