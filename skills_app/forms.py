@@ -1,10 +1,14 @@
-"""Console forms. Every write goes through ``skills_app.services`` so a rule lives in one place.
+"""Console forms. They only validate: no form writes the database (STYLE "Forms validate;
+services write").
 
-The skill, scenario and restriction forms call their service from ``clean()``: the service
-validates everything and saves in one transaction, and when it refuses (``ValidationError``) the
-messages — which name the offending value, e.g. ``'load_skill' is a builtin tool …`` — land on the
-form's fields and nothing is saved. A form built with ``preview=True`` validates with the same
-domain rule (``domain.clean_skill``) but never calls a service: STYLE "Preview never saves".
+A view binds a form, and when it is valid calls ONE service of ``skills_app.services`` with the
+arguments the form gives (``service_arguments()``); the service validates everything again and
+saves in one transaction. When it refuses (``ValidationError``) the view hands the error back to
+the form (``add_service_errors``): the messages — which name the offending value, e.g.
+``'load_skill' is a builtin tool …`` — land on the form's fields, translated by code
+(``message_catalog``), and nothing is saved. ``clean()`` may read (selectors, the domain's pure
+validation) but never writes. A form built with ``preview=True`` validates with the same domain
+rule (``domain.clean_skill``): STYLE "Preview never saves".
 """
 from __future__ import annotations
 
@@ -18,24 +22,33 @@ from django.core.validators import ProhibitNullCharactersValidator, RegexValidat
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from . import selectors, services
+from . import selectors
 from .domain import catalog as dom
 from .domain import limits
-from .domain.errors import Problem, SkillValidationError
+from .domain.errors import SkillValidationError
 from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
 from .domain.validation import clean_skill, normalize_newlines, normalize_tool_ids
 from .message_catalog import MESSAGES_BY_CODE, iter_errors, translate_error
 from .models import Skill
 
 
-def _add_service_errors(form: forms.Form, exc: ValidationError) -> None:
-    """Put a service's ``ValidationError`` on the form's fields (unknown fields → non-field)."""
-    for field, error in iter_errors(exc):
-        text = translate_error(error)
-        target = field if field in form.fields else None
-        if target is None and field is not None:
-            text = f"{field}: {text}"
-        form.add_error(target, text)
+class ServiceForm(forms.Form):
+    """A form whose valid data a service writes (the view calls it; the form never does)."""
+
+    #: An error on a field this form does not have is shown as a non-field error; ``True`` leads
+    #: it with the field's name (``tools: …``).
+    name_unknown_fields = True
+
+    def add_service_errors(self, exc: ValidationError) -> None:
+        """Put a service's ``ValidationError`` on the form's fields, each error translated by its
+        code (``message_catalog.translate_error``); errors of fields the form lacks become
+        non-field errors. Call it after ``is_valid()``; the form is invalid afterwards."""
+        for field, error in iter_errors(exc):
+            text = translate_error(error)
+            target = field if field in self.fields else None
+            if target is None and field is not None and self.name_unknown_fields:
+                text = f"{field}: {text}"
+            self.add_error(target, text)
 
 
 class AnyValueMultipleChoiceField(forms.MultipleChoiceField):
@@ -185,14 +198,16 @@ class StaleEdit:
                    diff=tuple(diff), other_fields=others)
 
 
-class SkillForm(forms.Form):
+class SkillForm(ServiceForm):
     """Create or edit a skill (docs/design.md).
 
-    ``skill`` is the live skill being edited (``None`` to create). ``clean()`` calls
-    ``services.skill_create`` / ``services.skill_update`` and keeps the saved skill in
-    ``self.instance``; with ``preview=True`` it only validates (``domain.clean_skill``) and keeps
-    an unsaved ``domain.Skill`` in ``self.draft``. ``base_version`` refuses a save made from a
-    stale page (someone else saved the skill meanwhile).
+    ``skill`` is the live skill being edited (``None`` to create). A valid form gives the
+    arguments of ``services.skill_create`` / ``services.skill_update`` (``service_arguments()``);
+    the view calls the service and hands a refusal back (``add_service_errors``: a ``skill_stale``
+    one keeps the typed text and moves ``base_version`` on, ``self.stale``). With ``preview=True``
+    it validates with ``domain.clean_skill`` and keeps an unsaved ``domain.Skill`` in
+    ``self.draft``. ``base_version`` refuses a save made from a stale page (someone else saved the
+    skill meanwhile).
     """
 
     skill_code = forms.CharField(
@@ -228,7 +243,6 @@ class SkillForm(forms.Form):
         self.skill = skill
         self.user = user
         self.preview = preview
-        self.instance: Skill | None = None
         self.draft: dom.Skill | None = None
         self.stale: StaleEdit | None = None
         if skill is not None and "initial" not in kwargs:
@@ -294,9 +308,12 @@ class SkillForm(forms.Form):
         if self.skill is not None and data.get("base_version") is None:
             # without it a save would overwrite whatever was saved meanwhile, unchecked
             self.add_error(None, str(MESSAGES_BY_CODE["base_version_required"]))
-            return data
-        code = self.skill.skill_code if self.skill else (data.get("skill_code") or "").strip()
-        fields = {
+        return data
+
+    def _typed(self) -> dict[str, Any]:
+        """The editable fields as typed (valid form)."""
+        data = self.cleaned_data
+        return {
             "name": data.get("name") or "",
             "description": data.get("description") or "",
             "content": data.get("content") or "",
@@ -304,25 +321,30 @@ class SkillForm(forms.Form):
             "sort_order": data.get("sort_order") if data.get("sort_order") is not None else 0,
             "enabled": bool(data.get("enabled")),
         }
-        typed = dict(fields)
-        if self.skill is not None:
-            if data.get("base_enabled") in ("0", "1") and fields["enabled"] == (data["base_enabled"] == "1"):
-                del fields["enabled"]  # untouched: keep whatever the skill holds now
-            if data.get("base_sort_order") is not None and fields["sort_order"] == data["base_sort_order"]:
-                del fields["sort_order"]
-        try:
-            if self.skill is None:
-                self.instance = services.skill_create(skill_code=code, user=self.user, **fields)
-            else:
-                self.instance = services.skill_update(skill=self.skill, user=self.user,
-                                                      expected_version=data.get("base_version"), **fields)
-        except ValidationError as exc:
-            stale = next((e for _f, e in iter_errors(exc) if getattr(e, "code", None) == "skill_stale"), None)
-            if stale is not None and self.skill is not None:
-                self._refuse_stale(stale, typed)
-            else:
-                _add_service_errors(self, exc)
-        return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.skill_create`` (``skill_code`` and the fields) or,
+        editing, of ``services.skill_update`` (``skill``, ``expected_version`` and the fields the
+        user changed: ``enabled`` and ``sort_order`` only when they differ from what the page
+        showed, so a change made meanwhile by someone else stays). ``user`` is the form's."""
+        data = self.cleaned_data
+        fields = self._typed()
+        if self.skill is None:
+            return {"skill_code": (data.get("skill_code") or "").strip(), "user": self.user, **fields}
+        if data.get("base_enabled") in ("0", "1") and fields["enabled"] == (data["base_enabled"] == "1"):
+            del fields["enabled"]  # untouched: keep whatever the skill holds now
+        if data.get("base_sort_order") is not None and fields["sort_order"] == data["base_sort_order"]:
+            del fields["sort_order"]
+        return {"skill": self.skill, "user": self.user, "expected_version": data.get("base_version"), **fields}
+
+    def add_service_errors(self, exc: ValidationError) -> None:
+        """A refusal of the save on the fields; a stale save (``skill_stale``) is reported as
+        ``_refuse_stale`` says."""
+        stale = next((e for _f, e in iter_errors(exc) if getattr(e, "code", None) == "skill_stale"), None)
+        if stale is not None and self.skill is not None:
+            self._refuse_stale(stale, self._typed())
+        else:
+            super().add_service_errors(exc)
 
     def _refuse_stale(self, error: ValidationError, typed: dict[str, Any]) -> None:
         """Someone saved the skill while this page was open (``skill_stale``): keep every typed
@@ -449,9 +471,9 @@ NAME_RULE = RegexValidator(
               "(no spaces, no capitals), e.g. cancel-iphone."),
     code="name_pattern",
 )
-class ScenarioForm(forms.Form):
-    """Create or replace a saved scenario through ``services.scenario_save`` (the script must
-    parse; the error names the line)."""
+class ScenarioForm(ServiceForm):
+    """Create or replace a saved scenario: a valid form gives the arguments of
+    ``services.scenario_save`` (the script must parse; the service's error names the line)."""
 
     name = forms.CharField(
         label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
@@ -471,7 +493,6 @@ class ScenarioForm(forms.Form):
 
     def __init__(self, *args: Any, scenario: Any = None, **kwargs: Any) -> None:
         self.scenario = scenario
-        self.instance = None
         if scenario is not None and "initial" not in kwargs:
             kwargs["initial"] = {"name": scenario.name, "description": scenario.description,
                                  "description_en": getattr(scenario, "description_en", ""), "script": scenario.script}
@@ -489,19 +510,19 @@ class ScenarioForm(forms.Form):
             return data
         name = data["name"].strip()
         if self.scenario is None and selectors.scenario_get(name=name) is not None:
-            self.add_error("name", gettext("A scenario named '%(name)s' already exists.") % {"name": name})
-            return data
-        try:
-            extra = {}
-            if self.add_prefix("description_en") in self.data:  # absent from the POST: keep the stored one
-                extra["description_en"] = data.get("description_en") or ""
-            self.instance = services.scenario_save(
-                name=name, script=data["script"], description=data.get("description") or "",
-                catalog=self.scenario.catalog if self.scenario else "", create=self.scenario is None, **extra,
-            )
-        except ValidationError as exc:
-            _add_service_errors(self, exc)
+            self.add_error("name", str(MESSAGES_BY_CODE["scenario_name_taken"]) % {"name": name})
         return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.scenario_save`` (valid form): a new scenario is
+        created (``create``, never replacing one), an edited one keeps its catalog, and its stored
+        English description when the POST does not carry one."""
+        data = self.cleaned_data
+        extra = {}
+        if self.add_prefix("description_en") in self.data:  # absent from the POST: keep the stored one
+            extra["description_en"] = data.get("description_en") or ""
+        return {"name": data["name"].strip(), "script": data["script"], "description": data.get("description") or "",
+                "catalog": self.scenario.catalog if self.scenario else "", "create": self.scenario is None, **extra}
 
 
 # --------------------------------------------------------------------------------------------
@@ -510,10 +531,10 @@ class ScenarioForm(forms.Form):
 RESTRICTION_KINDS = {"profile": _("access profile"), "stage": _("stage")}
 
 
-class RestrictionForm(forms.Form):
-    """Create or replace an access profile or a stage (``kind`` = ``profile`` | ``stage``) through
-    ``services.access_profile_save`` / ``services.stage_save``; an error names each tool that is
-    not a registered MCP tool."""
+class RestrictionForm(ServiceForm):
+    """Create or replace an access profile or a stage (``kind`` = ``profile`` | ``stage``): a valid
+    form gives the arguments of ``services.access_profile_save`` / ``services.stage_save``, whose
+    error names each tool that is not a registered MCP tool."""
 
     name = forms.CharField(
         label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
@@ -527,7 +548,6 @@ class RestrictionForm(forms.Form):
         self.kind = kind
         self.obj = obj
         self.existing = set(existing)
-        self.instance = None
         if obj is not None and "initial" not in kwargs:
             kwargs["initial"] = {"name": obj.name, "description": obj.description, "tools": list(obj.tools)}
         super().__init__(*args, **kwargs)
@@ -545,15 +565,15 @@ class RestrictionForm(forms.Form):
             return data
         name = data["name"].strip()
         if self.obj is None and name in self.existing:
-            self.add_error("name", gettext("'%(name)s' already exists.") % {"name": name})
-            return data
-        save = services.access_profile_save if self.kind == "profile" else services.stage_save
-        try:
-            self.instance = save(name=name, description=data.get("description") or "", tools=data.get("tools") or [],
-                                 create=self.obj is None)
-        except ValidationError as exc:
-            _add_service_errors(self, exc)
+            self.add_error("name", str(MESSAGES_BY_CODE["restriction_name_taken"]) % {"name": name})
         return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.access_profile_save`` / ``services.stage_save``
+        (valid form); a new one is created (``create``), never replacing one."""
+        data = self.cleaned_data
+        return {"name": data["name"].strip(), "description": data.get("description") or "",
+                "tools": data.get("tools") or [], "create": self.obj is None}
 
 
 # ---- import and export of skill files (docs/import-export.md) -------------------------------
@@ -637,10 +657,12 @@ def _parse_pairs(text: str, sep: str, field_label: str) -> dict[str, str]:
     return out
 
 
-class McpServerForm(forms.Form):
-    """Create or edit an MCP server record through ``services.mcp_server_save``. Header and
-    environment values are secrets: the form shows them as ``SECRET_MASK``; posting the mask back
-    keeps the stored value."""
+class McpServerForm(ServiceForm):
+    """Create or edit an MCP server record: a valid form gives the arguments of
+    ``services.mcp_server_save``. Header and environment values are secrets: the form shows them
+    as ``SECRET_MASK``; posting the mask back keeps the stored value."""
+
+    name_unknown_fields = False
 
     name = forms.CharField(label=_("Name"), max_length=40, help_text=_(
         "Stable: lowercase letter first, then lowercase letters, digits, _ or -. Clashing tool names are prefixed with it."),
@@ -679,27 +701,23 @@ class McpServerForm(forms.Form):
     def clean_headers(self) -> dict[str, str]:
         return _parse_pairs(self.cleaned_data.get("headers", ""), ":", str(self.fields["headers"].label))
 
-    def save(self):
-        """Call the service; field errors are added to the form (returns ``None`` then)."""
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.mcp_server_save`` (valid form)."""
         data = self.cleaned_data
-        try:
-            return services.mcp_server_save(
-                name=(self.instance.name if self.instance else data["name"].strip()), transport=data["transport"],
-                command=data.get("command", ""), args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
-                env=data.get("env") or {}, url=data.get("url", ""), headers=data.get("headers") or {},
-                timeout_seconds=data["timeout_seconds"], enabled=bool(data.get("enabled")), instance=self.instance)
-        except ValidationError as exc:
-            errors = exc.error_dict.items() if hasattr(exc, "error_dict") else [(None, exc.error_list)]
-            for field, items in errors:
-                for error in items:
-                    self.add_error(field if field in self.fields else None, translate_error(error))
-            return None
+        return dict(
+            name=(self.instance.name if self.instance else data["name"].strip()), transport=data["transport"],
+            command=data.get("command", ""), args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
+            env=data.get("env") or {}, url=data.get("url", ""), headers=data.get("headers") or {},
+            timeout_seconds=data["timeout_seconds"], enabled=bool(data.get("enabled")), instance=self.instance)
 
 
-class IntentNodeForm(forms.Form):
-    """Create or edit an intent node through ``services.intent_node_save``; an MCP node binds a
-    synced tool (``tool``: its model-facing name). ``force`` breaks the skills gating the node's
-    tool instead of refusing (docs/mcp.md, "Nodes")."""
+class IntentNodeForm(ServiceForm):
+    """Create or edit an intent node: a valid form gives the arguments of
+    ``services.intent_node_save``; an MCP node binds a synced tool (``tool``: its model-facing
+    name). ``force`` breaks the skills gating the node's tool instead of refusing (docs/mcp.md,
+    "Nodes")."""
+
+    name_unknown_fields = False
 
     intent_code = forms.CharField(label=_("Intent code"), max_length=64,
                                   widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}))
@@ -744,23 +762,16 @@ class IntentNodeForm(forms.Form):
         if instance is not None:
             self.fields["intent_code"].disabled = True
 
-    def save(self):
-        """Call the service; errors are added to the form (returns ``None`` then)."""
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.intent_node_save`` (valid form)."""
         data = self.cleaned_data
-        try:
-            return services.intent_node_save(
-                intent_code=(self.instance.intent_code if self.instance else data["intent_code"].strip()),
-                name=data["name"], kind=data["kind"], parent=self.parents.get(data.get("parent") or ""),
-                mcp_tool_id=data.get("mcp_tool_id") or "", require_confirm=bool(data.get("require_confirm")),
-                description=data.get("description") or "",
-                examples=self.instance.examples if self.instance else [], sort_order=data.get("sort_order") or 0,
-                enabled=bool(data.get("enabled")), force=bool(data.get("force")))
-        except ValidationError as exc:
-            errors = exc.error_dict.items() if hasattr(exc, "error_dict") else [(None, exc.error_list)]
-            for field, items in errors:
-                for error in items:
-                    self.add_error(field if field in self.fields else None, translate_error(error))
-            return None
+        return dict(
+            intent_code=(self.instance.intent_code if self.instance else data["intent_code"].strip()),
+            name=data["name"], kind=data["kind"], parent=self.parents.get(data.get("parent") or ""),
+            mcp_tool_id=data.get("mcp_tool_id") or "", require_confirm=bool(data.get("require_confirm")),
+            description=data.get("description") or "",
+            examples=self.instance.examples if self.instance else [], sort_order=data.get("sort_order") or 0,
+            enabled=bool(data.get("enabled")), force=bool(data.get("force")))
 
 
 

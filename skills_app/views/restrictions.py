@@ -3,13 +3,14 @@ with both. Create/edit through ``services.access_profile_save`` / ``services.sta
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from django.views.decorators.http import require_safe
 
-from .. import selectors
+from .. import selectors, services
 from ..domain import Catalog
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_picker
 from ..roles import EDITOR
@@ -61,10 +62,16 @@ def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -
             raise Http404(f"no {kind} '{name}'")
     if request.method == "POST":
         form = RestrictionForm(request.POST, kind=kind, obj=obj, existing=table.keys())
-        if form.is_valid() and form.instance is not None:
-            messages.success(request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind],
-                                                                      "name": form.instance.name})
-            return redirect("skills:restriction_list")
+        if form.is_valid():
+            save = services.access_profile_save if kind == "profile" else services.stage_save
+            try:
+                saved = save(**form.service_arguments())
+            except ValidationError as exc:
+                form.add_service_errors(exc)
+            else:
+                messages.success(request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind],
+                                                                          "name": saved.name})
+                return redirect("skills:restriction_list")
     else:
         initial = {"name": obj.name, "description": obj.description, "tools": sorted(obj.tools)} if obj else None
         form = RestrictionForm(kind=kind, obj=obj, existing=table.keys(), initial=initial)

@@ -1,10 +1,11 @@
 """Saved scenarios (docs/design.md, docs/simulator.md): list with each one's cached result against the draft, a link
-that runs it in the preview, and create/edit through ``services.scenario_save``."""
+that runs it in the preview, and create/edit through ``services.scenario_save`` (the form only validates)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
@@ -12,7 +13,7 @@ from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
-from .. import scenario_results, selectors
+from .. import scenario_results, selectors, services
 from ..forms import ScenarioForm
 from ..roles import EDITOR
 from ..scenario_results import ScenarioResult, cached_results, catalog_sha256
@@ -74,13 +75,24 @@ def scenario_result_json(request: HttpRequest, name: str) -> HttpResponse:
     return response
 
 
+def _save(form: ScenarioForm):
+    """The scenario ``services.scenario_save`` saved from a valid ``form``, or ``None`` with the
+    refusal put on the form's fields."""
+    try:
+        return services.scenario_save(**form.service_arguments())
+    except ValidationError as exc:
+        form.add_service_errors(exc)
+        return None
+
+
 def _edit(request: HttpRequest, scenario) -> HttpResponse:
     if request.method == "POST":
         form = ScenarioForm(request.POST, scenario=scenario)
-        if form.is_valid() and form.instance is not None:
-            messages.success(request, _("Scenario %(name)s saved.") % {"name": form.instance.name})
+        saved = _save(form) if form.is_valid() else None
+        if saved is not None:
+            messages.success(request, _("Scenario %(name)s saved.") % {"name": saved.name})
             if "run" in request.POST:
-                return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': form.instance.name})}")
+                return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': saved.name})}")
             return redirect("skills:scenario_list")
     else:
         form = ScenarioForm(scenario=scenario)
@@ -106,7 +118,8 @@ def scenario_from_preview(request: HttpRequest) -> HttpResponse:
     data = {"name": (request.POST.get("name") or "").strip(), "script": request.POST.get("script") or "",
             "description": ""}
     form = ScenarioForm(data)
-    if form.is_valid() and form.instance is not None:
-        messages.success(request, _("Scenario %(name)s saved.") % {"name": form.instance.name})
-        return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': form.instance.name})}")
+    saved = _save(form) if form.is_valid() else None
+    if saved is not None:
+        messages.success(request, _("Scenario %(name)s saved.") % {"name": saved.name})
+        return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': saved.name})}")
     return render(request, "scenarios/edit.html", {"form": form, "scenario": None})

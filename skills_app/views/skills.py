@@ -208,13 +208,18 @@ def _differs(draft: dom.Skill, skill: Skill) -> bool:
 
 @role_required(read=EDITOR, write=EDITOR)
 def skill_create(request: HttpRequest) -> HttpResponse:
-    """New skill: ``SkillForm.clean()`` calls ``services.skill_create``; errors name the value."""
+    """New skill: a valid ``SkillForm`` goes to ``services.skill_create``; errors name the value."""
     if request.method == "POST":  # the draft catalog is read only to show the form (again)
         form = SkillForm(request.POST, user=request.user)
-        if form.is_valid() and form.instance is not None:
-            messages.success(request, _("Skill %(code)s created (version %(v)s).")
-                             % {"code": form.instance.skill_code, "v": form.instance.version})
-            return redirect("skills:skill_detail", code=form.instance.skill_code)
+        if form.is_valid():
+            try:
+                created = services.skill_create(**form.service_arguments())
+            except ValidationError as exc:
+                form.add_service_errors(exc)
+            else:
+                messages.success(request, _("Skill %(code)s created (version %(v)s).")
+                                 % {"code": created.skill_code, "v": created.version})
+                return redirect("skills:skill_detail", code=created.skill_code)
     else:
         form = SkillForm(initial={"enabled": True, "sort_order": 0, "content": "", "tool_ids": []})
     return render(request, "skills/edit.html", _editor_context(form, selectors.catalog_draft(), None))
@@ -222,18 +227,24 @@ def skill_create(request: HttpRequest) -> HttpResponse:
 
 @role_required(read=EDITOR, write=EDITOR)
 def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
-    """Edit a skill (code read-only); a saved change bumps ``version`` (service rule)."""
+    """Edit a skill (code read-only) through ``services.skill_update``; a saved change bumps
+    ``version`` (service rule)."""
     skill = _live_or_404(code)
     if request.method == "POST":  # the draft catalog is read only to show the form again, after the save
         form = SkillForm(request.POST, skill=skill, user=request.user)
-        if form.is_valid() and form.instance is not None:
-            if form.instance.version == skill.version:
-                messages.info(request, _("No change: %(code)s stays at version %(v)s.")
-                              % {"code": skill.skill_code, "v": skill.version})
+        if form.is_valid():
+            try:
+                saved = services.skill_update(**form.service_arguments())
+            except ValidationError as exc:
+                form.add_service_errors(exc)
             else:
-                messages.success(request, _("Skill %(code)s saved as version %(v)s.")
-                                 % {"code": skill.skill_code, "v": form.instance.version})
-            return redirect("skills:skill_detail", code=skill.skill_code)
+                if saved.version == skill.version:
+                    messages.info(request, _("No change: %(code)s stays at version %(v)s.")
+                                  % {"code": skill.skill_code, "v": skill.version})
+                else:
+                    messages.success(request, _("Skill %(code)s saved as version %(v)s.")
+                                     % {"code": skill.skill_code, "v": saved.version})
+                return redirect("skills:skill_detail", code=skill.skill_code)
         if form.stale is not None:  # the page now works from the version saved meanwhile
             skill = _live_or_404(code)
     else:
