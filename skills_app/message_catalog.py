@@ -10,6 +10,8 @@ code in the user's language. Look a code up here — never build its sentence el
   code's variants, named ``<code>_<variant>`` (e.g. ``expect_list_loaded``).
 - ``VERDICT_MESSAGES``: the guard's verdicts, by verdict reason (``domain.rules``).
 - ``EXPECTATION_LABELS``: the names of the lists an expectation compares.
+- ``VERDICT_LABELS``, ``REASON_LABELS``, ``STATE_LABELS``: short labels of verdicts, refusal
+  reasons and matrix states (the template filters of ``templatetags/console.py``).
 
 ``translate_error`` and ``problem_text`` fill a sentence with an error's params. A code not listed
 shows the English sentence, which still names the value. The msgids are those of
@@ -317,6 +319,21 @@ VERDICT_MESSAGES: dict[str, Any] = {
     "invalid_tool_definition": _("%(tool)s has an invalid stored definition, so every call to it is refused."),
     "invalid_arguments": _("Invalid arguments for %(tool)s:"),
 }
+
+
+#: Short labels of the guard's verdicts and reasons and of the matrix states, for tables and badges
+#: (docs/rule.md, docs/runtime-api.md).
+VERDICT_LABELS = {"allowed": _("allowed"), "refused": _("refused"), "confirm": _("needs confirmation")}
+REASON_LABELS = {
+    "masked": _("masked"),
+    "unknown_tool": _("unknown tool"),
+    "unknown_skill": _("unknown skill"),
+    "not_permitted": _("not permitted by the access profile"),
+    "stage": _("not allowed in this stage"),
+    "invalid_arguments": _("invalid arguments"),
+    "invalid_tool_definition": _("invalid tool definition"),
+}
+STATE_LABELS = {"masked": _("masked"), "released": _("released"), "withheld": _("withheld"), "open": _("open")}
 
 
 def sentence(code: str) -> str:
