@@ -336,11 +336,6 @@ REASON_LABELS = {
 STATE_LABELS = {"masked": _("masked"), "released": _("released"), "withheld": _("withheld"), "open": _("open")}
 
 
-def sentence(code: str) -> str:
-    """The unfilled sentence of ``code`` in the active language (``KeyError`` for an unknown code)."""
-    return str(MESSAGES_BY_CODE[code])
-
-
 def translate_error(error: ValidationError | Problem) -> str:
     """The sentence of one service ``ValidationError`` (or domain ``Problem``) in the active
     language, chosen by its ``code`` and filled with its ``params``; without a known code, the
