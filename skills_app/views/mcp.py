@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -18,7 +17,7 @@ from ..message_catalog import translate_error
 from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
 from .. import roles
-from .common import paginate, role_required, staff_required
+from .common import paginate, role_required, save_with, staff_required
 
 #: Syncs per page of a server's sync history.
 SYNCS_PER_PAGE = 20
@@ -38,16 +37,6 @@ def server_list(request: HttpRequest) -> HttpResponse:
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
 
 
-def _saved(form, service):
-    """What ``service`` saved from a valid ``form``'s ``service_arguments()``, or ``None`` with
-    its refusal put on the form's fields (the form only validates)."""
-    try:
-        return service(**form.service_arguments())
-    except ValidationError as exc:
-        form.add_service_errors(exc)
-        return None
-
-
 @role_required(read=roles.ADMINISTRATOR, write=roles.ADMINISTRATOR)
 def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse:
     """Create (``server`` None) or edit a server record; header and env values stay masked.
@@ -57,7 +46,7 @@ def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse
     if request.method == "POST":
         form = McpServerForm(request.POST, instance=instance)
         if form.is_valid():
-            saved = _saved(form, services.mcp_server_save)
+            saved = save_with(form, services.mcp_server_save)
             if saved is not None:
                 messages.success(request, _("Saved MCP server %(name)s.") % {"name": saved.name})
                 return redirect("skills:mcp_server_list")
@@ -176,7 +165,7 @@ def node_edit(request: HttpRequest, intent: str | None = None) -> HttpResponse:
     instance = get_object_or_404(IntentNode, intent_code=intent, deleted_at__isnull=True) if intent else None
     form = _node_form(request, instance)
     if request.method == "POST" and form.is_valid():
-        saved = _saved(form, services.intent_node_save)
+        saved = save_with(form, services.intent_node_save)
         if saved is not None:
             messages.success(request, _("Saved intent node %(code)s.") % {"code": saved.intent_code})
             return redirect("skills:tool_tree")

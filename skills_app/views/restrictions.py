@@ -3,7 +3,6 @@ with both. Create/edit through ``services.access_profile_save`` / ``services.sta
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -14,7 +13,7 @@ from .. import selectors, services
 from ..domain import Catalog
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_picker
 from ..roles import EDITOR
-from .common import role_required
+from .common import role_required, save_with
 
 
 def _table(catalog: Catalog, kind: str):
@@ -62,16 +61,12 @@ def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -
             raise Http404(f"no {kind} '{name}'")
     if request.method == "POST":
         form = RestrictionForm(request.POST, kind=kind, obj=obj, existing=table.keys())
-        if form.is_valid():
-            save = services.access_profile_save if kind == "profile" else services.stage_save
-            try:
-                saved = save(**form.service_arguments())
-            except ValidationError as exc:
-                form.add_service_errors(exc)
-            else:
-                messages.success(request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind],
-                                                                          "name": saved.name})
-                return redirect("skills:restriction_list")
+        service = services.access_profile_save if kind == "profile" else services.stage_save
+        saved = save_with(form, service) if form.is_valid() else None
+        if saved is not None:
+            messages.success(request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind],
+                                                                      "name": saved.name})
+            return redirect("skills:restriction_list")
     else:
         initial = {"name": obj.name, "description": obj.description, "tools": sorted(obj.tools)} if obj else None
         form = RestrictionForm(kind=kind, obj=obj, existing=table.keys(), initial=initial)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
@@ -17,7 +16,7 @@ from .. import scenario_results, selectors, services
 from ..forms import ScenarioForm
 from ..roles import EDITOR
 from ..scenario_results import ScenarioResult, cached_results, catalog_sha256
-from .common import paginate, role_required
+from .common import paginate, role_required, save_with
 from .presenters import failure_sentence
 
 
@@ -75,20 +74,10 @@ def scenario_result_json(request: HttpRequest, name: str) -> HttpResponse:
     return response
 
 
-def _save(form: ScenarioForm):
-    """The scenario ``services.scenario_save`` saved from a valid ``form``, or ``None`` with the
-    refusal put on the form's fields."""
-    try:
-        return services.scenario_save(**form.service_arguments())
-    except ValidationError as exc:
-        form.add_service_errors(exc)
-        return None
-
-
 def _edit(request: HttpRequest, scenario) -> HttpResponse:
     if request.method == "POST":
         form = ScenarioForm(request.POST, scenario=scenario)
-        saved = _save(form) if form.is_valid() else None
+        saved = save_with(form, services.scenario_save) if form.is_valid() else None
         if saved is not None:
             messages.success(request, _("Scenario %(name)s saved.") % {"name": saved.name})
             if "run" in request.POST:
@@ -118,7 +107,7 @@ def scenario_from_preview(request: HttpRequest) -> HttpResponse:
     data = {"name": (request.POST.get("name") or "").strip(), "script": request.POST.get("script") or "",
             "description": ""}
     form = ScenarioForm(data)
-    saved = _save(form) if form.is_valid() else None
+    saved = save_with(form, services.scenario_save) if form.is_valid() else None
     if saved is not None:
         messages.success(request, _("Scenario %(name)s saved.") % {"name": saved.name})
         return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': saved.name})}")

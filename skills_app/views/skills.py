@@ -21,7 +21,7 @@ from ..message_catalog import error_sentences
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
-from .common import draft_html, paginate, role_required, safe_next
+from .common import draft_html, paginate, role_required, safe_next, save_with
 from ..domain.lints import lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
@@ -211,15 +211,11 @@ def skill_create(request: HttpRequest) -> HttpResponse:
     """New skill: a valid ``SkillForm`` goes to ``services.skill_create``; errors name the value."""
     if request.method == "POST":  # the draft catalog is read only to show the form (again)
         form = SkillForm(request.POST, user=request.user)
-        if form.is_valid():
-            try:
-                created = services.skill_create(**form.service_arguments())
-            except ValidationError as exc:
-                form.add_service_errors(exc)
-            else:
-                messages.success(request, _("Skill %(code)s created (version %(v)s).")
-                                 % {"code": created.skill_code, "v": created.version})
-                return redirect("skills:skill_detail", code=created.skill_code)
+        created = save_with(form, services.skill_create) if form.is_valid() else None
+        if created is not None:
+            messages.success(request, _("Skill %(code)s created (version %(v)s).")
+                             % {"code": created.skill_code, "v": created.version})
+            return redirect("skills:skill_detail", code=created.skill_code)
     else:
         form = SkillForm(initial={"enabled": True, "sort_order": 0, "content": "", "tool_ids": []})
     return render(request, "skills/edit.html", _editor_context(form, selectors.catalog_draft(), None))
@@ -232,19 +228,15 @@ def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
     skill = _live_or_404(code)
     if request.method == "POST":  # the draft catalog is read only to show the form again, after the save
         form = SkillForm(request.POST, skill=skill, user=request.user)
-        if form.is_valid():
-            try:
-                saved = services.skill_update(**form.service_arguments())
-            except ValidationError as exc:
-                form.add_service_errors(exc)
+        saved = save_with(form, services.skill_update) if form.is_valid() else None
+        if saved is not None:
+            if saved.version == skill.version:
+                messages.info(request, _("No change: %(code)s stays at version %(v)s.")
+                              % {"code": skill.skill_code, "v": skill.version})
             else:
-                if saved.version == skill.version:
-                    messages.info(request, _("No change: %(code)s stays at version %(v)s.")
-                                  % {"code": skill.skill_code, "v": skill.version})
-                else:
-                    messages.success(request, _("Skill %(code)s saved as version %(v)s.")
-                                     % {"code": skill.skill_code, "v": saved.version})
-                return redirect("skills:skill_detail", code=skill.skill_code)
+                messages.success(request, _("Skill %(code)s saved as version %(v)s.")
+                                 % {"code": skill.skill_code, "v": saved.version})
+            return redirect("skills:skill_detail", code=skill.skill_code)
         if form.stale is not None:  # the page now works from the version saved meanwhile
             skill = _live_or_404(code)
     else:
