@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from . import roles, services
+from .message_catalog import MESSAGES_BY_CODE
 from .models import (
     SECRET_MASK,
     AccessProfile,
@@ -130,8 +131,7 @@ class IntentNodeAdmin(admin.ModelAdmin):
                         from django.core.exceptions import ValidationError
 
                         raise ValidationError(
-                            _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; "
-                              "disabling or deleting it would break them (force it to flag them broken)"),
+                            MESSAGES_BY_CODE["node_gated"], code="node_gated",
                             params={"code": original.intent_code, "tool": original.mcp_tool_id,
                                     "skills": ", ".join(skills)})
                 return data

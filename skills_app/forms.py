@@ -1,10 +1,14 @@
-"""Console forms. Every write goes through ``skills_app.services`` so a rule lives in one place.
+"""Console forms. They only validate: no form writes the database (STYLE "Forms validate;
+services write").
 
-The skill, scenario and restriction forms call their service from ``clean()``: the service
-validates everything and saves in one transaction, and when it refuses (``ValidationError``) the
-messages — which name the offending value, e.g. ``'load_skill' is a builtin tool …`` — land on the
-form's fields and nothing is saved. A form built with ``preview=True`` validates with the same
-domain rule (``domain.clean_skill``) but never calls a service: STYLE "Preview never saves".
+A view binds a form, and when it is valid calls ONE service of ``skills_app.services`` with the
+arguments the form gives (``service_arguments()``); the service validates everything again and
+saves in one transaction. When it refuses (``ValidationError``) the view hands the error back to
+the form (``add_service_errors``): the messages — which name the offending value, e.g.
+``'load_skill' is a builtin tool …`` — land on the form's fields, translated by code
+(``message_catalog``), and nothing is saved. ``clean()`` may read (selectors, the domain's pure
+validation) but never writes. A form built with ``preview=True`` validates with the same domain
+rule (``domain.clean_skill``): STYLE "Preview never saves".
 """
 from __future__ import annotations
 
@@ -18,170 +22,33 @@ from django.core.validators import ProhibitNullCharactersValidator, RegexValidat
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from . import selectors, services
+from . import selectors
 from .domain import catalog as dom
 from .domain import limits
-from .domain.errors import Problem, SkillValidationError
+from .domain.errors import SkillValidationError
 from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
 from .domain.validation import clean_skill, normalize_newlines, normalize_tool_ids
+from .message_catalog import MESSAGES_BY_CODE, iter_errors, translate_error
 from .models import Skill
 
-# --------------------------------------------------------------------------------------------
-# Services and the domain refuse with a stable ``code`` and ``params`` (the English sentence names
-# the value); pages show the sentence for that code in the user's language. A code not listed here
-# shows the English sentence, which still names the value.
-# --------------------------------------------------------------------------------------------
-MESSAGES_BY_CODE: dict[str, Any] = {
-    "tool_id_builtin": _("'%(tool_id)s' is a builtin tool and can never be gated by a skill."),
-    "tool_id_disabled": _("'%(tool_id)s' belongs only to a disabled or deleted MCP node."),
-    "tool_id_unknown": _("'%(tool_id)s' is not the tool of any MCP node."),
-    "node_gated": _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; disabling or "
-                    "deleting it would break them (force it to flag them broken)"),
-    "node_has_children": _("intent node '%(code)s' has child nodes; delete them first"),
-    "server_name_immutable": _("server name '%(name)s' cannot be changed."),
-    "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
-    "skill_code_taken": _("a live skill with code '%(code)s' already exists."),
-    "scenario_name_taken": _("A scenario named '%(name)s' already exists."),
-    "restriction_name_taken": _("'%(name)s' already exists."),
-    "skill_code_immutable": _("skill code '%(code)s' cannot be changed after creation."),
-    "skill_code_pattern": _("skill code '%(code)s' must start with a lowercase letter and use only lowercase "
-                            "letters, digits and single '_' or '-' separators."),
-    "skill_code_length": _("skill code '%(code)s' must be %(min)s–%(max)s characters long."),
-    "skill_code_required": _("skill code is required."),
-    "skill_code_builtin": _("skill code '%(code)s' is the name of a builtin tool; choose another code."),
-    "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
-    "skill_stale": _("This skill was saved as version %(current)s while you were editing version %(base)s. "
-                     "Your text is kept below: save again to overwrite version %(current)s, or open version "
-                     "%(current)s in a new tab to compare."),
-    "name_required": _("name is required."),
-    "name_too_long": _("name has %(length)s characters; at most %(max)s allowed."),
-    "description_required": _("description is required (1–%(max)s characters, one line)."),
-    "description_too_long": _("description has %(length)s characters; at most %(max)s allowed."),
-    "description_multiline": _("description must be a single line (the model sees it in a catalog)."),
-    "content_blank": _("the manual (content) must not be blank."),
-    "secret_mask_unknown": _("%(name)s: %(mask)s stands for a stored value, but none is stored under this name; "
-                             "type the value."),
-    # runtime API keys (releases.api_key_create / api_key_revoke)
-    "key_name_required": _("a key needs a name."),
-    "key_name_control": _("a key name cannot contain a control character (%(char)s)."),
-    "key_name_taken": _("a key named '%(name)s' already exists; revoke it first or pick another name."),
-    "key_not_found": _("no usable key named '%(name)s'."),
-    "base_version_required": _("the form did not say which version you edited, so nothing was saved; reload the "
-                               "page and edit again."),
-    # tool definitions (domain.tooldefs), refused where they enter
-    "tool_name_invalid": _("tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and "
-                           "Anthropic accept)."),
-    "input_schema_not_object": _("inputSchema must be a JSON object, got %(kind)s."),
-    "input_schema_type": _("inputSchema must have \"type\": \"object\", got %(value)s."),
-    "input_schema_invalid": _("inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"),
-    "input_schema_ref": _("inputSchema $ref %(ref)s does not resolve."),
-    "annotations_not_object": _("annotations must be a JSON object."),
-    "input_schema_dialect": _("inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not "
-                              "know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated "
-                              "as another one."),
-    # tool annotations read fail-closed (domain.tooldefs.read_annotations, docs/mcp.md "Confirmation")
-    "annotations_invalid": _("tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is "
-                             "true or false, the annotations an object); its calls need confirmation."),
-    "annotations_contradictory": _("tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, "
-                                   "which contradict each other; its calls need confirmation."),
-    # round warnings (domain.transcript, docs/transcripts.md); %(number)s is the 1-based message
-    "arguments_unparseable": _("Message %(number)s: the arguments of %(tool)s are not valid JSON (%(cause)s); "
-                               "read as no arguments."),
-    "arguments_not_object": _("Message %(number)s: the arguments of %(tool)s are %(kind)s, not a JSON object; "
-                              "read as no arguments."),
-    "arguments_double_encoded": _("Message %(number)s: the arguments of %(tool)s are JSON text inside a JSON "
-                                  "string; decoded once more."),
-    "arguments_free_text": _("Message %(number)s: the custom tool call %(tool)s has free-text input, not JSON "
-                             "arguments; read as no arguments (a load_skill made so loads nothing)."),
-    "arguments_ambiguous": _("Message %(number)s: the arguments of %(tool)s are ambiguous JSON (%(cause)s); read "
-                             "as no arguments."),
-    "message_ambiguous": _("Message %(number)s: ambiguous JSON (%(cause)s); its results are read as failed and its "
-                           "calls as having no arguments, so it loads nothing."),
-    "duplicate_call_id": _("Message %(number)s: %(count)s calls share the id %(call_id)s; their results are "
-                           "paired by position."),
-    "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
-                         "answer them."),
-    "result_unpaired": _("Message %(number)s: the tool result for id %(call_id)s answers no earlier unanswered "
-                         "call; without a marker it loads nothing."),
-    "result_id_missing": _("Message %(number)s: a tool result without an id that does not directly follow an "
-                           "assistant message with exactly one call without an id; without a marker it loads "
-                           "nothing."),
-    "evicted_ambiguous": _("Message %(number)s: metadata.evicted is %(value)s, not true or false; read as "
-                           "evicted."),
-    "already_loaded_ambiguous": _("Message %(number)s: metadata.already_loaded is %(value)s, not true or false; "
-                                  "read as the already-loaded stub, it loads nothing."),
-    "marker_not_load_skill": _("Message %(number)s: the result carries the marker %(marker)s but answers "
-                               "%(tool)s, not load_skill; it loads nothing."),
-    "marker_invalid": _("Message %(number)s: metadata.%(key)s is %(value)s, not a skill code; it loads nothing."),
-    "marker_missing": _("Message %(number)s: the load_skill result for %(skill)s has metadata without %(key)s; "
-                        "it loads nothing."),
-    "error_flag_ambiguous": _("Message %(number)s: %(block)s%(flag)s is %(value)s, which says neither success "
-                              "nor failure; the result is read as failed (a load_skill result then loads nothing)."),
-    "skill_version_invalid": _("Message %(number)s: metadata.skill_version is %(value)s, not a version number; "
-                               "the manual of %(skill)s counts as naming no version."),
-    "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
-    "manual_incomplete": _("Message %(number)s: the load_skill result for %(skill)s does not hold a whole "
-                           "published manual of it (%(chars)s characters); it loads nothing."),
-    "marker_mismatch": _("Message %(number)s: the result carries the manual of %(skill)s but answers "
-                         "load_skill(%(asked)s); it loads nothing."),
-    "manual_outdated": _("Message %(number)s: the retained manual of %(skill)s is version %(version)s, the skill "
-                         "is now version %(current)s; it releases %(tools)s, which that manual may not mention."),
-    "tool_definition_invalid": _("The tool %(tool)s has an invalid definition (%(problems)s); calls to it are "
-                                 "refused."),
-    "pairing_ambiguous": _("Message %(number)s: the tool result for id %(call_id)s may answer any of %(count)s "
-                           "different calls sharing that id (%(calls)s); without a marker naming one of their "
-                           "skills it loads nothing."),
-    "metadata_invalid": _("Message %(number)s: %(block)smetadata is %(value)s, not an object; read as untrusted, "
-                          "the message loads nothing."),
-    "tool_calls_invalid": _("Message %(number)s: tool_calls is %(value)s, not a list; read as no calls."),
-    "call_id_invalid": _("Message %(number)s: %(field)s is %(value)s, not a string; read as no id, nothing pairs "
-                         "with it (without a marker nothing loads)."),
-}
 
-#: Codes of ``MESSAGES_BY_CODE`` that are round warnings (shown as notes, not refusals).
-WARNING_CODES = frozenset({
-    "arguments_unparseable", "arguments_not_object", "arguments_double_encoded", "duplicate_call_id",
-    "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "manual_incomplete", "marker_mismatch",
-    "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
-    "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
-    "pairing_ambiguous", "metadata_invalid", "tool_calls_invalid", "call_id_invalid",
-    "arguments_free_text",
-    "arguments_ambiguous", "message_ambiguous",
-})
+class ServiceForm(forms.Form):
+    """A form whose valid data a service writes (the view calls it; the form never does)."""
 
+    #: An error on a field this form does not have is shown as a non-field error; ``True`` leads
+    #: it with the field's name (``tools: …``).
+    name_unknown_fields = True
 
-def translate_error(error: ValidationError | Problem) -> str:
-    """The sentence of one service ``ValidationError`` (or domain ``Problem``) in the active
-    language, chosen by its ``code`` and filled with its ``params``."""
-    code = getattr(error, "code", None)
-    params = dict(getattr(error, "params", None) or {})
-    template = MESSAGES_BY_CODE.get(code or "")
-    if template is not None:
-        return str(template) % params if params else str(template)
-    if isinstance(error, Problem):
-        return str(error)
-    return " ".join(error.messages)
-
-
-def iter_errors(exc: ValidationError) -> Iterable[tuple[str | None, ValidationError]]:
-    """Every single error of a (possibly nested) ``ValidationError`` as ``(field, error)``."""
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.error_dict.items():
-            for e in errors:
-                yield (None if field == "__all__" else field), e
-    else:
-        for e in exc.error_list:
-            yield None, e
-
-
-def _add_service_errors(form: forms.Form, exc: ValidationError) -> None:
-    """Put a service's ``ValidationError`` on the form's fields (unknown fields → non-field)."""
-    for field, error in iter_errors(exc):
-        text = translate_error(error)
-        target = field if field in form.fields else None
-        if target is None and field is not None:
-            text = f"{field}: {text}"
-        form.add_error(target, text)
+    def add_service_errors(self, exc: ValidationError) -> None:
+        """Put a service's ``ValidationError`` on the form's fields, each error translated by its
+        code (``message_catalog.translate_error``); errors of fields the form lacks become
+        non-field errors. Call it after ``is_valid()``; the form is invalid afterwards."""
+        for field, error in iter_errors(exc):
+            text = translate_error(error)
+            target = field if field in self.fields else None
+            if target is None and field is not None and self.name_unknown_fields:
+                text = f"{field}: {text}"
+            self.add_error(target, text)
 
 
 class AnyValueMultipleChoiceField(forms.MultipleChoiceField):
@@ -331,14 +198,16 @@ class StaleEdit:
                    diff=tuple(diff), other_fields=others)
 
 
-class SkillForm(forms.Form):
+class SkillForm(ServiceForm):
     """Create or edit a skill (docs/design.md).
 
-    ``skill`` is the live skill being edited (``None`` to create). ``clean()`` calls
-    ``services.skill_create`` / ``services.skill_update`` and keeps the saved skill in
-    ``self.instance``; with ``preview=True`` it only validates (``domain.clean_skill``) and keeps
-    an unsaved ``domain.Skill`` in ``self.draft``. ``base_version`` refuses a save made from a
-    stale page (someone else saved the skill meanwhile).
+    ``skill`` is the live skill being edited (``None`` to create). A valid form gives the
+    arguments of ``services.skill_create`` / ``services.skill_update`` (``service_arguments()``);
+    the view calls the service and hands a refusal back (``add_service_errors``: a ``skill_stale``
+    one keeps the typed text and moves ``base_version`` on, ``self.stale``). With ``preview=True``
+    it validates with ``domain.clean_skill`` and keeps an unsaved ``domain.Skill`` in
+    ``self.draft``. ``base_version`` refuses a save made from a stale page (someone else saved the
+    skill meanwhile).
     """
 
     skill_code = forms.CharField(
@@ -374,7 +243,6 @@ class SkillForm(forms.Form):
         self.skill = skill
         self.user = user
         self.preview = preview
-        self.instance: Skill | None = None
         self.draft: dom.Skill | None = None
         self.stale: StaleEdit | None = None
         if skill is not None and "initial" not in kwargs:
@@ -440,9 +308,12 @@ class SkillForm(forms.Form):
         if self.skill is not None and data.get("base_version") is None:
             # without it a save would overwrite whatever was saved meanwhile, unchecked
             self.add_error(None, str(MESSAGES_BY_CODE["base_version_required"]))
-            return data
-        code = self.skill.skill_code if self.skill else (data.get("skill_code") or "").strip()
-        fields = {
+        return data
+
+    def _typed(self) -> dict[str, Any]:
+        """The editable fields as typed (valid form)."""
+        data = self.cleaned_data
+        return {
             "name": data.get("name") or "",
             "description": data.get("description") or "",
             "content": data.get("content") or "",
@@ -450,25 +321,30 @@ class SkillForm(forms.Form):
             "sort_order": data.get("sort_order") if data.get("sort_order") is not None else 0,
             "enabled": bool(data.get("enabled")),
         }
-        typed = dict(fields)
-        if self.skill is not None:
-            if data.get("base_enabled") in ("0", "1") and fields["enabled"] == (data["base_enabled"] == "1"):
-                del fields["enabled"]  # untouched: keep whatever the skill holds now
-            if data.get("base_sort_order") is not None and fields["sort_order"] == data["base_sort_order"]:
-                del fields["sort_order"]
-        try:
-            if self.skill is None:
-                self.instance = services.skill_create(skill_code=code, user=self.user, **fields)
-            else:
-                self.instance = services.skill_update(skill=self.skill, user=self.user,
-                                                      expected_version=data.get("base_version"), **fields)
-        except ValidationError as exc:
-            stale = next((e for _f, e in iter_errors(exc) if getattr(e, "code", None) == "skill_stale"), None)
-            if stale is not None and self.skill is not None:
-                self._refuse_stale(stale, typed)
-            else:
-                _add_service_errors(self, exc)
-        return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.skill_create`` (``skill_code`` and the fields) or,
+        editing, of ``services.skill_update`` (``skill``, ``expected_version`` and the fields the
+        user changed: ``enabled`` and ``sort_order`` only when they differ from what the page
+        showed, so a change made meanwhile by someone else stays). ``user`` is the form's."""
+        data = self.cleaned_data
+        fields = self._typed()
+        if self.skill is None:
+            return {"skill_code": (data.get("skill_code") or "").strip(), "user": self.user, **fields}
+        if data.get("base_enabled") in ("0", "1") and fields["enabled"] == (data["base_enabled"] == "1"):
+            del fields["enabled"]  # untouched: keep whatever the skill holds now
+        if data.get("base_sort_order") is not None and fields["sort_order"] == data["base_sort_order"]:
+            del fields["sort_order"]
+        return {"skill": self.skill, "user": self.user, "expected_version": data.get("base_version"), **fields}
+
+    def add_service_errors(self, exc: ValidationError) -> None:
+        """A refusal of the save on the fields; a stale save (``skill_stale``) is reported as
+        ``_refuse_stale`` says."""
+        stale = next((e for _f, e in iter_errors(exc) if getattr(e, "code", None) == "skill_stale"), None)
+        if stale is not None and self.skill is not None:
+            self._refuse_stale(stale, self._typed())
+        else:
+            super().add_service_errors(exc)
 
     def _refuse_stale(self, error: ValidationError, typed: dict[str, Any]) -> None:
         """Someone saved the skill while this page was open (``skill_stale``): keep every typed
@@ -595,9 +471,9 @@ NAME_RULE = RegexValidator(
               "(no spaces, no capitals), e.g. cancel-iphone."),
     code="name_pattern",
 )
-class ScenarioForm(forms.Form):
-    """Create or replace a saved scenario through ``services.scenario_save`` (the script must
-    parse; the error names the line)."""
+class ScenarioForm(ServiceForm):
+    """Create or replace a saved scenario: a valid form gives the arguments of
+    ``services.scenario_save`` (the script must parse; the service's error names the line)."""
 
     name = forms.CharField(
         label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
@@ -617,7 +493,6 @@ class ScenarioForm(forms.Form):
 
     def __init__(self, *args: Any, scenario: Any = None, **kwargs: Any) -> None:
         self.scenario = scenario
-        self.instance = None
         if scenario is not None and "initial" not in kwargs:
             kwargs["initial"] = {"name": scenario.name, "description": scenario.description,
                                  "description_en": getattr(scenario, "description_en", ""), "script": scenario.script}
@@ -635,19 +510,19 @@ class ScenarioForm(forms.Form):
             return data
         name = data["name"].strip()
         if self.scenario is None and selectors.scenario_get(name=name) is not None:
-            self.add_error("name", gettext("A scenario named '%(name)s' already exists.") % {"name": name})
-            return data
-        try:
-            extra = {}
-            if self.add_prefix("description_en") in self.data:  # absent from the POST: keep the stored one
-                extra["description_en"] = data.get("description_en") or ""
-            self.instance = services.scenario_save(
-                name=name, script=data["script"], description=data.get("description") or "",
-                catalog=self.scenario.catalog if self.scenario else "", create=self.scenario is None, **extra,
-            )
-        except ValidationError as exc:
-            _add_service_errors(self, exc)
+            self.add_error("name", str(MESSAGES_BY_CODE["scenario_name_taken"]) % {"name": name})
         return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.scenario_save`` (valid form): a new scenario is
+        created (``create``, never replacing one), an edited one keeps its catalog, and its stored
+        English description when the POST does not carry one."""
+        data = self.cleaned_data
+        extra = {}
+        if self.add_prefix("description_en") in self.data:  # absent from the POST: keep the stored one
+            extra["description_en"] = data.get("description_en") or ""
+        return {"name": data["name"].strip(), "script": data["script"], "description": data.get("description") or "",
+                "catalog": self.scenario.catalog if self.scenario else "", "create": self.scenario is None, **extra}
 
 
 # --------------------------------------------------------------------------------------------
@@ -656,10 +531,10 @@ class ScenarioForm(forms.Form):
 RESTRICTION_KINDS = {"profile": _("access profile"), "stage": _("stage")}
 
 
-class RestrictionForm(forms.Form):
-    """Create or replace an access profile or a stage (``kind`` = ``profile`` | ``stage``) through
-    ``services.access_profile_save`` / ``services.stage_save``; an error names each tool that is
-    not a registered MCP tool."""
+class RestrictionForm(ServiceForm):
+    """Create or replace an access profile or a stage (``kind`` = ``profile`` | ``stage``): a valid
+    form gives the arguments of ``services.access_profile_save`` / ``services.stage_save``, whose
+    error names each tool that is not a registered MCP tool."""
 
     name = forms.CharField(
         label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
@@ -673,7 +548,6 @@ class RestrictionForm(forms.Form):
         self.kind = kind
         self.obj = obj
         self.existing = set(existing)
-        self.instance = None
         if obj is not None and "initial" not in kwargs:
             kwargs["initial"] = {"name": obj.name, "description": obj.description, "tools": list(obj.tools)}
         super().__init__(*args, **kwargs)
@@ -691,15 +565,15 @@ class RestrictionForm(forms.Form):
             return data
         name = data["name"].strip()
         if self.obj is None and name in self.existing:
-            self.add_error("name", gettext("'%(name)s' already exists.") % {"name": name})
-            return data
-        save = services.access_profile_save if self.kind == "profile" else services.stage_save
-        try:
-            self.instance = save(name=name, description=data.get("description") or "", tools=data.get("tools") or [],
-                                 create=self.obj is None)
-        except ValidationError as exc:
-            _add_service_errors(self, exc)
+            self.add_error("name", str(MESSAGES_BY_CODE["restriction_name_taken"]) % {"name": name})
         return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.access_profile_save`` / ``services.stage_save``
+        (valid form); a new one is created (``create``), never replacing one."""
+        data = self.cleaned_data
+        return {"name": data["name"].strip(), "description": data.get("description") or "",
+                "tools": data.get("tools") or [], "create": self.obj is None}
 
 
 # ---- import and export of skill files (docs/import-export.md) -------------------------------
@@ -759,78 +633,6 @@ class SkillExportForm(forms.Form):
     )
 
 
-#: Causes of skill-file refusals and warnings (``domain.skill_files``, ``skill_io``), by code; the
-#: English templates are the domain's own (``tests/views/test_skill_import.py`` keeps them equal).
-SKILL_FILE_MESSAGES: dict[str, Any] = {
-    "kind_other": _("a %(type)s (%(value)s)"),
-    "kind_nothing": _("nothing"),
-    "kind_boolean": _("a boolean (%(value)s)"),
-    "kind_number": _("a number (%(value)s)"),
-    "kind_mapping": _("a mapping"),
-    "kind_list": _("a list"),
-    "kind_empty_string": _("an empty string"),
-    "allowed_tools_empty": _("allowed-tools is empty; leave the key out for a manual that gates no tool"),
-    "allowed_tools_type": _("allowed-tools must be tool names separated by spaces (or a list), not %(kind)s"),
-    "allowed_tools_item": _("allowed-tools item %(index)s must be a tool name, not %(kind)s"),
-    "import_not_bool": _("%(key)s must be true or false, not %(value)r"),
-    "import_not_int": _("%(key)s must be a whole number, not %(value)r"),
-    "front_matter_missing": _("SKILL.md must start with YAML front matter: a first line '---'"),
-    "front_matter_unclosed": _("the front matter opened on line 1 is never closed by a line '---'"),
-    "front_matter_yaml": _("invalid YAML front matter: %(cause)s"),
-    "front_matter_not_mapping": _("the front matter must be a mapping of keys (name, description, …), not %(kind)s"),
-    "metadata_not_mapping": _("metadata must be a mapping of keys, not %(kind)s"),
-    "value_not_text": _("%(key)s must be text, not %(kind)s; put it in quotes"),
-    "import_too_many_files": _("holds more than %(max)s files; import it in parts"),
-    "import_not_folder": _("not a folder"),
-    "import_link_out": _("a symbolic link that points out of the dataset folder; not read"),
-    "import_not_regular": _("not a regular file; not read"),
-    "import_file_too_big": _("%(size)s bytes; at most %(max)s bytes per file"),
-    "import_path_too_big": _("is %(size)s bytes; at most %(max)s bytes per file"),
-    "import_upload_too_big": _("is %(size)s bytes; at most %(max)s bytes may be uploaded"),
-    "import_upload_too_many": _("more than %(max)s files; upload a zip"),
-    "import_zip_and_files": _("upload one zip, or single files without a zip"),
-    "import_unpacks_too_big": _("unpacks to more than %(max)s bytes; at most %(max)s per file"),
-    "import_missing": _("no such file or folder"),
-    "import_too_many_bytes": _("holds more than %(max)s bytes; import it in parts"),
-    "import_not_zip": _("is not a readable zip archive (%(cause)s)"),
-    "import_unsafe_entry": _("entry '%(entry)s' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
-    "import_entry_twice": _("entry '%(entry)s' appears twice; the archive is refused"),
-    "import_entry_link": _("entry '%(entry)s' is a symbolic link; the archive is refused"),
-    "import_unpack_failed": _("cannot be unpacked (%(cause)s)"),
-    "import_unpacks_too_many_bytes": _("unpacks to more than %(max)s bytes; import it in parts"),
-    "import_no_name": _("a file has no usable name ('%(name)s')"),
-    "import_same_name": _("two files are named '%(name)s'; upload a folder as a zip instead"),
-    "import_files_too_many_bytes": _("more than %(max)s bytes in all; import them in parts"),
-    "import_not_utf8": _("not UTF-8 text (byte 0x%(byte)s)"),
-    "import_lone_surrogate": _("a lone surrogate (\\u%(code)s) is not text; write the character itself"),
-    "content_file_empty": _("content-file is empty; name the markdown manual next to this file"),
-    "content_file_absolute": _("content-file '%(value)s' must be a relative path with '/' separators"),
-    "content_file_parent": _("content-file '%(value)s' may not contain '..'; the manual must be inside the dataset "
-                             "folder"),
-    "content_file_unusable": _("content-file '%(value)s' is not a usable path"),
-    "content_file_refused": _("content-file '%(value)s': %(reason)s"),
-    "content_file_missing": _("content-file '%(value)s' is not in the dataset (looked for '%(path)s')"),
-    "tool_ids_empty": _("tool-ids is empty; leave the key out for a manual that gates no tool"),
-    "missing_key": _("missing key '%(key)s'"),
-    "key_twice": _("key '%(key)s' is set twice (first on line %(first)s)"),
-    "key_not_plain": _("a key must be a plain name"),
-    "key_not_name": _("key %(key)r is not a name"),
-    "key_not_kept": _("'%(key)s' is an Agent Skills key that Skill Console does not keep; not imported"),
-    "unknown_tool_key": _("unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill "
-                          "would gate no tool)"),
-    "unknown_key": _("unknown key '%(key)s' is not imported (keys read: %(keys)s)"),
-    "bad_u_escape": _("invalid \\u escape '%(escape)s'"),
-    "folder_not_name": _("the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); the "
-                         "skill code is taken from %(taken)s"),
-    "not_a_skill_file": _("not a skill file (*.properties or SKILL.md) nor a manual that a declaration names; not "
-                          "imported"),
-    "code_declared_twice": _("skill code '%(code)s' is also declared by %(others)s; nothing of either is imported"),
-    "import_releases": _("no longer gates %(tools)s: released to every conversation unless another enabled skill "
-                         "gates it"),
-    "import_disables": _("the skill is disabled by this file; its tools are released to every conversation"),
-}
-MESSAGES_BY_CODE.update(SKILL_FILE_MESSAGES)
-
 
 # --- MCP servers and intent nodes (docs/mcp.md) ---------------------------------------------------
 
@@ -855,10 +657,12 @@ def _parse_pairs(text: str, sep: str, field_label: str) -> dict[str, str]:
     return out
 
 
-class McpServerForm(forms.Form):
-    """Create or edit an MCP server record through ``services.mcp_server_save``. Header and
-    environment values are secrets: the form shows them as ``SECRET_MASK``; posting the mask back
-    keeps the stored value."""
+class McpServerForm(ServiceForm):
+    """Create or edit an MCP server record: a valid form gives the arguments of
+    ``services.mcp_server_save``. Header and environment values are secrets: the form shows them
+    as ``SECRET_MASK``; posting the mask back keeps the stored value."""
+
+    name_unknown_fields = False
 
     name = forms.CharField(label=_("Name"), max_length=40, help_text=_(
         "Stable: lowercase letter first, then lowercase letters, digits, _ or -. Clashing tool names are prefixed with it."),
@@ -897,27 +701,23 @@ class McpServerForm(forms.Form):
     def clean_headers(self) -> dict[str, str]:
         return _parse_pairs(self.cleaned_data.get("headers", ""), ":", str(self.fields["headers"].label))
 
-    def save(self):
-        """Call the service; field errors are added to the form (returns ``None`` then)."""
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.mcp_server_save`` (valid form)."""
         data = self.cleaned_data
-        try:
-            return services.mcp_server_save(
-                name=(self.instance.name if self.instance else data["name"].strip()), transport=data["transport"],
-                command=data.get("command", ""), args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
-                env=data.get("env") or {}, url=data.get("url", ""), headers=data.get("headers") or {},
-                timeout_seconds=data["timeout_seconds"], enabled=bool(data.get("enabled")), instance=self.instance)
-        except ValidationError as exc:
-            errors = exc.error_dict.items() if hasattr(exc, "error_dict") else [(None, exc.error_list)]
-            for field, items in errors:
-                for error in items:
-                    self.add_error(field if field in self.fields else None, translate_error(error))
-            return None
+        return dict(
+            name=(self.instance.name if self.instance else data["name"].strip()), transport=data["transport"],
+            command=data.get("command", ""), args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
+            env=data.get("env") or {}, url=data.get("url", ""), headers=data.get("headers") or {},
+            timeout_seconds=data["timeout_seconds"], enabled=bool(data.get("enabled")), instance=self.instance)
 
 
-class IntentNodeForm(forms.Form):
-    """Create or edit an intent node through ``services.intent_node_save``; an MCP node binds a
-    synced tool (``tool``: its model-facing name). ``force`` breaks the skills gating the node's
-    tool instead of refusing (docs/mcp.md, "Nodes")."""
+class IntentNodeForm(ServiceForm):
+    """Create or edit an intent node: a valid form gives the arguments of
+    ``services.intent_node_save``; an MCP node binds a synced tool (``tool``: its model-facing
+    name). ``force`` breaks the skills gating the node's tool instead of refusing (docs/mcp.md,
+    "Nodes")."""
+
+    name_unknown_fields = False
 
     intent_code = forms.CharField(label=_("Intent code"), max_length=64,
                                   widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}))
@@ -962,30 +762,17 @@ class IntentNodeForm(forms.Form):
         if instance is not None:
             self.fields["intent_code"].disabled = True
 
-    def save(self):
-        """Call the service; errors are added to the form (returns ``None`` then)."""
+    def service_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.intent_node_save`` (valid form)."""
         data = self.cleaned_data
-        try:
-            return services.intent_node_save(
-                intent_code=(self.instance.intent_code if self.instance else data["intent_code"].strip()),
-                name=data["name"], kind=data["kind"], parent=self.parents.get(data.get("parent") or ""),
-                mcp_tool_id=data.get("mcp_tool_id") or "", require_confirm=bool(data.get("require_confirm")),
-                description=data.get("description") or "",
-                examples=self.instance.examples if self.instance else [], sort_order=data.get("sort_order") or 0,
-                enabled=bool(data.get("enabled")), force=bool(data.get("force")))
-        except ValidationError as exc:
-            errors = exc.error_dict.items() if hasattr(exc, "error_dict") else [(None, exc.error_list)]
-            for field, items in errors:
-                for error in items:
-                    self.add_error(field if field in self.fields else None, translate_error(error))
-            return None
+        return dict(
+            intent_code=(self.instance.intent_code if self.instance else data["intent_code"].strip()),
+            name=data["name"], kind=data["kind"], parent=self.parents.get(data.get("parent") or ""),
+            mcp_tool_id=data.get("mcp_tool_id") or "", require_confirm=bool(data.get("require_confirm")),
+            description=data.get("description") or "",
+            examples=self.instance.examples if self.instance else [], sort_order=data.get("sort_order") or 0,
+            enabled=bool(data.get("enabled")), force=bool(data.get("force")))
 
-
-# Refusals of ``services.skill_revert`` (docs/roles.md).
-MESSAGES_BY_CODE.update({
-    "revision_not_found": _("revision %(id)s is not a revision of skill '%(code)s'."),
-    "revision_current": _("skill '%(code)s' already holds the values of revision %(id)s."),
-})
 
 
 class AuditFilterForm(forms.Form):

@@ -32,6 +32,7 @@ from .domain.limits import (
     TOOL_TITLE_MAX_LENGTH,
 )
 from .domain.tooldefs import read_annotations, validate_tool_definition, validate_tool_name
+from .message_catalog import translate_error
 
 
 class IntentNode(models.Model):
@@ -346,10 +347,7 @@ class McpSyncRecord(models.Model):
 
 def _tool_problem_text(problem):
     """A tool-definition ``Problem`` in the active language (by code), with its params."""
-    from .forms import MESSAGES_BY_CODE
-
-    template = MESSAGES_BY_CODE.get(problem.code)
-    return str(template) % dict(problem.params) if template is not None else str(problem)
+    return translate_error(problem)
 
 
 class BuiltinTool(models.Model):

@@ -75,7 +75,7 @@ def _require_publisher(user: Any) -> None:
 def _field_error(field: str, code: str, message: str, **params: Any) -> ValidationError:
     """A ``ValidationError`` on ``field`` whose one message carries ``code`` and ``params`` (Django
     drops a ``code`` given beside a dict of messages, so it goes on the message itself), so a page
-    can say it in its language (``forms.translate_error``)."""
+    can say it in its language (``message_catalog.translate_error``)."""
     return ValidationError({field: [ValidationError(message, code=code, params=params or None)]})
 
 

@@ -35,7 +35,7 @@ BUILTIN_TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 
 def _problem(error_code: str, template: str, /, **params: Any) -> ValidationError:
     """A Django ``ValidationError`` whose ``code`` and ``params`` let a page translate it
-    (``forms.translate_error``); ``str()`` of it is the English sentence naming the value."""
+    (``message_catalog.translate_error``); ``str()`` of it is the English sentence naming the value."""
     return ValidationError(template, code=error_code, params=params or None)
 
 

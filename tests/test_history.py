@@ -153,7 +153,7 @@ def test_restoring_the_current_values_or_another_skills_revision_is_refused(bitm
 
 def test_a_refused_restore_keeps_the_code_and_params_a_page_translates_by(bitmall, alice):
     """The two refusals of ``skill_revert`` carry their codes (``revision_not_found``,
-    ``revision_current``) and the revision and skill, which the pages translate by (forms.py)."""
+    ``revision_current``) and the revision and skill, which the pages translate by (message_catalog.py)."""
     skill = Skill.objects.get(skill_code="order_change")
     other = Skill.objects.get(skill_code="iot_bundle").history.latest("history_id")
     current = skill.history.latest("history_id")

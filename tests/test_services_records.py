@@ -55,7 +55,7 @@ def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> No
 
 
 def test_a_refused_skill_keeps_the_code_and_value_a_page_translates_by(bitmall) -> None:
-    """``forms.translate_error`` renders the Chinese message from the error's code and params."""
+    """``message_catalog.translate_error`` renders the Chinese message from the error's code and params."""
     with pytest.raises(ValidationError) as refused:
         services.skill_create(skill_code="refund_help", name="退款说明", description="退款时加载", content="# 退款",
                               tool_ids=["query_order", "load_skill"])

@@ -12,21 +12,9 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
+from ..message_catalog import REASON_LABELS, STATE_LABELS, VERDICT_LABELS
+
 register = template.Library()
-
-#: Labels of the guard's verdicts and reasons and of the matrix states (docs/rule.md, docs/runtime-api.md).
-VERDICT_LABELS = {"allowed": _("allowed"), "refused": _("refused"), "confirm": _("needs confirmation")}
-REASON_LABELS = {
-    "masked": _("masked"),
-    "unknown_tool": _("unknown tool"),
-    "unknown_skill": _("unknown skill"),
-    "not_permitted": _("not permitted by the access profile"),
-    "stage": _("not allowed in this stage"),
-    "invalid_arguments": _("invalid arguments"),
-    "invalid_tool_definition": _("invalid tool definition"),
-}
-STATE_LABELS = {"masked": _("masked"), "released": _("released"), "withheld": _("withheld"), "open": _("open")}
-
 
 #: CommonMark with GitHub tables and strikethrough; raw HTML off (shown as text); images off.
 _MARKDOWN = (

@@ -8,6 +8,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.paginator import Page, Paginator
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
@@ -215,3 +216,16 @@ def staff_required(view: Callable | None = None, *, expired_htmx_template: str |
     """``role_required`` with its defaults: reading takes the viewer role, any write the editor
     role. (The name is older than the roles; a view that publishes asks for ``PUBLISHER``.)"""
     return role_required(view, expired_htmx_template=expired_htmx_template)
+
+
+def save_with(form: Any, service: Callable[..., Any]) -> Any:
+    """Call ``service`` (one function of ``skills_app.services``) with a valid ``form``'s
+    ``service_arguments()`` and return what it saved; when it refuses (``ValidationError``), put
+    the refusal on the form's fields (``add_service_errors``) and return ``None``. Forms only
+    validate (STYLE "Forms validate; services write"); the service's transaction makes the write
+    whole or nothing."""
+    try:
+        return service(**form.service_arguments())
+    except ValidationError as exc:
+        form.add_service_errors(exc)
+        return None

@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import history, selectors, services
-from ..forms import AuditFilterForm, iter_errors, translate_error
+from ..forms import AuditFilterForm
+from ..message_catalog import error_sentences
 from ..models import Skill
 from ..roles import EDITOR
 from .common import paginate, role_required
@@ -104,7 +105,7 @@ def skill_revert(request: HttpRequest, code: str, history_id: int) -> HttpRespon
     try:
         saved = services.skill_revert(skill=skill, history_id=history_id, user=request.user)
     except ValidationError as exc:
-        text = "; ".join(translate_error(e) for _field, e in iter_errors(exc))
+        text = "; ".join(error_sentences(exc))
         messages.error(request, _("Not restored: %(cause)s") % {"cause": text})
         return redirect("skills:skill_history", code=code)
     messages.success(request, _("Restored revision %(id)s: %(code)s is now version %(version)s.")

@@ -12,11 +12,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors, services
-from ..forms import IntentNodeForm, McpServerForm, translate_error
+from ..forms import IntentNodeForm, McpServerForm
+from ..message_catalog import translate_error
 from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
 from .. import roles
-from .common import paginate, role_required, staff_required
+from .common import paginate, role_required, save_with, staff_required
 
 #: Syncs per page of a server's sync history.
 SYNCS_PER_PAGE = 20
@@ -45,7 +46,7 @@ def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse
     if request.method == "POST":
         form = McpServerForm(request.POST, instance=instance)
         if form.is_valid():
-            saved = form.save()
+            saved = save_with(form, services.mcp_server_save)
             if saved is not None:
                 messages.success(request, _("Saved MCP server %(name)s.") % {"name": saved.name})
                 return redirect("skills:mcp_server_list")
@@ -164,7 +165,7 @@ def node_edit(request: HttpRequest, intent: str | None = None) -> HttpResponse:
     instance = get_object_or_404(IntentNode, intent_code=intent, deleted_at__isnull=True) if intent else None
     form = _node_form(request, instance)
     if request.method == "POST" and form.is_valid():
-        saved = form.save()
+        saved = save_with(form, services.intent_node_save)
         if saved is not None:
             messages.success(request, _("Saved intent node %(code)s.") % {"code": saved.intent_code})
             return redirect("skills:tool_tree")

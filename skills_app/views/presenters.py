@@ -16,12 +16,11 @@ from typing import Any
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
-from django.utils.translation import gettext_lazy as _
 
 from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
 from ..domain.limits import LOAD_SKILL
 from ..domain.lints import tools_mentioned
-from ..forms import MESSAGES_BY_CODE, WARNING_CODES
+from ..message_catalog import EXPECTATION_LABELS, LINT_CODES, MESSAGES_BY_CODE, VERDICT_MESSAGES, WARNING_CODES
 from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
 
 DRAFT_CODE = "__draft__"
@@ -359,43 +358,42 @@ def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, acc
     ``detail`` is the JSON-Schema detail of ``invalid_arguments`` (shown as code). An unknown
     reason falls back to the domain's ``message``."""
     name, reason = verdict.name, verdict.reason
+    told = lambda key: str(VERDICT_MESSAGES[key])  # noqa: E731
     if verdict.verdict == ALLOWED:
         if name == LOAD_SKILL and verdict.skill_code:
-            return say(gettext("Loads the manual of %(skill)s."), skill=verdict.skill_code), None
-        return say(gettext("%(tool)s may run."), tool=name), None
+            return say(told("allowed_load_skill"), skill=verdict.skill_code), None
+        return say(told("allowed"), tool=name), None
     if verdict.verdict == CONFIRM:
-        return say(gettext("%(tool)s stops at a confirmation card: it runs only once the user confirms."),
-                   tool=name), None
+        return say(told("confirm"), tool=name), None
     if reason == "masked" and verdict.skill_code:
-        return say(gettext("%(tool)s is masked: load the manual %(skill)s first (load_skill)."),
-                   tool=name, skill=verdict.skill_code), None
+        return say(told("masked"), tool=name, skill=verdict.skill_code), None
     if reason == "unknown_tool":
-        return say(gettext("%(tool)s is not a registered tool. Tools on offer in this round: %(tools)s."),
-                   tool=name, tools=list(view.visible)), None
+        return say(told("unknown_tool"), tool=name, tools=list(view.visible)), None
     if reason == "unknown_skill":
         code = verdict.arguments.get("skill_code") if verdict.arguments else None
         offer = [sk.code for sk in catalog.enabled_skills]
         if code is None or code == "":
-            return say(gettext("load_skill was called without a skill_code. Skills on offer: %(skills)s."),
-                       skills=offer), None
+            return say(told("unknown_skill_missing"), skills=offer), None
         shown = code if isinstance(code, str) else json.dumps(code, ensure_ascii=False)
-        return say(gettext("%(skill)s is not an enabled skill. Skills on offer: %(skills)s."),
-                   skill=shown, skills=offer), None
+        return say(told("unknown_skill"), skill=shown, skills=offer), None
     if reason == "not_permitted":
         if access_profile:
-            return say(gettext("%(tool)s is not permitted by the access profile %(profile)s."),
-                       tool=name, profile=access_profile), None
-        return say(gettext("%(tool)s is not in the allowed tool list."), tool=name), None
+            return say(told("not_permitted_profile"), tool=name, profile=access_profile), None
+        return say(told("not_permitted"), tool=name), None
     if reason == "stage" and stage:
-        return say(gettext("%(tool)s is not allowed in the stage %(stage)s."), tool=name, stage=stage), None
+        return say(told("stage"), tool=name, stage=stage), None
     if reason == "invalid_tool_definition":
-        return say(gettext("%(tool)s has an invalid stored definition, so every call to it is refused."),
-                   tool=name), None
+        return say(told("invalid_tool_definition"), tool=name), None
     if reason == "invalid_arguments":
         prefix = f"invalid arguments for '{name}': "
         detail = verdict.message[len(prefix):] if verdict.message.startswith(prefix) else verdict.message
-        return say(gettext("Invalid arguments for %(tool)s:"), tool=name), detail
+        return say(told("invalid_arguments"), tool=name), detail
     return verdict.message, None
+
+
+def _told(code: str) -> str:
+    """The sentence of ``code`` (``message_catalog.MESSAGES_BY_CODE``) in the active language."""
+    return str(MESSAGES_BY_CODE[code])
 
 
 def _param(problem: Any, key: str) -> Any:
@@ -410,20 +408,16 @@ def event_note(event: str) -> Note:
     if code == "compacted":
         retained = _param(event, "retained")
         tail = ngettext("%(n)s message is retained.", "%(n)s messages are retained.", retained) % {"n": retained}
-        removed = say(gettext("Compaction removed messages %(indices)s from the context."),
-                      indices=_param(event, "indices"))
+        removed = say(_told("compacted"), indices=_param(event, "indices"))
         return Note(format_html("{} {}", removed, tail), event, True, "compact", at_start)
     if code == "evicted":
         items = [i.split(": ", 1)[-1] for i in (_param(event, "items") or [])]
-        return Note(say(gettext("Tool results %(indices)s were evicted (%(what)s): replaced by the placeholder, so a "
-                                "manual among them no longer counts as loaded."),
-                        indices=_param(event, "indices"), what=items),
+        return Note(say(_told("evicted"), indices=_param(event, "indices"), what=items),
                     event, True, "evict", at_start)
     if code == "evict_none_of_tool":
-        return Note(say(gettext("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
-                        tool=_param(event, "tool")), event, True, "evict", at_start)
+        return Note(say(_told("evict_none_of_tool"), tool=_param(event, "tool")), event, True, "evict", at_start)
     if code == "evict_none":
-        return Note(format_html("{}", gettext("Eviction matched no tool result: the context is unchanged.")),
+        return Note(format_html("{}", _told("evict_none")),
                     event, True, "evict", at_start)
     return Note(format_html("{} <code>{}</code>", gettext("Context change:"), event), event, False)
 
@@ -433,45 +427,25 @@ def warning_note(warning: str) -> Note:
     (a ``domain.Problem``); raw text when it has none."""
     code, tools = getattr(warning, "code", None), _param(warning, "tool_list")
     if code == "restriction_unregistered":
-        template = (gettext("The access profile %(name)s lists tools that are no longer registered: %(tools)s. "
-                            "They are ignored.") if _param(warning, "kind") == "access profile" else
-                    gettext("The stage %(name)s lists tools that are no longer registered: %(tools)s. "
-                            "They are ignored."))
+        template = _told("restriction_unregistered_profile" if _param(warning, "kind") == "access profile"
+                         else "restriction_unregistered_stage")
         return Note(say(template, name=_param(warning, "name"), tools=tools), warning, True)
     if code == "allowed_unregistered":
-        return Note(say(gettext("Allowed tools that are not registered: %(tools)s. They are ignored."),
-                        tools=tools), warning, True)
+        return Note(say(_told("allowed_unregistered"), tools=tools), warning, True)
     if code == "skill_gates_unregistered":
-        return Note(say(gettext("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
-                                "They are neither visible nor masked."),
-                        skill=_param(warning, "skill"), tools=tools), warning, True)
+        return Note(say(_told("skill_gates_unregistered"), skill=_param(warning, "skill"), tools=tools),
+                    warning, True)
     if code == "time_budget":
         numbers = {k: conditional_escape(str(_param(warning, k))) for k in ("done", "total", "budget")}
-        return Note(mark_safe(conditional_escape(gettext(  # noqa: S308 — every part escaped
-            "Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded.")) % numbers),
-            warning, True)
+        return Note(mark_safe(conditional_escape(_told("time_budget")) % numbers),  # noqa: S308 — every part escaped
+                    warning, True)
     if code in WARNING_CODES:
         params = {k: v for k, v in getattr(warning, "params", {}).items() if isinstance(v, (str, int))}
         try:
-            return Note(say(str(MESSAGES_BY_CODE[code]), **params), warning, True, code)
+            return Note(say(_told(code), **params), warning, True, code)
         except (KeyError, TypeError, ValueError):
             pass
     return Note(format_html("{}", warning), warning, False)
-
-
-_LIST_EXPECTATIONS = {
-    "visible": _("expected visible tools %(want)s, got %(got)s"),
-    "mcp_visible": _("expected visible MCP tools %(want)s, got %(got)s"),
-    "loaded": _("expected loaded skills %(want)s, got %(got)s"),
-}
-
-
-_EXPECTATION_LABELS = {
-    "visible": _("Visible tools"),
-    "mcp_visible": _("Visible MCP tools"),
-    "loaded": _("Loaded skills"),
-    "masked": _("Masked tools"),
-}
 
 
 def failure_sentence(failure: str) -> SafeString:
@@ -482,9 +456,9 @@ def failure_sentence(failure: str) -> SafeString:
     if code == "time_budget":  # a run stopped by its time budget fails (docs/simulator.md, "Limits")
         return warning_note(failure).text
     if code == "expect_count":
-        return say(gettext("expected %(want)s tools, got %(got)s"), want=params["want"], got=params["got"])
+        return say(_told("expect_count"), want=params["want"], got=params["got"])
     if code in ("expect_list", "expect_masked") and "missing_list" in params:
-        label = _EXPECTATION_LABELS.get(params["what"], params["what"])
+        label = EXPECTATION_LABELS.get(params["what"], params["what"])
         parts = []
         if params["missing_list"]:
             parts.append(say(gettext("missing %(tools)s"), tools=params["missing_list"]))
@@ -498,13 +472,13 @@ def failure_sentence(failure: str) -> SafeString:
         return mark_safe(conditional_escape(gettext("%(what)s: %(difference)s"))  # noqa: S308 — parts are safe
                          % {"what": conditional_escape(label), "difference": difference})
     if code == "expect_list":
-        return say(str(_LIST_EXPECTATIONS[params["what"]]), want=str(params["want"]), got=str(params["got"]))
+        return say(_told(f"expect_list_{params['what']}"), want=str(params["want"]), got=str(params["got"]))
     if code == "expect_visible":
-        return say(gettext("expected %(tool)s to be visible"), tool=params["tool"])
+        return say(_told("expect_visible"), tool=params["tool"])
     if code == "expect_hidden":
-        return say(gettext("expected %(tool)s not to be visible"), tool=params["tool"])
+        return say(_told("expect_hidden"), tool=params["tool"])
     if code == "expect_masked":
-        return say(gettext("expected masked %(want)s, got %(got)s"), want=str(params["want"]), got=str(params["got"]))
+        return say(_told("expect_masked"), want=str(params["want"]), got=str(params["got"]))
     return format_html("{}", failure)
 
 
@@ -588,21 +562,6 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
 # --------------------------------------------------------------------------------------------
 # Lints (docs/lints.md) in the active language
 # --------------------------------------------------------------------------------------------
-_LINT_TEMPLATES = {
-    "description_long": _("The description is %(length)s characters long; keep it within %(limit)s "
-                          "(the model reads it in every round)."),
-    "manual_long": _("The manual is %(length)s characters long; keep it within %(limit)s "
-                     "(it fills the context while loaded)."),
-    "mention_unregistered": _("The manual names %(tool)s, which is not a registered tool."),
-    "mention_gated_elsewhere": _("The manual names %(tool)s, which %(owners)s gates: mentioning it unlocks "
-                                 "nothing. Load %(owners)s or gate it here."),
-    "gated_read_only": _("Gates %(tool)s, a read-only tool: hiding it behind a manual only slows the model down."),
-    "confirm_ungated": _("%(tool)s needs confirmation but no skill gates it: the model gets it without a manual."),
-    "description_duplicate": _("The description is the same as that of %(others)s: the model cannot tell "
-                               "them apart."),
-}
-
-
 @dataclass(frozen=True)
 class LintRow:
     """A lint for a page: ``code``, the skill and tool it is about, and ``text`` (safe HTML in
@@ -616,7 +575,7 @@ class LintRow:
 
 def lint_sentence(lint: Any) -> LintRow:
     """A ``domain.lints.Lint`` as a ``LintRow`` in the active language."""
-    template = _LINT_TEMPLATES.get(lint.code)
+    template = MESSAGES_BY_CODE.get(lint.code) if lint.code in LINT_CODES else None
     params = dict(lint.params)
     if template is None:
         text = format_html("{}", lint.message)

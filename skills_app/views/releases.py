@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from .. import releases
 from ..domain.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
-from ..forms import iter_errors, translate_error
+from ..message_catalog import MESSAGES_BY_CODE, error_sentences
 from ..roles import PUBLISHER, VIEWER
 from .common import forbidden, paginate, role_required
 from .presenters import failure_sentence, say
@@ -67,23 +67,17 @@ def diff_page(diff: CatalogDiff) -> DiffPage:
 def reason_sentence(reason: GateReason) -> SafeString:
     """A gate reason in the active language, chosen by its code (raw English otherwise)."""
     p = reason.message.params
+    told = lambda: str(MESSAGES_BY_CODE[reason.code])  # noqa: E731
     if reason.code == "gate_dangling":
-        return say(_("skill %(code)s gates %(tools)s, which is not a registered tool (unknown, or its MCP node is "
-                     "disabled)"), code=p["code"], tools=p["tool_list"])
-    if reason.code == "gate_unavailable":
-        return say(_("skill %(code)s is broken: it gates %(tool)s, which MCP server %(server)s no longer offers "
-                     "(sync the server again, or remove the tool from the skill)"),
-                   code=p["code"], tool=p["tool"], server=p["server"])
-    if reason.code == "gate_orphaned":
-        return say(_("skill %(code)s is broken: it gates %(tool)s, whose MCP server record %(server)s was deleted "
-                     "(register the server again and sync it, or remove the tool from the skill)"),
-                   code=p["code"], tool=p["tool"], server=p["server"])
+        return say(told(), code=p["code"], tools=p["tool_list"])
+    if reason.code in ("gate_unavailable", "gate_orphaned"):
+        return say(told(), code=p["code"], tool=p["tool"], server=p["server"])
     if reason.code == "gate_unchanged":
-        return say(_("nothing changed since release %(number)s"), number=p["number"])
+        return say(told(), number=p["number"])
     if reason.code == "gate_scenario_error":
-        return say(_("scenario %(name)s does not run: %(cause)s"), name=p["name"], cause=p["cause"])
+        return say(told(), name=p["name"], cause=p["cause"])
     if reason.code == "gate_scenario":
-        return say(_("scenario %(name)s: %(failure)s"), name=p["name"], failure=p["failure"])
+        return say(told(), name=p["name"], failure=p["failure"])
     return format_html("{}", reason.message)
 
 
@@ -284,7 +278,7 @@ def api_keys(request: HttpRequest) -> HttpResponse:
             created = releases.api_key_create(user=request.user, name=request.POST.get("name", ""),
                                               read_drafts=request.POST.get("read_drafts") == "1")
         except ValidationError as exc:
-            errors.extend(translate_error(e) for _field, e in iter_errors(exc))
+            errors.extend(error_sentences(exc))
     response = render(request, "releases/api_keys.html", {
         "keys": releases.api_key_list(), "created": created, "errors": errors,
         "can_publish": releases.can_publish(request.user),

@@ -9,11 +9,11 @@ from django.utils.translation import gettext as _
 
 from django.views.decorators.http import require_safe
 
-from .. import selectors
+from .. import selectors, services
 from ..domain import Catalog
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_picker
 from ..roles import EDITOR
-from .common import role_required
+from .common import role_required, save_with
 
 
 def _table(catalog: Catalog, kind: str):
@@ -61,9 +61,11 @@ def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -
             raise Http404(f"no {kind} '{name}'")
     if request.method == "POST":
         form = RestrictionForm(request.POST, kind=kind, obj=obj, existing=table.keys())
-        if form.is_valid() and form.instance is not None:
+        service = services.access_profile_save if kind == "profile" else services.stage_save
+        saved = save_with(form, service) if form.is_valid() else None
+        if saved is not None:
             messages.success(request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind],
-                                                                      "name": form.instance.name})
+                                                                      "name": saved.name})
             return redirect("skills:restriction_list")
     else:
         initial = {"name": obj.name, "description": obj.description, "tools": sorted(obj.tools)} if obj else None

@@ -1,5 +1,5 @@
 """Saved scenarios (docs/design.md, docs/simulator.md): list with each one's cached result against the draft, a link
-that runs it in the preview, and create/edit through ``services.scenario_save``."""
+that runs it in the preview, and create/edit through ``services.scenario_save`` (the form only validates)."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -12,11 +12,11 @@ from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
-from .. import scenario_results, selectors
+from .. import scenario_results, selectors, services
 from ..forms import ScenarioForm
 from ..roles import EDITOR
 from ..scenario_results import ScenarioResult, cached_results, catalog_sha256
-from .common import paginate, role_required
+from .common import paginate, role_required, save_with
 from .presenters import failure_sentence
 
 
@@ -77,10 +77,11 @@ def scenario_result_json(request: HttpRequest, name: str) -> HttpResponse:
 def _edit(request: HttpRequest, scenario) -> HttpResponse:
     if request.method == "POST":
         form = ScenarioForm(request.POST, scenario=scenario)
-        if form.is_valid() and form.instance is not None:
-            messages.success(request, _("Scenario %(name)s saved.") % {"name": form.instance.name})
+        saved = save_with(form, services.scenario_save) if form.is_valid() else None
+        if saved is not None:
+            messages.success(request, _("Scenario %(name)s saved.") % {"name": saved.name})
             if "run" in request.POST:
-                return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': form.instance.name})}")
+                return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': saved.name})}")
             return redirect("skills:scenario_list")
     else:
         form = ScenarioForm(scenario=scenario)
@@ -106,7 +107,8 @@ def scenario_from_preview(request: HttpRequest) -> HttpResponse:
     data = {"name": (request.POST.get("name") or "").strip(), "script": request.POST.get("script") or "",
             "description": ""}
     form = ScenarioForm(data)
-    if form.is_valid() and form.instance is not None:
-        messages.success(request, _("Scenario %(name)s saved.") % {"name": form.instance.name})
-        return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': form.instance.name})}")
+    saved = save_with(form, services.scenario_save) if form.is_valid() else None
+    if saved is not None:
+        messages.success(request, _("Scenario %(name)s saved.") % {"name": saved.name})
+        return redirect(f"{reverse('skills:preview')}?{urlencode({'scenario': saved.name})}")
     return render(request, "scenarios/edit.html", {"form": form, "scenario": None})

@@ -14,21 +14,10 @@ from .. import skill_io
 from ..domain.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
 from ..domain.errors import Problem
 from ..domain.skill_files import Dataset, FileIssue, SkillFileError, read_files, read_zip, zip_files
-from ..forms import MESSAGES_BY_CODE, SkillExportForm, SkillImportForm
+from ..forms import SkillExportForm, SkillImportForm
+from ..message_catalog import problem_text
 from ..models import Skill
 from .common import staff_required
-
-
-def problem_text(cause: Problem | str) -> str:
-    """A cause in the active language (by its code; params that are causes themselves too); a
-    cause without a known code stays the English sentence."""
-    if not isinstance(cause, Problem):
-        return str(cause)
-    template = MESSAGES_BY_CODE.get(cause.code)
-    if template is None:
-        return str(cause)
-    params = {k: problem_text(v) if isinstance(v, Problem) else v for k, v in cause.params.items()}
-    return str(template) % params if params else str(template)
 
 
 def issue_text(issue: FileIssue) -> str:

@@ -16,11 +16,12 @@ from .. import selectors, services
 from ..domain import Catalog
 from ..domain import catalog as dom
 from ..domain.validation import normalize_tool_ids
-from ..forms import SkillForm, iter_errors, tool_picker, translate_error
+from ..forms import SkillForm, tool_picker
+from ..message_catalog import error_sentences
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
-from .common import draft_html, paginate, role_required, safe_next
+from .common import draft_html, paginate, role_required, safe_next, save_with
 from ..domain.lints import lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
@@ -207,13 +208,14 @@ def _differs(draft: dom.Skill, skill: Skill) -> bool:
 
 @role_required(read=EDITOR, write=EDITOR)
 def skill_create(request: HttpRequest) -> HttpResponse:
-    """New skill: ``SkillForm.clean()`` calls ``services.skill_create``; errors name the value."""
+    """New skill: a valid ``SkillForm`` goes to ``services.skill_create``; errors name the value."""
     if request.method == "POST":  # the draft catalog is read only to show the form (again)
         form = SkillForm(request.POST, user=request.user)
-        if form.is_valid() and form.instance is not None:
+        created = save_with(form, services.skill_create) if form.is_valid() else None
+        if created is not None:
             messages.success(request, _("Skill %(code)s created (version %(v)s).")
-                             % {"code": form.instance.skill_code, "v": form.instance.version})
-            return redirect("skills:skill_detail", code=form.instance.skill_code)
+                             % {"code": created.skill_code, "v": created.version})
+            return redirect("skills:skill_detail", code=created.skill_code)
     else:
         form = SkillForm(initial={"enabled": True, "sort_order": 0, "content": "", "tool_ids": []})
     return render(request, "skills/edit.html", _editor_context(form, selectors.catalog_draft(), None))
@@ -221,17 +223,19 @@ def skill_create(request: HttpRequest) -> HttpResponse:
 
 @role_required(read=EDITOR, write=EDITOR)
 def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
-    """Edit a skill (code read-only); a saved change bumps ``version`` (service rule)."""
+    """Edit a skill (code read-only) through ``services.skill_update``; a saved change bumps
+    ``version`` (service rule)."""
     skill = _live_or_404(code)
     if request.method == "POST":  # the draft catalog is read only to show the form again, after the save
         form = SkillForm(request.POST, skill=skill, user=request.user)
-        if form.is_valid() and form.instance is not None:
-            if form.instance.version == skill.version:
+        saved = save_with(form, services.skill_update) if form.is_valid() else None
+        if saved is not None:
+            if saved.version == skill.version:
                 messages.info(request, _("No change: %(code)s stays at version %(v)s.")
                               % {"code": skill.skill_code, "v": skill.version})
             else:
                 messages.success(request, _("Skill %(code)s saved as version %(v)s.")
-                                 % {"code": skill.skill_code, "v": form.instance.version})
+                                 % {"code": skill.skill_code, "v": saved.version})
             return redirect("skills:skill_detail", code=skill.skill_code)
         if form.stale is not None:  # the page now works from the version saved meanwhile
             skill = _live_or_404(code)
@@ -276,8 +280,8 @@ def _to_list(anchor: str, default: str | None = None) -> HttpResponseRedirect:
 
 
 def _refused(request: HttpRequest, exc: ValidationError) -> None:
-    for _field, error in iter_errors(exc):
-        messages.error(request, translate_error(error))
+    for text in error_sentences(exc):
+        messages.error(request, text)
 
 
 #: What ``POST /skills/<code>/enabled`` accepts (any case) and what each means.

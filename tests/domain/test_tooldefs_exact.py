@@ -1,5 +1,5 @@
 """Exact problems of the tool-definition rule (``domain.tooldefs``): the code a page translates, the
-sentence and the params that fill it (``forms.MESSAGES_BY_CODE``), the nesting limit, the data
+sentence and the params that fill it (``message_catalog.MESSAGES_BY_CODE``), the nesting limit, the data
 keywords a ``$ref`` is not looked for in, the draft a ``$schema`` names, and the cache of checked
 schemas (issue 11: the mutation-testing triage of ``skills_app/domain/tooldefs.py``). Library
 tests, no database.

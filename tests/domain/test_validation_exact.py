@@ -1,6 +1,6 @@
 """Exact codes, templates and params of the skill field refusals (``validation.clean_skill``): a
 page shows the sentence of the ``code`` in the user's language, filled from ``params``
-(``forms.MESSAGES_BY_CODE``), so each must be the one the page expects (issue 11: the
+(``message_catalog.MESSAGES_BY_CODE``), so each must be the one the page expects (issue 11: the
 mutation-testing triage of ``skills_app/domain/validation.py``). Library tests, no database."""
 from __future__ import annotations
 

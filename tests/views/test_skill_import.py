@@ -242,7 +242,7 @@ def test_every_skill_file_cause_has_its_translatable_template():
 
     from skills_app import skill_io, views
     from skills_app.domain import skill_files
-    from skills_app.forms import SKILL_FILE_MESSAGES
+    from skills_app.message_catalog import SKILL_FILE_MESSAGES
     from skills_app.views import skill_files as view_module
 
     found: dict[str, str] = {}
