@@ -7,12 +7,15 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DEMO   ?=
 
-.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench
+.PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench lint
 
-$(STAMP): pyproject.toml
+## The rule and the runtime client are distributions of their own (packages/, docs/design.md): one pip
+## command installs them with the console, so pip finds the names the console depends on right here.
+PACKAGES := packages/skill-rule packages/skill-client
+$(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PACKAGES))
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q $(addprefix -e ,$(PACKAGES)) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -54,6 +57,11 @@ XDIST     := -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
 ## PYTEST_ARGS: more pytest options, e.g. `make test PYTEST_ARGS='-k sync'` (.ci/run lists the slowest tests).
 PYTEST_ARGS ?=
 
+## Static checks (.ci/run runs them before the tests): the import-linter contracts of pyproject.toml
+## ([tool.importlinter]: the rule and the client import no Django and no console).
+lint: install
+	$(VENV)/bin/lint-imports
+
 test: install chromium
 	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
@@ -62,10 +70,11 @@ test: install chromium
 test-postgres: install
 	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider $(PYTEST_ARGS)
 
-## Mutation testing of the domain, the services, the releases and the MCP sync (slow, so not part of `make test`):
+## Mutation testing of the services, the releases and the MCP sync (slow, so not part of `make test`;
+## the rule is mutated by `make mutation-domain` below):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
-## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
+## `make mutation MUTANTS='skills_app.services.*'`; MUTATION_JOBS is how many mutants at once.
 MUTANTS       ?=
 MUTATION_JOBS ?= 2
 mutation: install
@@ -76,14 +85,14 @@ mutation: install
 	nice -n 19 $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	$(PY) tools/mutation_score.py
 
-## The domain alone against its library tests (tests/domain, no database): seconds a mutant instead
-## of the 20-40 s the database tests that also reach it cost. Runs in its own git-ignored directory
-## mutants-domain/ (tools/mutation_domain.py makes it: links to the sources and a pyproject.toml whose
-## [tool.mutmut] names the domain and tests/domain only), so its results never reset those of
-## `make mutation`. `make mutation-domain MUTATION_JOBS=1 MUTANTS='skills_app.domain.rules.x_guard*'`
+## The rule (packages/skill-rule) against its library tests (tests/domain, no database): seconds a mutant
+## instead of the 20-40 s the database tests that also reach it would cost. Runs in its own git-ignored directory
+## mutants-domain/ (tools/mutation_domain.py makes it: links to the sources, packages/skill-rule/src as
+## src, and a pyproject.toml whose [tool.mutmut] names the rule and tests/domain only), so its results never reset those of
+## `make mutation`. `make mutation-domain MUTATION_JOBS=1 MUTANTS='skill_rule.rules.x_guard*'`
 ## MUTATION_TESTS (paths under tests/domain) holds a module to its own tests, in a directory of its own:
 ## `make mutation-domain MUTATION_DOMAIN_DIR=mutants-scripts MUTATION_TESTS='tests/domain/test_scripts.py
-## tests/domain/test_scripts_exact.py' MUTANTS='skills_app.domain.scripts.*'`
+## tests/domain/test_scripts_exact.py' MUTANTS='skill_rule.scripts.*'`
 MUTATION_DOMAIN_DIR ?= mutants-domain
 MUTATION_TESTS      ?=
 mutation-domain: install

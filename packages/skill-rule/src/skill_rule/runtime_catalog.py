@@ -16,9 +16,8 @@ import hashlib
 import json
 from typing import Any
 
-from .domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
-from .domain.catalog import json_copy
-from .domain.snapshot import body_sha256, earlier_manuals_of
+from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool, json_copy
+from .snapshot import body_sha256, earlier_manuals_of
 
 __all__ = ["catalog_body", "catalog_body_json", "catalog_payload", "content_sha256"]
 
