@@ -9,12 +9,15 @@ DEMO   ?=
 
 .PHONY: run serve test test-postgres install setup chromium migrate demo clean mutation mutation-domain bench lock lint
 
+## The rule and the runtime client are distributions of their own (packages/, docs/design.md): one pip
+## command installs them with the console, so pip finds the names the console depends on right here.
 ## The versions installed are the lock's (requirements/constraints.txt): `make lock` writes it.
+PACKAGES := packages/skill-rule packages/skill-client
 LOCK := requirements/constraints.txt
-$(STAMP): pyproject.toml $(LOCK)
+$(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PACKAGES)) $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c $(LOCK) -e '.[dev]'
+	$(PY) -m pip install -q -c $(LOCK) $(addprefix -e ,$(PACKAGES)) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -64,10 +67,11 @@ test: install chromium
 test-postgres: install
 	SKILL_CONSOLE_DB=postgres PGUSER=$${PGUSER:-postgres} PGDATABASE=$${PGDATABASE:-test} $(PY) -m pytest $(XDIST) --ignore=tests/browser --ignore=tests/domain -p no:cacheprovider $(PYTEST_ARGS)
 
-## Mutation testing of the domain, the services, the releases and the MCP sync (slow, so not part of `make test`):
+## Mutation testing of the services, the releases and the MCP sync (slow, so not part of `make test`;
+## the rule is mutated by `make mutation-domain` below):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
-## `make mutation MUTANTS='skills_app.domain.rules.*'`; MUTATION_JOBS is how many mutants at once.
+## `make mutation MUTANTS='skills_app.services.*'`; MUTATION_JOBS is how many mutants at once.
 ## tools/mutmut_run.py is mutmut's command line that also mutates the @transaction.atomic writes.
 MUTMUT        := tools/mutmut_run.py
 MUTANTS       ?=
@@ -80,14 +84,14 @@ mutation: install
 	nice -n 19 $(PY) $(MUTMUT) run --max-children $(MUTATION_JOBS) $(MUTANTS)
 	$(PY) tools/mutation_score.py
 
-## The domain alone against its library tests (tests/domain, no database): seconds a mutant instead
-## of the 20-40 s the database tests that also reach it cost. Runs in its own git-ignored directory
-## mutants-domain/ (tools/mutation_domain.py makes it: links to the sources and a pyproject.toml whose
-## [tool.mutmut] names the domain and tests/domain only), so its results never reset those of
-## `make mutation`. `make mutation-domain MUTATION_JOBS=1 MUTANTS='skills_app.domain.rules.x_guard*'`
+## The rule (packages/skill-rule) against its library tests (tests/domain, no database): seconds a mutant
+## instead of the 20-40 s the database tests that also reach it would cost. Runs in its own git-ignored directory
+## mutants-domain/ (tools/mutation_domain.py makes it: links to the sources, packages/skill-rule/src as
+## src, and a pyproject.toml whose [tool.mutmut] names the rule and tests/domain only), so its results never reset those of
+## `make mutation`. `make mutation-domain MUTATION_JOBS=1 MUTANTS='skill_rule.rules.x_guard*'`
 ## MUTATION_TESTS (paths under tests/domain) holds a module to its own tests, in a directory of its own:
 ## `make mutation-domain MUTATION_DOMAIN_DIR=mutants-scripts MUTATION_TESTS='tests/domain/test_scripts.py
-## tests/domain/test_scripts_exact.py' MUTANTS='skills_app.domain.scripts.*'`
+## tests/domain/test_scripts_exact.py' MUTANTS='skill_rule.scripts.*'`
 MUTATION_DOMAIN_DIR ?= mutants-domain
 MUTATION_TESTS      ?=
 mutation-domain: install
@@ -106,14 +110,17 @@ bench: install
 ## package, LOCK_ARGS='--upgrade-package django' of one. Commit the file; docs/deploy.md.
 LOCK_ARGS ?=
 lock: install
-	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --quiet \
+	$(VENV)/bin/uv pip compile requirements/lock.in --universal --python-version 3.11 --quiet \
+	  --no-emit-package skill-console --no-emit-package skill-console-rule --no-emit-package skill-console-client \
 	  --custom-compile-command 'make lock' $(LOCK_ARGS) -o $(LOCK)
-	$(PY) -m pip install -q -c $(LOCK) -e '.[dev]'
+	$(PY) -m pip install -q -c $(LOCK) $(addprefix -e ,$(PACKAGES)) -e '.[dev]'
 
-## Lint and types (docs/testing.md "Lint and types"): Ruff, then mypy on the pure packages
+## Static checks (.ci/run runs them before the tests; docs/testing.md "Lint and types"): the
+## import-linter contracts of pyproject.toml ([tool.importlinter]), Ruff, then mypy on the pure packages
 ## ([tool.mypy] files). LINT_FORMAT=1 adds `ruff format --check` (on once the tree is formatted).
 LINT_FORMAT ?= 0
 lint: install
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
 	@if [ "$(LINT_FORMAT)" = 1 ]; then echo "$(VENV)/bin/ruff format --check ."; $(VENV)/bin/ruff format --check .; fi
 	$(VENV)/bin/mypy

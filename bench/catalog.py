@@ -11,7 +11,7 @@ measures the same catalog:
   is gated by one skill at most), with a manual of about 1,500 characters that names its tools
   and two tools of the neighbouring skill.
 
-``domain_catalog()`` is the same catalog as a ``skills_app.domain.Catalog`` in memory (what the
+``domain_catalog()`` is the same catalog as a ``skill_rule.Catalog`` in memory (what the
 test checks); ``build(path_kind)`` writes the demo or the large catalog into the database Django is
 configured with, publishes it as a release and makes a runtime API key and a publisher.
 """
@@ -121,11 +121,11 @@ def generated_spec(demo: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 def domain_catalog():
-    """The large catalog as a ``skills_app.domain.Catalog`` (no database): builtins, the demo's
+    """The large catalog as a ``skill_rule.Catalog`` (no database): builtins, the demo's
     MCP tools in its intent-tree order then the generated ones, the demo's skills (manuals read
     from their files) and the generated ones."""
-    from skills_app.domain import BUILTIN, MCP, Catalog, Skill, Tool
-    from skills_app.domain.limits import BUILTIN_TOOL_NAMES
+    from skill_rule import BUILTIN, MCP, Catalog, Skill, Tool
+    from skill_rule.limits import BUILTIN_TOOL_NAMES
 
     demo = demo_yaml()
     spec = generated_spec(demo)

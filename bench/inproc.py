@@ -6,7 +6,7 @@
 - ``pages KIND`` — every console list page, the skill editor and a skill save through Django's
   test client logged in as the publisher ``bench``: the number of SQL queries and the median time
   (milliseconds) of each; prints JSON;
-- ``sim KIND`` — ``skills_app.domain.simulator.simulate`` on the published catalog for generated
+- ``sim KIND`` — ``skill_rule.simulator.simulate`` on the published catalog for generated
   scripts of 20 rounds × 2 calls, 200 rounds × 2 calls and 200 rounds × 40 calls; prints JSON
   (seconds, min and median).
 """
@@ -115,8 +115,8 @@ def script_for(catalog, rounds: int, calls: int, start: int = 0):
     each, built in code (``Script``): the calls walk the enabled skills in order from the
     ``start``-th (modulo their number) — ``load_skill`` of a skill, then each tool it gates — and
     go round again (a repeat load gets the stub)."""
-    from skills_app.domain.messages import ToolCall
-    from skills_app.domain.scripts import Script, Step
+    from skill_rule.messages import ToolCall
+    from skill_rule.scripts import Script, Step
 
     enabled = catalog.enabled_skills
     first = start % len(enabled) if enabled else 0
@@ -144,7 +144,7 @@ def script_for(catalog, rounds: int, calls: int, start: int = 0):
 
 
 def cmd_sim(kind: str) -> None:
-    from skills_app.domain.simulator import simulate
+    from skill_rule.simulator import simulate
     from skills_app.releases import release_latest, release_catalog
 
     catalog = release_catalog(release_latest())

@@ -14,7 +14,7 @@ from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 from console.private import narrow_var, private_dir, private_file, write_private
-from skills_app.domain.limits import IMPORT_MAX_FILES
+from skill_rule.limits import IMPORT_MAX_FILES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))

@@ -28,7 +28,7 @@ from typing import Any, Callable, TypeVar
 from cachetools import LRUCache
 from django.db import connections, transaction
 
-from .domain import Catalog
+from skill_rule import Catalog
 
 #: Tokens whose built values are kept per process (one per recent token: a reader that raced a write).
 KEEP = 4

@@ -23,11 +23,11 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from . import selectors
-from .domain import catalog as dom
-from .domain import limits
-from .domain.errors import SkillValidationError
-from .domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
-from .domain.validation import clean_skill, normalize_newlines, normalize_tool_ids
+from skill_rule import catalog as dom
+from skill_rule import limits
+from skill_rule.errors import SkillValidationError
+from skill_rule.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
+from skill_rule.validation import clean_skill, normalize_newlines, normalize_tool_ids
 from .message_catalog import MESSAGES_BY_CODE, iter_errors, translate_error
 from .models import Skill
 

@@ -15,8 +15,8 @@ from django.db.models import CharField, F, QuerySet, Value
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .domain.history import SKILL_HISTORY_FIELDS, revision_diff
-from .domain.releases import FieldChange
+from skill_rule.history import SKILL_HISTORY_FIELDS, revision_diff
+from skill_rule.releases import FieldChange
 from .models import AccessProfile, IntentNode, McpTool, Scenario, Skill, Stage
 
 #: Audited record types: key → (model, the field that names a record, label shown).

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .domain.errors import Problem
+from skill_rule.errors import Problem
 
 #: Refusals of services and the domain, by ``code`` (``ValidationError`` / ``Problem``).
 MESSAGES_BY_CODE: dict[str, Any] = {

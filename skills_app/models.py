@@ -1,4 +1,4 @@
-"""Records of docs/design.md. Field limits come from ``skills_app.domain.limits`` (named once)."""
+"""Records of docs/design.md. Field limits come from ``skill_rule.limits`` (named once)."""
 from __future__ import annotations
 
 import re
@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework_api_key.models import AbstractAPIKey
 from simple_history.models import HistoricalRecords
 
-from .domain.limits import (
+from skill_rule.limits import (
     BUILTIN_TOOL_NAMES,
     DEFAULT_LOAD_SKILL_HEADER,
     DESCRIPTION_MAX_LENGTH,
@@ -31,7 +31,7 @@ from .domain.limits import (
     TOOL_NAME_MAX_LENGTH,
     TOOL_TITLE_MAX_LENGTH,
 )
-from .domain.tooldefs import read_annotations, validate_tool_definition, validate_tool_name
+from skill_rule.tooldefs import read_annotations, validate_tool_definition, validate_tool_name
 from .message_catalog import translate_error
 
 

@@ -20,9 +20,9 @@ from django.db import transaction
 from django.db.models import Max
 
 from . import roles, runtime_cache, scenario_results, selectors
-from .domain.catalog import Catalog
-from .domain.errors import Problem
-from .domain.releases import (
+from skill_rule.catalog import Catalog
+from skill_rule.errors import Problem
+from skill_rule.releases import (
     GateReason,
     PublishReview,
     blocking,
@@ -30,8 +30,8 @@ from .domain.releases import (
     gate,
     rerun_scenarios,
 )
-from .domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
-from .runtime_catalog import catalog_body_json
+from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from skill_rule.runtime_catalog import catalog_body_json
 from .draft_cache import draft_value
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from .domain.simulator import Simulation
+from skill_rule.simulator import Simulation
 
 
 def _args(arguments) -> str:

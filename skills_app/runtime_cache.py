@@ -42,9 +42,9 @@ from django.db import InterfaceError, OperationalError, transaction
 
 from console.private import private_dir, write_private
 
-from .domain.catalog import Catalog
-from .domain.snapshot import catalog_from_snapshot
-from .runtime_catalog import catalog_body_json
+from skill_rule.catalog import Catalog
+from skill_rule.snapshot import catalog_from_snapshot
+from skill_rule.runtime_catalog import catalog_body_json
 
 logger = logging.getLogger("skills_app.runtime_cache")
 

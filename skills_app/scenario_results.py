@@ -29,8 +29,8 @@ from typing import Callable, Iterable, Mapping
 from cachetools import LRUCache
 from django.core.cache import cache
 
-from .domain import Catalog, DomainError, Simulation, parse_script, simulate
-from .domain.snapshot import body_sha256, catalog_to_snapshot
+from skill_rule import Catalog, DomainError, Simulation, parse_script, simulate
+from skill_rule.snapshot import body_sha256, catalog_to_snapshot
 
 #: Bump when the rule, the simulator or ``ScenarioResult`` changes shape: older entries are ignored.
 RESULT_FORMAT = 1

@@ -6,10 +6,10 @@ from typing import Iterable
 
 import threading
 
-from .domain import catalog as dom
-from .domain.limits import BUILTIN_TOOL_NAMES
-from .domain.manuals import ManualDigest, digest, digest_from_dict
-from .domain.validation import ToolRegistry, normalize_tool_ids
+from skill_rule import catalog as dom
+from skill_rule.limits import BUILTIN_TOOL_NAMES
+from skill_rule.manuals import ManualDigest, digest, digest_from_dict
+from skill_rule.validation import ToolRegistry, normalize_tool_ids
 from .draft_cache import draft_catalog, draft_value
 from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Release, Scenario, Skill, Stage
 
@@ -206,7 +206,7 @@ def catalog_lints(catalog: dom.Catalog) -> tuple:
     """``domain.lints.lint_catalog`` of ``catalog``, kept on the catalog object
     (``Catalog.derived``): the draft catalog is kept per process until a write (``draft_cache``),
     so the skill list, which shows them on every visit, lints each draft once."""
-    from .domain.lints import lint_catalog
+    from skill_rule.lints import lint_catalog
 
     return catalog.derived("console_lints", lambda: lint_catalog(catalog))
 

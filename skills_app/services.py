@@ -12,9 +12,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .domain.errors import ScriptError, SkillValidationError
-from .domain.scripts import parse_script
-from .domain.validation import clean_skill, normalize_tool_ids
+from skill_rule.errors import ScriptError, SkillValidationError
+from skill_rule.scripts import parse_script
+from skill_rule.validation import clean_skill, normalize_tool_ids
 from .models import (
     SECRET_MASK, AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Scenario, Skill, Stage,
 )

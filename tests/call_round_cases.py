@@ -135,16 +135,16 @@ EXTRA_KEY_MESSAGE = "invalid arguments for 'load_skill': unexpected key 'reason'
 def carrier(case: Case) -> bool:
     """True when the checked call is in the last assistant message of ``case.messages`` (then a
     replay judges it there; otherwise the replay appends it as the next assistant message)."""
-    from skills_app.domain import parse_messages
-    from skills_app.domain.rules import call_round
+    from skill_rule import parse_messages
+    from skill_rule.rules import call_round
 
     msgs = parse_messages(case.messages)
     return len(call_round(msgs, _as_tool_call(case.call))) != len(msgs)
 
 
 def _as_tool_call(call: dict[str, Any]):
-    from skills_app.client import _call
-    from skills_app.domain.messages import ToolCall, parse_arguments
+    from skill_client.client import _call
+    from skill_rule.messages import ToolCall, parse_arguments
 
     plain = _call(call)
     args, problem = parse_arguments(plain["arguments"], name=plain["name"])
@@ -154,7 +154,7 @@ def _as_tool_call(call: dict[str, Any]):
 def replayed(case: Case) -> tuple[list[dict[str, Any]], int]:
     """The transcript the preview replays for ``case`` and the position of the call among the
     calls of its last round."""
-    from skills_app.domain import parse_messages
+    from skill_rule import parse_messages
 
     if carrier(case):
         last = [m for m in parse_messages(case.messages) if m.role == "assistant"][-1]
@@ -167,6 +167,6 @@ def replayed(case: Case) -> tuple[list[dict[str, Any]], int]:
 
 
 def _call_dict(call: dict[str, Any]) -> dict[str, Any]:
-    from skills_app.client import _call
+    from skill_client.client import _call
 
     return dict(_call(call))

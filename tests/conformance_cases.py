@@ -1,4 +1,4 @@
-"""The rule's test tables as the conformance corpus (``skills_app/conformance.py``,
+"""The rule's test tables as the conformance corpus (``packages/skill-client/src/skill_client/conformance.py``,
 ``conformance/corpus.json``; docs/runtime-api.md, "Conformance corpus").
 
 Nothing here is a copy: each source below is imported and turned into corpus cases, so a row added
@@ -37,9 +37,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from skills_app.conformance import CorpusBuilder, CorpusError
-from skills_app.domain import Catalog, compute_round, parse_messages, parse_script, simulate
-from skills_app.domain.limits import LOAD_SKILL
+from skill_client.conformance import CorpusBuilder, CorpusError
+from skill_rule import Catalog, compute_round, parse_messages, parse_script, simulate
+from skill_rule.limits import LOAD_SKILL
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "skills_app" / "demo"
@@ -52,8 +52,8 @@ def _publish(note: str) -> tuple[Catalog, dict[str, Any]]:
     body ``GET runtime/catalog?release=N`` serves."""
     from skills_app import releases, selectors
     from skills_app.api.runtime import runtime_served
-    from skills_app.domain.snapshot import catalog_to_snapshot
-    from skills_app.runtime_catalog import catalog_body
+    from skill_rule.snapshot import catalog_to_snapshot
+    from skill_rule.runtime_catalog import catalog_body
 
     release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
                                       user=releases.COMMAND_LINE, note=note)

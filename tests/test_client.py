@@ -1,4 +1,4 @@
-"""``skills_app.client.RuntimeClient`` against a live server (real HTTP, real database; docs/runtime-api.md,
+"""``skill_client.client.RuntimeClient`` against a live server (real HTTP, real database; docs/runtime-api.md,
 "Python client"): its local answers equal the server's endpoints over the demo scenarios, a publish is
 seen on the next refresh, and without the console it answers from its last good copy, flagged stale —
 or refuses clearly when it has none it can trust.
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from skills_app import services
-from skills_app.client import (
+from skill_client.client import (
     FETCHED,
     NOT_MODIFIED,
     STALE,
@@ -35,11 +35,11 @@ from skills_app.client import (
     RuntimeClient,
 )
 from skills_app.demo_catalogs import demo_load
-from skills_app.domain import parse_messages, parse_script
-from skills_app.domain.limits import LOAD_SKILL
-from skills_app.domain.payload import payload_chars
-from skills_app.domain.simulator import eviction_placeholder, neutral_result
-from skills_app.domain.snapshot import catalog_to_snapshot
+from skill_rule import parse_messages, parse_script
+from skill_rule.limits import LOAD_SKILL
+from skill_rule.payload import payload_chars
+from skill_rule.simulator import eviction_placeholder, neutral_result
+from skill_rule.snapshot import catalog_to_snapshot
 from skills_app.models import Release, Skill
 from skills_app.releases import COMMAND_LINE, api_key_create, api_key_revoke, label_move, release_publish_first
 
@@ -369,7 +369,7 @@ def test_after_the_server_is_stopped_the_last_copy_answers_flagged_stale(own_ser
     assert counts == [11, 13] and not client.stale
     own_server.stop()
 
-    with caplog.at_level(logging.WARNING, logger="skills_app.client"):
+    with caplog.at_level(logging.WARNING, logger="skill_client.client"):
         refresh = client.refresh()
     assert (refresh.outcome, refresh.status, refresh.release) == (STALE, None, 1)
     assert client.stale and client.stale_reason.startswith(f"cannot reach the console at {own_server.url}")
@@ -431,7 +431,7 @@ def test_a_corrupt_copy_is_replaced_when_the_console_answers(bitmall_live, make_
     make_client(bitmall_live).refresh()
     client = make_client(bitmall_live)
     corrupt(client, lambda s: s["manuals"].update(order_change="tampered"))
-    with caplog.at_level(logging.WARNING, logger="skills_app.client"):
+    with caplog.at_level(logging.WARNING, logger="skill_client.client"):
         assert client.refresh().outcome == FETCHED
     assert "is corrupt: the manual of skill 'order_change' does not match" in caplog.text
     assert make_client(bitmall_live).load_skill([USER], "order_change").content.startswith("# 订单修改")
@@ -543,7 +543,7 @@ def test_nothing_published_is_a_clear_error(live_server, make_client):
 
 
 def test_the_client_imports_no_django():
-    code = ("import sys, skills_app.client; "
+    code = ("import sys, skill_client.client; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework'}))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)})

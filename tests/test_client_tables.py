@@ -1,4 +1,4 @@
-"""The call-round table (tests/call_round_cases.py) through ``skills_app.client.RuntimeClient``
+"""The call-round table (tests/call_round_cases.py) through ``skill_client.client.RuntimeClient``
 against a live server (the transcript table runs through the client in tests/test_client.py):
 the client's local ``round`` and ``check_call`` give the exact values the domain, the API and the
 preview give (docs/transcripts.md, docs/rule.md). One live server and one client per table: each

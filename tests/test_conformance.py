@@ -1,5 +1,5 @@
 """The conformance corpus (``conformance/corpus.json``, docs/runtime-api.md "Conformance corpus"):
-the committed file is what the rule's tables give today, and ``skills_app.client.RuntimeClient``
+the committed file is what the rule's tables give today, and ``skill_client.client.RuntimeClient``
 — fetching each catalog over HTTP exactly as a runtime would, answering locally — passes every case.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from skills_app.conformance import (
+from skill_client.conformance import (
     CORPUS_PATH, answers, client_implementation, corpus_diff, corpus_text, expected, main, run_corpus, serve_catalogs,
 )
 
@@ -181,7 +181,7 @@ def test_an_implementation_answering_the_endpoints_json_passes_too(clients) -> N
 
 
 def test_a_value_a_table_states_that_the_domain_does_not_give_stops_the_export() -> None:
-    from skills_app.conformance import CorpusBuilder, CorpusError
+    from skill_client.conformance import CorpusBuilder, CorpusError
     from tests.domain.factories import loaded, shop
 
     builder = CorpusBuilder()
@@ -204,8 +204,8 @@ def test_a_value_a_table_states_that_the_domain_does_not_give_stops_the_export()
 def test_a_text_case_is_read_with_the_strict_reader() -> None:
     """``messages_text`` / ``call_text`` are read with ``jsontext.loads`` (docs/runtime-api.md,
     "Conformance corpus"): the duplicate key is marked, not kept silently."""
-    from skills_app.conformance import case_call, case_messages
-    from skills_app.domain import jsontext
+    from skill_client.conformance import case_call, case_messages
+    from skill_rule import jsontext
 
     by_id = {c["id"]: c for c in COMMITTED["cases"]}
     messages = case_messages(by_id["ambiguous/tool_call_id twice in the result"])

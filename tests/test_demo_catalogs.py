@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from skills_app import demo_catalogs, selectors
 from skills_app.demo_catalogs import DemoError, demo_load
-from skills_app.domain import compute_round, parse_script, simulate
+from skill_rule import compute_round, parse_script, simulate
 from skills_app.models import IntentNode, McpTool, Skill
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from skills_app import history, roles, services
-from skills_app.domain.history import revision_diff
+from skill_rule.history import revision_diff
 from skills_app.models import AccessProfile, IntentNode, McpTool, Scenario, Skill, Stage
 
 from .conftest import user_with_role

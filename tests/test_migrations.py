@@ -40,13 +40,13 @@ def test_roles_migration_makes_the_groups_and_a_first_revision_of_existing_rows(
 
 def test_release_catalog_json_migration_fills_the_releases_published_before_it(transactional_db):
     """0013_release_catalog_json renders the stored body of every older release with the function
-    the publish uses (skills_app/runtime_catalog.py)."""
+    the publish uses (packages/skill-rule/src/skill_rule/runtime_catalog.py)."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     from skills_app.demo_catalogs import demo_load
-    from skills_app.domain.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
-    from skills_app.runtime_catalog import catalog_body_json
+    from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+    from skill_rule.runtime_catalog import catalog_body_json
     from skills_app.selectors import catalog_draft
 
     demo_load(name="bitmall")

@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from skills_app import selectors, services
-from skills_app.domain import compute_round
+from skill_rule import compute_round
 from skills_app.models import IntentNode, Scenario, Skill
 
 NEW = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",

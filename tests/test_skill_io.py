@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from skills_app.domain.skill_files import read_path, read_zip
+from skill_rule.skill_files import read_path, read_zip
 from skills_app.models import Skill
 from skills_app.skill_io import skills_export, skills_import
 
@@ -227,7 +227,7 @@ def test_other_files_are_listed_as_ignored(bitmall, tmp_path):
 
 
 def test_read_zip_of_an_export_has_no_ignored_files(bitmall):
-    from skills_app.domain.skill_files import zip_files
+    from skill_rule.skill_files import zip_files
 
     report = skills_import(dataset=read_zip(zip_files(skills_export(format="properties"))), dry_run=True)
     assert report.counts == {"created": 0, "updated": 0, "unchanged": 5, "error": 0, "ignored": 0}

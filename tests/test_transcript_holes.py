@@ -8,8 +8,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from skills_app import services
-from skills_app.domain import SkillValidationError
-from skills_app.domain.validation import ToolRegistry, clean_skill
+from skill_rule import SkillValidationError
+from skill_rule.validation import ToolRegistry, clean_skill
 from skills_app.models import McpTool, Skill
 from tests.api.support import CHECK_CALL, LOAD_SKILL, error_of
 

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 
 from skills_app import selectors, services
-from skills_app.domain import parse_script, simulate
+from skill_rule import parse_script, simulate
 
 from .api.support import ROUNDS, loaded
 from .views.html import parse

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skills_app.domain.transcript import already_loaded_stub
+from skill_rule.transcript import already_loaded_stub
 
 MARKER = "ragent_loaded_skill"
 _MANUALS = Path(__file__).resolve().parent.parent / "skills_app" / "demo" / "bitmall" / "manuals"

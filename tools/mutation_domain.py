@@ -1,9 +1,13 @@
-"""Prepare the directory `make mutation-domain` runs mutmut in: the domain against its library tests.
+"""Prepare the directory `make mutation-domain` runs mutmut in: the rule against its library tests.
 
-The functions of ``skills_app/domain/`` are reached by the database tests too (the services call
-``compute_round``), so under ``make mutation`` each domain mutant also builds a test database and
-runs the service tests: 20-40 s a mutant on a busy machine. ``make mutation-domain`` mutates
-``skills_app/domain/*`` only and runs ``tests/domain`` only (no database): a second or two a mutant.
+The functions of the rule (``skill_rule``, ``packages/skill-rule/src/skill_rule/``) are reached by
+the database tests too (the services call ``compute_round``): as a mutant of ``make mutation`` each
+would build a test database and run the service tests, 20-40 s a mutant on a busy machine.
+``make mutation-domain`` mutates the rule only and runs ``tests/domain`` only (no database): a
+second or two a mutant. It is the one run that mutates the rule: mutmut names a mutant after the
+file's path (``src/skill_rule/rules.py`` is module ``skill_rule.rules``, the ``src.`` prefix
+dropped) and puts ``mutants/src`` first on ``sys.path``, so the directory links
+``packages/skill-rule/src`` as ``src`` (``SRC_LINK``) and mutmut copies it (``source_paths``).
 
 mutmut 3 reads its settings from ``[tool.mutmut]`` of the ``pyproject.toml`` in its working directory
 and keeps its results in ``mutants/`` there; a change of the test selection resets every result.
@@ -32,9 +36,12 @@ from pathlib import Path
 
 #: The keys of ``[tool.mutmut]`` replaced in the generated ``pyproject.toml``; the rest is kept.
 OVERRIDES: dict[str, list[str]] = {
-    "only_mutate": ["skills_app/domain/*"],
+    "source_paths": ["skills_app", "src"],
+    "only_mutate": ["src/skill_rule/*"],
     "pytest_add_cli_args_test_selection": ["tests/domain"],
 }
+#: The link made in the directory for the rule's source root: ``src`` → the repository's ``SRC_LINK["src"]``.
+SRC_LINK: dict[str, str] = {"src": "packages/skill-rule/src"}
 
 
 def domain_pyproject(text: str, tests: list[str] | None = None) -> str:
@@ -79,10 +86,12 @@ def prepare(root: Path, target: Path, tests: list[str] | None = None) -> None:
     else:
         (target / "pyproject.toml").write_text(generated, "utf-8")
     settings = tomllib.loads(text)["tool"]["mutmut"]
-    for name in [*settings.get("source_paths", []), *settings.get("also_copy", []), "tests"]:
+    links = {name: name for name in [*settings.get("source_paths", []), *settings.get("also_copy", []), "tests"]}
+    links.update(SRC_LINK)
+    for name, source in links.items():
         link = target / name
         if not link.is_symlink():
-            link.symlink_to(Path("..") / name)  # target is directly under the repository root
+            link.symlink_to(Path("..") / source)  # target is directly under the repository root
 
 
 def main(argv: list[str]) -> int:

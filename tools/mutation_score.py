@@ -15,9 +15,9 @@ from pathlib import Path
 
 from mutmut.stats import status_by_exit_code
 
-#: The parts reported, each with the source files (relative to the repository) it covers.
+#: The parts reported, each with the source files (relative to mutmut's working directory) it covers.
 PARTS: tuple[tuple[str, str], ...] = (
-    ("domain", "skills_app/domain/"),
+    ("domain", "src/skill_rule/"),  # `make mutation-domain`: packages/skill-rule/src linked as src
     ("services", "skills_app/services.py"),
     ("releases", "skills_app/releases.py"),
     ("sync", "skills_app/mcp_sync.py"),

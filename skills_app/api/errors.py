@@ -1,4 +1,4 @@
-"""Refusals the runtime API raises itself (docs/runtime-api.md), on top of ``skills_app.domain`` errors.
+"""Refusals the runtime API raises itself (docs/runtime-api.md), on top of ``skill_rule`` errors.
 
 They subclass ``DomainError`` so the one exception handler
 (``skills_app.api.exception_handlers.api_exception_handler``) renders every refusal the same way:
@@ -7,8 +7,8 @@ errors without one answer 400).
 """
 from __future__ import annotations
 
-from skills_app.domain import DomainError
-from skills_app.domain.validation import validate_skill_code
+from skill_rule import DomainError
+from skill_rule.validation import validate_skill_code
 
 
 class ApiError(DomainError):

@@ -3,7 +3,7 @@
 
 | raised                                         | status        | ``code``                                |
 |------------------------------------------------|---------------|-----------------------------------------|
-| ``skills_app.domain.DomainError`` subclasses   | ``exc.status_code`` or 400 | ``exc.code`` (``invalid_messages``, ``unknown_restriction``, ``release_not_found`` …) |
+| ``skill_rule.DomainError`` subclasses   | ``exc.status_code`` or 400 | ``exc.code`` (``invalid_messages``, ``unknown_restriction``, ``release_not_found`` …) |
 | ``django.core.exceptions.ValidationError``     | 400           | ``invalid``                             |
 | DRF ``ValidationError``                        | 400           | ``invalid``                             |
 | DRF ``ParseError`` (malformed JSON body)       | 400           | ``malformed_json``                      |
@@ -28,7 +28,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
 from console.faults import too_large
-from skills_app.domain import DomainError
+from skill_rule import DomainError
 
 INVALID = "invalid"
 MALFORMED_JSON = "malformed_json"

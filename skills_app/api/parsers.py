@@ -1,6 +1,6 @@
 """The runtime API's JSON parser (docs/runtime-api.md, "Errors"; docs/transcripts.md, "Ambiguous JSON").
 
-``StrictJSONParser`` reads a request body with ``skills_app.domain.jsontext.loads``, the one strict
+``StrictJSONParser`` reads a request body with ``skill_rule.jsontext.loads``, the one strict
 reader: JSON that readers disagree on is marked, never guessed. Then:
 
 - text that is not JSON → DRF's ``ParseError`` (400 ``malformed_json``, as before);
@@ -20,7 +20,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from skills_app.domain import jsontext
+from skill_rule import jsontext
 
 from .errors import ApiError
 

@@ -3,18 +3,18 @@ canonical JSON form.
 
 ``runtime_served`` / ``runtime_catalog`` is the single place that decides *which* catalog a runtime
 request sees; every endpoint goes through it, through the cached lookups of
-``skills_app.runtime_cache``. ``catalog_payload`` (``skills_app.runtime_catalog``, re-exported) is
+``skills_app.runtime_cache``. ``catalog_payload`` (``skill_rule.runtime_catalog``, re-exported) is
 the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256`` (from
-``skills_app.domain.snapshot``) hashes the canonical form of it.
+``skill_rule.snapshot``) hashes the canonical form of it.
 """
 from __future__ import annotations
 
 from skills_app import runtime_cache, selectors
 from skills_app.releases import draft_sha256
-from skills_app.domain import Catalog
-from skills_app.domain.snapshot import body_sha256, canonical_json
+from skill_rule import Catalog
+from skill_rule.snapshot import body_sha256, canonical_json
 from skills_app.models import Release, ReleaseLabel
-from skills_app.runtime_catalog import catalog_body, catalog_body_json, catalog_payload, content_sha256
+from skill_rule.runtime_catalog import catalog_body, catalog_body_json, catalog_payload, content_sha256
 
 from .errors import (
     ConflictingSelectorsError,

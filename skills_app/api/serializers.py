@@ -15,8 +15,8 @@ from django.core.validators import MaxLengthValidator
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
-from skills_app.domain import Message, ToolCall, parse_messages
-from skills_app.domain.limits import (
+from skill_rule import Message, ToolCall, parse_messages
+from skill_rule.limits import (
     MAX_CALLS_PER_ROUND,
     MAX_CALLS_PER_SCRIPT,
     MAX_MESSAGES,
@@ -25,7 +25,7 @@ from skills_app.domain.limits import (
     SKILL_CODE_PATTERN,
     TOOL_NAME_MAX_LENGTH,
 )
-from skills_app.domain.messages import (
+from skill_rule.messages import (
     ROLES, STATES, ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem, parse_arguments,
 )
 
@@ -113,9 +113,9 @@ class StrictInputSerializer(serializers.Serializer):
 
 @extend_schema_field(MessageDocSerializer(many=True))
 class MessagesField(serializers.Field):
-    """The retained messages of a conversation → ``tuple[skills_app.domain.Message, ...]``.
+    """The retained messages of a conversation → ``tuple[skill_rule.Message, ...]``.
 
-    Parsed by ``skills_app.domain.parse_messages`` (docs/runtime-api.md and OpenAI chat shapes). A bad
+    Parsed by ``skill_rule.parse_messages`` (docs/runtime-api.md and OpenAI chat shapes). A bad
     message raises the domain's ``MessageError`` (not a field error), which the exception handler
     answers with 400 ``invalid_messages`` and ``details = {"index", "cause"}``.
     """
@@ -180,7 +180,7 @@ class StrictCharField(serializers.CharField):
 
 @extend_schema_serializer(component_name="CallInput")
 class CallInputSerializer(serializers.Serializer):
-    """A tool call to check → ``skills_app.domain.ToolCall``.
+    """A tool call to check → ``skill_rule.ToolCall``.
 
     ``{"name", "arguments"}`` with ``arguments`` an object or a JSON string of one; OpenAI's
     ``{"id", "type": "function", "function": {"name", "arguments"}}``, an Anthropic ``tool_use``
@@ -448,4 +448,4 @@ class AnthropicToolSerializer(serializers.Serializer):
     resource_type_field_name=None, many=True,
 ))
 class ToolsPayloadField(serializers.JSONField):
-    """The ``tools`` array of ``skills_app.domain.payload.tools_payload``, passed through as built."""
+    """The ``tools`` array of ``skill_rule.payload.tools_payload``, passed through as built."""

@@ -24,9 +24,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from skills_app.domain import check_call, compute_round, load_skill
-from skills_app.domain.limits import is_valid_skill_code
-from skills_app.domain.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
+from skill_rule import check_call, compute_round, load_skill
+from skill_rule.limits import is_valid_skill_code
+from skill_rule.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
 
 from .errors import InvalidSkillCodeError, SkillNotFoundError
 from .parsers import StrictJSONParser
@@ -266,7 +266,7 @@ class RoundsApi(RuntimeApi):
 
     ``tools_format`` (body) chooses the answer's shape: ``names`` (default) gives the tool names
     only; ``openai`` / ``anthropic`` add ``tools``, the exact array a chat API receives this round
-    (``skills_app.domain.payload.tools_payload``), and ``tools_chars``, its size in characters
+    (``skill_rule.payload.tools_payload``), and ``tools_chars``, its size in characters
     (``payload_chars``: code points of the compact JSON text). docs/runtime-api.md.
     """
 

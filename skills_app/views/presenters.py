@@ -1,4 +1,4 @@
-"""Shapes the console pages render, computed with the pure core (``skills_app.domain``).
+"""Shapes the console pages render, computed with the pure core (``skill_rule``).
 
 Nothing here reads or writes the database: callers pass a ``domain.Catalog`` (usually
 ``selectors.catalog_draft()``) and get plain dataclasses back. Sentences shown to the operator
@@ -17,11 +17,11 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
-from ..domain import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
-from ..domain.limits import LOAD_SKILL
-from ..domain.lints import tools_mentioned
+from skill_rule import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
+from skill_rule.limits import LOAD_SKILL
+from skill_rule.lints import tools_mentioned
 from ..message_catalog import EXPECTATION_LABELS, LINT_CODES, MESSAGES_BY_CODE, VERDICT_MESSAGES, WARNING_CODES
-from ..domain.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
+from skill_rule.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
 
 DRAFT_CODE = "__draft__"
 

@@ -19,7 +19,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors
-from ..domain import (
+from skill_rule import (
     Catalog,
     MessageError,
     ScriptError,
@@ -32,8 +32,8 @@ from ..domain import (
 from ..forms import PreviewForm
 from ..roles import VIEWER
 from .common import role_required
-from ..domain.limits import LOAD_SKILL
-from ..domain.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
+from skill_rule.limits import LOAD_SKILL
+from skill_rule.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
 from .presenters import parse_span, simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")

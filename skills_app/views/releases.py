@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import releases
-from ..domain.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
+from skill_rule.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
 from ..message_catalog import MESSAGES_BY_CODE, error_sentences
 from ..roles import PUBLISHER, VIEWER
 from .common import forbidden, paginate, role_required

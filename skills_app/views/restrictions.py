@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from .. import selectors, services
-from ..domain import Catalog
+from skill_rule import Catalog
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_picker
 from ..roles import EDITOR
 from .common import role_required, save_with

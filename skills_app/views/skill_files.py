@@ -11,9 +11,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import skill_io
-from ..domain.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
-from ..domain.errors import Problem
-from ..domain.skill_files import Dataset, FileIssue, SkillFileError, read_files, read_zip, zip_files
+from skill_rule.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
+from skill_rule.errors import Problem
+from skill_rule.skill_files import Dataset, FileIssue, SkillFileError, read_files, read_zip, zip_files
 from ..forms import SkillExportForm, SkillImportForm
 from ..message_catalog import problem_text
 from ..models import Skill

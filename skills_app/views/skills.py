@@ -13,16 +13,16 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors, services
-from ..domain import Catalog
-from ..domain import catalog as dom
-from ..domain.validation import normalize_tool_ids
+from skill_rule import Catalog
+from skill_rule import catalog as dom
+from skill_rule.validation import normalize_tool_ids
 from ..forms import SkillForm, tool_picker
 from ..message_catalog import error_sentences
 from ..models import Skill
 from ..templatetags.console import render_markdown
 from ..roles import EDITOR
 from .common import draft_html, paginate, role_required, safe_next, save_with
-from ..domain.lints import lint_skill
+from skill_rule.lints import lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
 
 

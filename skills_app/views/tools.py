@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..domain import catalog as dom
+from skill_rule import catalog as dom
 from ..forms import tool_search
 from .common import draft_html, paginate, role_required
 

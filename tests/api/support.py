@@ -106,7 +106,7 @@ def publish(note: str = "test edit") -> int:
 
     The edits these tests make on purpose break the demo scenario's expectations: every unmet
     expectation is ticked off with a reason, as a publisher would on /publish/."""
-    from skills_app.domain.releases import gate
+    from skill_rule.releases import gate
     from skills_app.releases import COMMAND_LINE, publish_review, release_publish
 
     keys = [r.key for r in gate(publish_review()) if r.overridable]
@@ -119,7 +119,7 @@ def publish_draft(note: str = "test: the draft as it is now"):
     ``release_create``, no gate: tests force rows the gate would refuse), moving ``production``
     to it when that label exists. Returns the release."""
     from skills_app import releases, selectors
-    from skills_app.domain.snapshot import catalog_to_snapshot
+    from skill_rule.snapshot import catalog_to_snapshot
     from skills_app.models import ReleaseLabel
 
     release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),

@@ -1,6 +1,6 @@
 """No 5xx from bad input (issue 10, item 7): a ``role`` that is an object or a list, JSON nested
 past the recursion limit inside an ``arguments`` string, every /api/ 404 in JSON, and the OpenAPI
-schema stating the limits the code enforces (``skills_app/domain/limits.py``)."""
+schema stating the limits the code enforces (``packages/skill-rule/src/skill_rule/limits.py``)."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from skills_app.domain.limits import MAX_MESSAGES, SKILL_CODE_MAX_LENGTH, TOOL_NAME_MAX_LENGTH
+from skill_rule.limits import MAX_MESSAGES, SKILL_CODE_MAX_LENGTH, TOOL_NAME_MAX_LENGTH
 
 from .support import CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of
 

@@ -26,7 +26,7 @@ def _force(name: str, schema) -> None:
     """Write the bad row with raw SQL, then publish it the way a release written before the rule
     would hold it (the low-level ``release_create``: the publish gate now refuses such a draft)."""
     from skills_app import releases, selectors
-    from skills_app.domain.snapshot import catalog_to_snapshot
+    from skill_rule.snapshot import catalog_to_snapshot
 
     table = McpTool._meta.db_table
     with connection.cursor() as cursor:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from skills_app.domain.limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_MESSAGES
+from skill_rule.limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_MESSAGES
 
 from .support import ROUNDS, USER, error_of
 

@@ -195,7 +195,7 @@ def test_a_body_over_the_upload_limit_is_413_json(api_client, bitmall, settings)
 
 
 def test_too_many_messages_are_refused_with_the_limit(api_client, bitmall):
-    from skills_app.domain.limits import MAX_MESSAGES
+    from skill_rule.limits import MAX_MESSAGES
 
     body = {"messages": [{"role": "user", "content": "hi"}] * (MAX_MESSAGES + 1)}
     error = error_of(api_client.post(ROUNDS, body, format="json"), 400)

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from skills_app.domain import MessageError
+from skill_rule import MessageError
 from tests.api.test_client_ambiguous import make_local_client
 from tests.transcript_cases import MANUAL_V1 as MANUAL
 

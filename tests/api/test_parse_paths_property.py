@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skills_app.client import RuntimeClient
-from skills_app.domain import MessageError, ScriptError, jsontext, parse_script
-from skills_app.domain.skill_files import parse_properties, parse_skill_md, Dataset
+from skill_client.client import RuntimeClient
+from skill_rule import MessageError, ScriptError, jsontext, parse_script
+from skill_rule.skill_files import parse_properties, parse_skill_md, Dataset
 from tests.api.support import CHECK_CALL, LOAD_SKILL, ROUNDS
 
 SETTINGS = settings(max_examples=30, deadline=None,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from skills_app import services
-from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER
+from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
 from skills_app.models import Skill
 
 from .support import ROUNDS, USER, call, error_of, loaded, publish_draft, result

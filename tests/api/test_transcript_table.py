@@ -58,7 +58,7 @@ def test_load_skill_reads_the_transcript(catalog_v2, post, case: Case) -> None:
 def test_the_catalog_serves_the_earlier_published_manual(catalog_v2, api_client) -> None:
     """``GET runtime/catalog``: order_change carries the digest of its version-1 manual (release 1),
     the other skills, never changed, none."""
-    from skills_app.domain.manuals import digest
+    from skill_rule.manuals import digest
     from tests.api.support import CATALOG
     from tests.transcript_cases import MANUAL_V1
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import limits
+from skill_rule import limits
 from skills_app.models import Skill
 
 from .conftest import login

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from skills_app import selectors
-from skills_app.domain import compute_round
-from skills_app.domain.payload import payload_chars, tools_payload
+from skill_rule import compute_round
+from skill_rule.payload import payload_chars, tools_payload
 
 from .conftest import SHOTS, login
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain.skill_files import read_zip, zip_files
+from skill_rule.skill_files import read_zip, zip_files
 from skills_app.models import Skill
 
 from .conftest import SHOTS, login

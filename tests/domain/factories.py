@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skills_app.domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
-from skills_app.domain.limits import DEFAULT_EVICTION_PREFIX, DEFAULT_MARKER_KEY
-from skills_app.domain.manuals import digest
+from skill_rule import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
+from skill_rule.limits import DEFAULT_EVICTION_PREFIX, DEFAULT_MARKER_KEY
+from skill_rule.manuals import digest
 
 MARKER = DEFAULT_MARKER_KEY
 EVICTED_PREFIX = DEFAULT_EVICTION_PREFIX

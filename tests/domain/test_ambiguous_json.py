@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from skills_app import selectors
-from skills_app.domain import check_call, compute_round, jsontext, parse_messages
-from skills_app.domain.errors import ScriptError
-from skills_app.domain.messages import parse_arguments, parse_transcript
+from skill_rule import check_call, compute_round, jsontext, parse_messages
+from skill_rule.errors import ScriptError
+from skill_rule.messages import parse_arguments, parse_transcript
 from tests.ambiguous_cases import BIG, CALL_CASES, CASES, CallCase, Case
 
 READER = [

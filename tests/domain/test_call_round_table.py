@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from skills_app import selectors
-from skills_app.domain import check_call, parse_script
-from skills_app.domain.simulator import replay, simulate
+from skill_rule import check_call, parse_script
+from skill_rule.simulator import replay, simulate
 from tests.call_round_cases import CASES, EXTRA_KEY_MESSAGE, Case, _call_dict, replayed
 
 
@@ -39,7 +39,7 @@ def test_replay_judges_the_call_in_its_round(catalog, case: Case) -> None:
 
 
 def test_a_tool_call_object_keeps_its_id_and_a_call_id_of_another_type_is_no_id(catalog) -> None:
-    from skills_app.domain.messages import ToolCall
+    from skill_rule.messages import ToolCall
 
     side = CASES[0]
     by_object = check_call(catalog, side.messages, ToolCall("cancel_order", {"order_no": "88239"}, id="call_1"))

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from skills_app.domain import Catalog, Tool, check_call
-from skills_app.domain.catalog import BUILTIN
-from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER
-from skills_app.domain.releases import catalog_diff
-from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from skill_rule import Catalog, Tool, check_call
+from skill_rule.catalog import BUILTIN
+from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
+from skill_rule.releases import catalog_diff
+from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, catalog_to_snapshot
 
 from .factories import ALPHA, BETA, loaded, shop, user
 

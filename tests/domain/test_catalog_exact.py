@@ -8,8 +8,8 @@ from types import MappingProxyType
 
 import pytest
 
-from skills_app.domain import Catalog, Restriction, Tool
-from skills_app.domain.catalog import json_copy
+from skill_rule import Catalog, Restriction, Tool
+from skill_rule.catalog import json_copy
 
 
 def test_a_catalogs_profiles_and_stages_are_read_only_copies_of_what_it_was_given() -> None:

@@ -2,8 +2,8 @@
 and carried to the editor's catalog with an unsaved skill (``Catalog.with_skills``)."""
 from __future__ import annotations
 
-from skills_app.domain import simulator
-from skills_app.domain.scripts import parse_script
+from skill_rule import simulator
+from skill_rule.scripts import parse_script
 
 from .factories import shop
 

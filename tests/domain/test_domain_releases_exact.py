@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from skills_app.domain import Catalog, Restriction, Skill, Tool
-from skills_app.domain.errors import Problem, ScriptError
-from skills_app.domain.releases import (
+from skill_rule import Catalog, Restriction, Skill, Tool
+from skill_rule.errors import Problem, ScriptError
+from skill_rule.releases import (
     CatalogDiff,
     FieldChange,
     GateReason,
@@ -26,8 +26,8 @@ from skills_app.domain.releases import (
     manual_diff,
     rerun_scenarios,
 )
-from skills_app.domain.simulator import simulate
-from skills_app.domain.scripts import parse_script
+from skill_rule.simulator import simulate
+from skill_rule.scripts import parse_script
 
 
 def _tools() -> tuple[Tool, ...]:

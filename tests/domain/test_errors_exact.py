@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-from skills_app.domain.errors import MessageError, Problem, SkillValidationError
+from skill_rule.errors import MessageError, Problem, SkillValidationError
 
 
 def test_a_skill_refusal_joins_every_field_and_message_and_keeps_them_in_its_details():
@@ -34,7 +34,7 @@ def test_a_problem_pickles_with_its_code_template_and_params():
 
 
 def test_a_script_refusal_names_its_source_and_line_and_keeps_them_in_its_details():
-    from skills_app.domain.errors import ScriptError
+    from skill_rule.errors import ScriptError
 
     pasted = ScriptError("'steps' must be a non-empty list")
     assert str(pasted) == "<script>: 'steps' must be a non-empty list"

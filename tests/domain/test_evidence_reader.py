@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from skills_app.domain.messages import as_messages
-from skills_app.domain.transcript import Evidence, EvidenceReader, LoadedManual
+from skill_rule.messages import as_messages
+from skill_rule.transcript import Evidence, EvidenceReader, LoadedManual
 
 from .factories import EVICTED_PREFIX, MARKER, loaded, user
 
@@ -62,7 +62,7 @@ def test_newest_is_the_kept_latest_when_there_is_one() -> None:
 
 
 def test_an_older_manual_beside_one_without_a_version_is_not_outdated() -> None:
-    from skills_app.domain.transcript import outdated_warnings
+    from skill_rule.transcript import outdated_warnings
 
     unversioned = loaded("alpha", call_id="c2")
     unversioned[1]["metadata"] = {MARKER: "alpha"}  # names no version: taken as current
@@ -75,7 +75,7 @@ def test_an_older_manual_beside_one_without_a_version_is_not_outdated() -> None:
 
 
 def test_only_manuals_older_than_their_skill_are_outdated_whatever_comes_first() -> None:
-    from skills_app.domain.transcript import outdated_warnings
+    from skill_rule.transcript import outdated_warnings
 
     reader = reader_of([user("hi"), *loaded("beta", call_id="c0", version=5), *loaded("gamma", call_id="c9"),
                         *loaded("alpha", call_id="c1", version=1)])

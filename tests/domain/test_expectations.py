@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from skills_app.domain import parse_script, simulate
-from skills_app.domain.simulator import check_expectations
+from skill_rule import parse_script, simulate
+from skill_rule.simulator import check_expectations
 
 from .factories import shop
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skills_app.domain import ALLOWED, CONFIRM, REFUSED, check_call
+from skill_rule import ALLOWED, CONFIRM, REFUSED, check_call
 
 from .factories import loaded, shop, skill
 
@@ -138,7 +138,7 @@ def test_malformed_arguments_of_the_current_call_are_refused_not_raised(argument
 def test_an_invalid_argument_of_megabytes_gives_a_bounded_refusal_that_counts_the_cut():
     import jsonschema
 
-    from skills_app.domain.limits import ARGUMENT_ERROR_MAX_CHARS
+    from skill_rule.limits import ARGUMENT_ERROR_MAX_CHARS
 
     huge = "8" * 2_500_000 + "x"  # breaks the order_no pattern; jsonschema quotes the whole value
     verdict = check_call(CATALOG, ALPHA, {"name": "cancel", "arguments": {"order_no": huge}})

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from skills_app.domain import ALLOWED, CONFIRM, MCP, REFUSED, Catalog, Restriction, Tool, check_call
-from skills_app.domain.rules import Verdict
+from skill_rule import ALLOWED, CONFIRM, MCP, REFUSED, Catalog, Restriction, Tool, check_call
+from skill_rule.rules import Verdict
 
 from .factories import ALPHA, BETA, builtin_tools, loaded, mcp_tools, skill
 
@@ -98,7 +98,7 @@ def test_a_skill_stored_with_a_malformed_code_cannot_be_loaded_even_when_enabled
 def test_the_guard_builds_a_tools_validator_once_per_catalog_and_reuses_it() -> None:
     """docs/rule.md, "Cost": the JSON-Schema validator of a tool is built on the first call to it
     and kept on the catalog, so a later call only validates."""
-    from skills_app.domain.rules import _validators
+    from skill_rule.rules import _validators
 
     from .factories import shop
 
@@ -130,7 +130,7 @@ def test_an_invalid_nested_argument_is_named_by_its_path_joined_with_slashes() -
 
 
 def test_an_argument_error_of_exactly_the_limit_is_kept_whole_and_one_past_it_is_cut_and_counted() -> None:
-    from skills_app.domain.limits import ARGUMENT_ERROR_MAX_CHARS
+    from skill_rule.limits import ARGUMENT_ERROR_MAX_CHARS
 
     def detail(text: str) -> str:
         return f"text: {text!r} is too long"

@@ -3,7 +3,7 @@ page shows (docs/roles.md "History"): which fields, in which order, their exact 
 values, and the manual's line diff."""
 from __future__ import annotations
 
-from skills_app.domain.history import SKILL_HISTORY_FIELDS, TEXT_FIELDS, revision_diff
+from skill_rule.history import SKILL_HISTORY_FIELDS, TEXT_FIELDS, revision_diff
 
 
 def test_the_history_page_compares_a_skills_fields_in_this_order():

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import ScriptError, parse_script, parse_transcript, simulate
-from skills_app.domain.limits import MAX_ROUNDS, MAX_SCRIPT_CHARS
+from skill_rule import ScriptError, parse_script, parse_transcript, simulate
+from skill_rule.limits import MAX_ROUNDS, MAX_SCRIPT_CHARS
 
 from .factories import shop, skill
 

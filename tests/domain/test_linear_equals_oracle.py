@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skills_app.domain import rules, simulator
-from skills_app.domain.errors import DomainError
-from skills_app.domain.scripts import Script, Step
-from skills_app.domain.messages import ToolCall
-from skills_app.domain.transcript import ALREADY_LOADED_TEMPLATE
+from skill_rule import rules, simulator
+from skill_rule.errors import DomainError
+from skill_rule.scripts import Script, Step
+from skill_rule.messages import ToolCall
+from skill_rule.transcript import ALREADY_LOADED_TEMPLATE
 
 from . import factories as f
 from .oracle import rules as oracle_rules
@@ -243,9 +243,9 @@ def test_an_empty_transcript_equals_the_oracle(catalog):
 def test_the_reader_after_every_message_and_eviction_equals_a_full_read(transcript, evict):
     """``EvidenceReader`` fed message by message (then evicting some results) holds what the
     oracle's ``read_evidence`` finds in the same messages read at once."""
-    from skills_app.domain.messages import as_messages
-    from skills_app.domain.simulator import eviction_placeholder
-    from skills_app.domain.transcript import EvidenceReader
+    from skill_rule.messages import as_messages
+    from skill_rule.simulator import eviction_placeholder
+    from skill_rule.transcript import EvidenceReader
 
     from .oracle import transcript as oracle_transcript
 
@@ -264,7 +264,7 @@ def test_the_reader_after_every_message_and_eviction_equals_a_full_read(transcri
         assert [vars(m) for m in got.manuals] == [vars(m) for m in want.manuals]
         assert problems(got.warnings) == problems(want.warnings)
         assert got.codes == want.codes
-        from skills_app.domain.transcript import outdated_warnings
+        from skill_rule.transcript import outdated_warnings
         versions = {s.code: (s.version, s.tool_ids) for s in cat.enabled_skills}
         assert problems(outdated_warnings(got, versions)) == problems(oracle_transcript.outdated_warnings(want, versions))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import MessageError, ScriptError, parse_messages, parse_script, simulate
-from skills_app.domain.limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_ROUNDS, SIMULATION_TIME_BUDGET
-from skills_app.domain.simulator import replay
+from skill_rule import MessageError, ScriptError, parse_messages, parse_script, simulate
+from skill_rule.limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_ROUNDS, SIMULATION_TIME_BUDGET
+from skill_rule.simulator import replay
 
 from .factories import shop
 

@@ -5,9 +5,9 @@ from dataclasses import replace
 
 import pytest
 
-from skills_app.domain import Catalog, Skill, Tool
-from skills_app.domain.catalog import MCP
-from skills_app.domain.lints import is_read_only, lint_catalog, lint_skill, manual_mentions
+from skill_rule import Catalog, Skill, Tool
+from skill_rule.catalog import MCP
+from skill_rule.lints import is_read_only, lint_catalog, lint_skill, manual_mentions
 
 from .factories import builtin_tools, mcp_tools, skill
 
@@ -110,7 +110,7 @@ def test_lint_skill_keeps_the_lints_about_one_skill_and_as_dict_is_json() -> Non
 
 
 # ---- tools_mentioned: one alternation regex per tool set ------------------------------------
-from skills_app.domain import lints as _lints  # noqa: E402
+from skill_rule import lints as _lints  # noqa: E402
 
 
 def test_tools_mentioned_finds_whole_words_in_first_mention_order():

@@ -3,9 +3,9 @@
 the unmutated run)."""
 from __future__ import annotations
 
-from skills_app.domain import BUILTIN, MCP, Catalog, Skill, Tool
-from skills_app.domain.limits import MANUAL_LINT_LENGTH
-from skills_app.domain.lints import lint_catalog, lint_skill, tools_mentioned
+from skill_rule import BUILTIN, MCP, Catalog, Skill, Tool
+from skill_rule.limits import MANUAL_LINT_LENGTH
+from skill_rule.lints import lint_catalog, lint_skill, tools_mentioned
 
 from .factories import builtin_tools, mcp_tools, skill
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from skills_app.domain import compute_round, load_skill
+from skill_rule import compute_round, load_skill
 
 from .factories import EVICTED_PREFIX, MARKER, assistant, call, loaded, openai_load, shop, skill, tool_result, user
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from skills_app.domain import compute_round, parse_messages
-from skills_app.domain.manuals import (
+from skill_rule import compute_round, parse_messages
+from skill_rule.manuals import (
     HEAD_CHARS,
     WHITESPACE,
     ManualDigest,
@@ -20,9 +20,9 @@ from skills_app.domain.manuals import (
     normalise,
     published_manuals,
 )
-from skills_app.domain.messages import Message
-from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, catalog_to_snapshot
-from skills_app.domain.transcript import is_already_loaded_stub, read_evidence
+from skill_rule.messages import Message
+from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from skill_rule.transcript import is_already_loaded_stub, read_evidence
 
 from .factories import ALPHA, BETA, MARKER, EVICTED_PREFIX, loaded, manual, shop, skill
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import Message, MessageError, ToolCall, parse_messages
+from skill_rule import Message, MessageError, ToolCall, parse_messages
 
 OK = {"role": "user", "content": "hi"}
 
@@ -78,7 +78,7 @@ def test_a_message_round_trips_through_its_json_shape() -> None:
 def test_a_record_built_without_its_init_equals_hashes_and_stays_frozen_like_one_built_with_it():
     import dataclasses
 
-    from skills_app.domain.messages import Message, ToolCall, build_frozen
+    from skill_rule.messages import Message, ToolCall, build_frozen
 
     values = {"role": "tool", "content": "ok", "tool_calls": (), "tool_call_id": "c1", "state": "success",
               "metadata": {"k": 1}, "index": 4, "problems": ()}
@@ -94,7 +94,7 @@ def test_a_record_built_without_its_init_equals_hashes_and_stays_frozen_like_one
 def test_parsed_messages_carry_every_field_of_the_record():
     import dataclasses
 
-    from skills_app.domain.messages import Message, parse_messages
+    from skill_rule.messages import Message, parse_messages
 
     parsed = parse_messages([{"role": "assistant", "content": "x", "tool_calls": [
         {"id": "a", "name": "t", "arguments": {"k": 1}}]}, {"role": "tool", "tool_call_id": "a", "content": "r"}])
@@ -118,7 +118,7 @@ def test_a_role_that_is_no_string_is_refused_naming_its_kind_and_the_message(rol
 
 
 def test_exactly_max_messages_are_accepted_and_one_more_is_refused_counting_them():
-    from skills_app.domain.limits import MAX_MESSAGES
+    from skill_rule.limits import MAX_MESSAGES
 
     assert len(parse_messages([{"role": "user", "content": "x"}] * MAX_MESSAGES)) == MAX_MESSAGES
     with pytest.raises(MessageError) as refused:
@@ -127,7 +127,7 @@ def test_exactly_max_messages_are_accepted_and_one_more_is_refused_counting_them
 
 
 def test_as_messages_passes_a_parsed_tuple_through_and_reads_anything_else():
-    from skills_app.domain.messages import as_messages
+    from skill_rule.messages import as_messages
 
     parsed = parse_messages([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
     assert as_messages(parsed) is parsed

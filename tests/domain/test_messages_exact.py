@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from skills_app.domain.errors import MessageError, ScriptError
-from skills_app.domain.limits import MAX_SCRIPT_CHARS
-from skills_app.domain.messages import parse_message, parse_messages, parse_transcript
+from skill_rule.errors import MessageError, ScriptError
+from skill_rule.limits import MAX_SCRIPT_CHARS
+from skill_rule.messages import parse_message, parse_messages, parse_transcript
 
 
 def test_a_tool_result_reads_back_as_its_json_shape_with_id_state_and_metadata():
@@ -96,7 +96,7 @@ def test_content_parts_read_refusals_skip_images_and_refuse_what_is_not_text_nam
 
 
 def test_a_bad_arguments_warning_names_the_message_its_number_the_call_and_the_tool():
-    from skills_app.domain.messages import parse_arguments
+    from skill_rule.messages import parse_arguments
 
     [_user, m] = parse_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [
         {"id": "a", "name": "lookup", "arguments": {}}, {"id": "b", "name": "pay", "arguments": "not json"}]}])
@@ -116,7 +116,7 @@ def test_a_bad_arguments_warning_names_the_message_its_number_the_call_and_the_t
 
 
 def test_arguments_nested_too_deeply_are_a_warning_saying_so_never_a_crash():
-    from skills_app.domain.messages import parse_arguments
+    from skill_rule.messages import parse_arguments
 
     args, problem = parse_arguments("[" * 100_000 + "]" * 100_000, name="pay", index=2, position=0)
     assert args == {} and problem.code == "arguments_unparseable" and problem.params["cause"] == "nested too deeply"
@@ -156,7 +156,7 @@ def test_a_call_without_a_tool_name_as_text_is_refused(name):
 
 
 def test_a_call_id_that_is_no_text_is_no_id_so_a_result_naming_it_pairs_with_nothing():
-    from skills_app.domain.transcript import read_evidence
+    from skill_rule.transcript import read_evidence
 
     msgs = parse_messages([{"role": "assistant", "tool_calls": [
         {"id": 5, "name": "load_skill", "arguments": {"skill_code": "alpha"}}]},

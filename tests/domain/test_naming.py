@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from skills_app.domain.naming import assign_model_names, is_model_name, short_hash
+from skill_rule.naming import assign_model_names, is_model_name, short_hash
 
 SEVENTY = "a" * 30 + "." + "b" * 39  # 70 characters, one dot
 

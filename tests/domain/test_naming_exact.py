@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from skills_app.domain.naming import (
+from skill_rule.naming import (
     HASH_LENGTH, MODEL_NAME_MAX_LENGTH, assign_model_names, fit, is_model_name, sanitize, short_hash, with_hash,
 )
 

@@ -2,8 +2,8 @@
 "Pairing"), exact positions and warning codes (issue 11: no library test reached it)."""
 from __future__ import annotations
 
-from skills_app.domain.messages import as_messages
-from skills_app.domain.transcript import pair_results
+from skill_rule.messages import as_messages
+from skill_rule.transcript import pair_results
 
 from .factories import assistant, call, tool_result, user
 

@@ -2,8 +2,8 @@
 "Doubtful types"): groups of differing calls sharing an id, and fields of the wrong JSON type."""
 from __future__ import annotations
 
-from skills_app.domain import compute_round, parse_messages
-from skills_app.domain.transcript import EvidenceReader, pair_results, read_evidence
+from skill_rule import compute_round, parse_messages
+from skill_rule.transcript import EvidenceReader, pair_results, read_evidence
 
 from .factories import MARKER, shop
 

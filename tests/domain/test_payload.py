@@ -1,4 +1,4 @@
-"""What the model sees (skills_app/domain/payload.py, docs/runtime-api.md): the generated
+"""What the model sees (packages/skill-rule/src/skill_rule/payload.py, docs/runtime-api.md): the generated
 load_skill definition and the exact tools array per chat API. Library tests on the tiny shop of
 ``factories`` (no database)."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from skills_app.domain import compute_round
-from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER
-from skills_app.domain.payload import (
+from skill_rule import compute_round
+from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
+from skill_rule.payload import (
     PayloadDiff,
     UnknownToolsFormatError,
     catalog_line,

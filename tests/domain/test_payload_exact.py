@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from skills_app.domain import BUILTIN, Catalog, Tool
-from skills_app.domain.payload import (
+from skill_rule import BUILTIN, Catalog, Tool
+from skill_rule.payload import (
     SKILL_CODE_DESCRIPTION,
     PayloadDiff,
     ToolDefinition,

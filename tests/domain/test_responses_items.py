@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from skills_app.domain import Message, MessageError, ToolCall, parse_messages
-from skills_app.domain.limits import MAX_CALLS_PER_ROUND
-from skills_app.domain.messages import as_messages
+from skill_rule import Message, MessageError, ToolCall, parse_messages
+from skill_rule.limits import MAX_CALLS_PER_ROUND
+from skill_rule.messages import as_messages
 
 USER = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "取消订单"}]}
 

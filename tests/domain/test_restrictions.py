@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import UnknownRestrictionError, compute_round, resolve_restrictions
+from skill_rule import UnknownRestrictionError, compute_round, resolve_restrictions
 
 from .factories import BUILTINS, loaded, shop
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import MCP, Catalog, Tool, UnknownRestrictionError, compute_round, resolve_restrictions
-from skills_app.domain.rules import Restrictions
+from skill_rule import MCP, Catalog, Tool, UnknownRestrictionError, compute_round, resolve_restrictions
+from skill_rule.rules import Restrictions
 
 from .factories import BUILTINS, builtin_tools, loaded, mcp_tools, shop, skill
 
@@ -79,7 +79,7 @@ def test_each_restriction_resolves_on_its_own(kwargs, want) -> None:
 
 
 def test_no_restriction_is_the_shared_unrestricted_value() -> None:
-    from skills_app.domain.rules import _UNRESTRICTED
+    from skill_rule.rules import _UNRESTRICTED
 
     assert resolve_restrictions(stale_shop()) is _UNRESTRICTED
 
@@ -177,7 +177,7 @@ def test_a_round_shape_is_computed_once_per_loaded_set_and_kept_on_the_catalog()
 
 
 def test_a_catalog_keeps_at_most_the_bounded_number_of_round_shapes_dropping_the_oldest() -> None:
-    from skills_app.domain.rules import ROUND_SHAPE_CACHE_SIZE
+    from skill_rule.rules import ROUND_SHAPE_CACHE_SIZE
 
     codes = [f"s{i}" for i in range(ROUND_SHAPE_CACHE_SIZE + 2)]
     catalog = shop(*(skill(code, ("refund",)) for code in codes))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from skills_app.domain import Catalog, compute_round, loaded_skills
+from skill_rule import Catalog, compute_round, loaded_skills
 
 from .factories import (
     ALPHA, BETA, BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, loaded, openai_load, shop, skill,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from skills_app.domain import compute_round
+from skill_rule import compute_round
 
 from .factories import BUILTINS, loaded, shop, user
 

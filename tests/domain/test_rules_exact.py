@@ -1,9 +1,9 @@
 """Exact values of ``domain.rules`` a page or client relies on (issue 11: the mutation-testing triage
-of ``skills_app/domain/rules.py``). Library tests: call, assert, no database."""
+of ``packages/skill-rule/src/skill_rule/rules.py``). Library tests: call, assert, no database."""
 from __future__ import annotations
 
-from skills_app.domain.errors import Problem
-from skills_app.domain.rules import warning_detail
+from skill_rule.errors import Problem
+from skill_rule.rules import warning_detail
 
 
 def test_a_plain_string_warning_has_no_code_and_no_index() -> None:
@@ -20,7 +20,7 @@ def test_a_warning_names_its_message_index_only_when_it_is_an_integer() -> None:
 
 
 def test_a_call_without_a_name_is_refused_as_the_unknown_tool_named_empty() -> None:
-    from skills_app.domain.rules import check_call
+    from skill_rule.rules import check_call
     from tests.domain.factories import ALPHA, BETA, shop
 
     verdict = check_call(shop(ALPHA, BETA), [], {"arguments": {}})
@@ -31,8 +31,8 @@ def test_a_call_without_a_name_is_refused_as_the_unknown_tool_named_empty() -> N
 
 
 def test_an_unknown_tool_in_a_catalog_offering_nothing_says_none_are_on_offer() -> None:
-    from skills_app.domain import Catalog
-    from skills_app.domain.rules import check_call
+    from skill_rule import Catalog
+    from skill_rule.rules import check_call
 
     verdict = check_call(Catalog(tools=(), skills=()), [], {"name": "drop"})
     assert verdict.message == "unknown tool 'drop'; tools on offer: none"
@@ -41,7 +41,7 @@ def test_an_unknown_tool_in_a_catalog_offering_nothing_says_none_are_on_offer() 
 def test_an_unknown_tool_name_with_surrounding_whitespace_is_shown_escaped_any_other_as_typed() -> None:
     """The refusal quotes the name as typed, but a name with leading or trailing whitespace is shown
     as its repr so the operator sees the stray newline or space."""
-    from skills_app.domain.rules import check_call
+    from skill_rule.rules import check_call
     from tests.domain.factories import ALPHA, BETA, shop
 
     offer = "tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
@@ -56,8 +56,8 @@ def test_an_unknown_tool_name_with_surrounding_whitespace_is_shown_escaped_any_o
 
 
 def test_a_call_to_a_tool_with_an_invalid_definition_is_refused_listing_every_problem() -> None:
-    from skills_app.domain import MCP, REFUSED, Catalog, Tool
-    from skills_app.domain.rules import Verdict, check_call
+    from skill_rule import MCP, REFUSED, Catalog, Tool
+    from skill_rule.rules import Verdict, check_call
     from tests.domain.factories import ALPHA, builtin_tools, mcp_tools
 
     broken = Tool("broken", MCP, input_schema={"type": 5}, annotations=[])  # type: ignore[arg-type]
@@ -76,7 +76,7 @@ def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messa
     """docs/rule.md: an unknown, disabled or malformed code is an error before anything is read, so
     messages that cannot be read do not turn it into an exception — also for a row stored with a
     code that is no skill code."""
-    from skills_app.domain.rules import LoadResult, load_skill
+    from skill_rule.rules import LoadResult, load_skill
     from tests.domain.factories import ALPHA, skill, shop
 
     catalog = shop(ALPHA, skill("Bad Code", ("export",)))
@@ -93,8 +93,8 @@ def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messa
 def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() -> None:
     """``load_from_manuals`` is public (the simulator calls it after the guard, ``load_skill`` after
     its own check): it does not rely on its caller having checked the code."""
-    from skills_app.domain import Catalog
-    from skills_app.domain.rules import LoadResult, load_from_manuals
+    from skill_rule import Catalog
+    from skill_rule.rules import LoadResult, load_from_manuals
     from tests.domain.factories import ALPHA, builtin_tools, skill, shop
 
     catalog = shop(ALPHA, skill("Bad Code", ("export",)))
@@ -110,9 +110,9 @@ def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() 
 
 
 def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> None:
-    """``LoadResult.skill_code`` (read by Python clients through ``skills_app.client``) is the code of
+    """``LoadResult.skill_code`` (read by Python clients through ``skill_client.client``) is the code of
     the manual served, for the full manual and for the repeat-load stub."""
-    from skills_app.domain.rules import LoadResult, already_loaded_text, load_skill
+    from skill_rule.rules import LoadResult, already_loaded_text, load_skill
     from tests.domain.factories import ALPHA, MARKER, loaded, shop
 
     catalog = shop()
@@ -124,7 +124,7 @@ def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> No
 
 
 def test_a_code_listed_twice_releases_the_tools_of_both_entries_when_loaded() -> None:
-    from skills_app.domain import compute_round
+    from skill_rule import compute_round
     from tests.domain.factories import loaded, shop, skill
 
     catalog = shop(skill("alpha", ("refund",), sort_order=10), skill("alpha", ("ship",), sort_order=20))
@@ -133,7 +133,7 @@ def test_a_code_listed_twice_releases_the_tools_of_both_entries_when_loaded() ->
 
 
 def test_a_round_as_dict_with_only_some_keys_gives_exactly_those() -> None:
-    from skills_app.domain import compute_round
+    from skill_rule import compute_round
     from tests.domain.factories import shop
 
     view = compute_round(shop(), [])
@@ -143,8 +143,8 @@ def test_a_round_as_dict_with_only_some_keys_gives_exactly_those() -> None:
 
 def test_a_tool_with_an_invalid_definition_is_warned_about_with_its_problems_and_their_codes() -> None:
     """The round's warning names the tool and its problems; a page translates it by its params."""
-    from skills_app.domain import MCP, Catalog, Tool
-    from skills_app.domain.rules import tool_definition_warnings
+    from skill_rule import MCP, Catalog, Tool
+    from skill_rule.rules import tool_definition_warnings
     from tests.domain.factories import builtin_tools
 
     catalog = Catalog(tools=builtin_tools() + (Tool("broken", MCP, input_schema={"type": 5}),), skills=())

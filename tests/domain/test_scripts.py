@@ -6,7 +6,7 @@ from textwrap import dedent
 
 import pytest
 
-from skills_app.domain import ScriptError, Step, ToolCall, parse_script
+from skill_rule import ScriptError, Step, ToolCall, parse_script
 
 
 def test_the_design_example_parses_into_its_steps() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import ScriptError, Step, ToolCall, parse_script
-from skills_app.domain.limits import MAX_CALLS_PER_ROUND, MAX_ROUNDS, MAX_SCRIPT_CHARS
+from skill_rule import ScriptError, Step, ToolCall, parse_script
+from skill_rule.limits import MAX_CALLS_PER_ROUND, MAX_ROUNDS, MAX_SCRIPT_CHARS
 
 
 def test_a_bare_list_of_steps_is_an_untitled_script_without_restrictions() -> None:

@@ -7,7 +7,7 @@ from textwrap import dedent
 
 import pytest
 
-from skills_app.domain import (
+from skill_rule import (
     compute_round,
     ALLOWED, CONFIRM, REFUSED, ScriptError, UnknownRestrictionError, parse_script, replay, simulate,
 )
@@ -205,20 +205,20 @@ def test_replay_refuses_a_call_to_a_tool_whose_manual_was_never_loaded() -> None
     ({"loaded": ["alpha"]}, ["loaded: missing alpha"]),
 ])
 def test_an_unmet_list_expectation_reports_the_difference(expect, failures) -> None:
-    from skills_app.domain.simulator import check_expectations
+    from skill_rule.simulator import check_expectations
 
     assert list(check_expectations(compute_round(shop(), []), expect)) == failures
 
 
 def test_an_expectation_met_only_in_another_order_keeps_its_code_for_the_page() -> None:
-    from skills_app.domain.simulator import check_expectations
+    from skill_rule.simulator import check_expectations
 
     (failure,) = check_expectations(compute_round(shop(), []), {"mcp_visible": ["export", "lookup"]})
     assert (failure.code, failure.params["missing_list"], failure.params["unexpected_list"]) == ("expect_list", [], [])
 
 
 def test_masked_by_the_wrong_skill_is_reported_with_the_code_expect_masked() -> None:
-    from skills_app.domain.simulator import check_expectations
+    from skill_rule.simulator import check_expectations
 
     view = compute_round(shop(ALPHA, BETA), [])
     (failure,) = check_expectations(view, {"masked": {"refund": "beta", "cancel": "alpha", "ship": "beta"}})

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from textwrap import dedent
 
-from skills_app.domain import parse_script, replay, simulate
-from skills_app.domain.messages import Message, ToolCall
+from skill_rule import parse_script, replay, simulate
+from skill_rule.messages import Message, ToolCall
 
 from .factories import MARKER, assistant, call, shop, tool_result, user
 
@@ -164,7 +164,7 @@ def test_an_evict_step_naming_a_tool_and_an_index_evicts_both() -> None:
 
 def test_a_load_skill_result_is_evicted_by_its_marker_when_its_call_has_no_id() -> None:
     """A script built in code (not parsed: no ``call_N`` ids) still evicts the manual."""
-    from skills_app.domain.scripts import Script, Step
+    from skill_rule.scripts import Script, Step
 
     script = Script(name="code", steps=(
         Step(kind="user", line=1, text="refund"),
@@ -180,7 +180,7 @@ def test_a_load_skill_result_is_evicted_by_its_marker_when_its_call_has_no_id() 
 # --- the matrix ------------------------------------------------------------------------------
 
 def test_a_tool_registered_twice_has_one_row_that_follows_its_state() -> None:
-    from skills_app.domain import MCP, Tool
+    from skill_rule import MCP, Tool
 
     base = shop()
     catalog = replace(base, tools=base.tools + (Tool("refund", MCP, require_confirm=True),))
@@ -316,7 +316,7 @@ def test_a_stopped_run_says_where_it_stopped_for_a_page() -> None:
 
 def test_the_last_retained_message_may_be_compacted_or_evicted_and_one_past_it_is_refused() -> None:
     import pytest
-    from skills_app.domain import ScriptError
+    from skill_rule import ScriptError
 
     sim = run(LOAD_USE + "  - evict: {index: [5]}\n  - compact: {drop: [5]}\n  - assistant: x\n")
     assert [e.code for e in sim.events] == ["evicted", "compacted"]
@@ -326,7 +326,7 @@ def test_the_last_retained_message_may_be_compacted_or_evicted_and_one_past_it_i
 
 
 def test_an_evicted_result_whose_call_is_unknown_is_named_as_a_tool_result() -> None:
-    from skills_app.domain.scripts import Script, Step
+    from skill_rule.scripts import Script, Step
 
     script = Script(name="code", steps=(
         Step(kind="assistant", line=1, calls=(ToolCall("export", {}),)),
@@ -342,7 +342,7 @@ def test_an_evicted_result_whose_call_is_unknown_is_named_as_a_tool_result() -> 
 # --- the run's set of each visible list ------------------------------------------------------
 
 def test_a_visible_list_is_turned_into_a_set_once_per_run() -> None:
-    from skills_app.domain.simulator import _Shown
+    from skill_rule.simulator import _Shown
 
     shown = _Shown()
     visible = ("a", "b")

@@ -6,8 +6,8 @@ import gc
 
 import pytest
 
-from skills_app.domain import simulator
-from skills_app.domain.scripts import parse_script
+from skill_rule import simulator
+from skill_rule.scripts import parse_script
 
 from .factories import shop
 

@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from skills_app.domain import Skill
-from skills_app.domain.limits import IMPORT_MAX_FILE_BYTES, IMPORT_MAX_FILES, IMPORT_MAX_TOTAL_BYTES
-from skills_app.domain.skill_files import (
+from skill_rule import Skill
+from skill_rule.limits import IMPORT_MAX_FILE_BYTES, IMPORT_MAX_FILES, IMPORT_MAX_TOTAL_BYTES
+from skill_rule.skill_files import (
     Dataset,
     SkillFileError,
     export_files,
@@ -388,7 +388,7 @@ def test_zip_files_is_deterministic():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from skills_app.domain.limits import LINE_BREAKS, SKILL_CODE_PATTERN  # noqa: E402
+from skill_rule.limits import LINE_BREAKS, SKILL_CODE_PATTERN  # noqa: E402
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 _one_line = _text.map(lambda t: "".join(ch for ch in t if ch not in LINE_BREAKS).strip()).filter(bool)

@@ -1,5 +1,5 @@
 """Exact tests of skill-file reading and parsing (docs/import-export.md), written from the mutmut run
-of ``skills_app/domain/skill_files.py``: each refusal's exact code, sentence, parameters, file and
+of ``packages/skill-rule/src/skill_rule/skill_files.py``: each refusal's exact code, sentence, parameters, file and
 line, each limit at exactly its value and one past it, each parsed value exactly. No database.
 
 Every dataset, file and archive is built inside its test (mutmut forks from a process that already
@@ -13,15 +13,15 @@ import zipfile
 
 import pytest
 
-from skills_app.domain import Skill
-from skills_app.domain.errors import Problem
-from skills_app.domain.limits import (
+from skill_rule import Skill
+from skill_rule.errors import Problem
+from skill_rule.limits import (
     IMPORT_MAX_FILE_BYTES,
     IMPORT_MAX_FILES,
     IMPORT_MAX_TOTAL_BYTES,
     IMPORT_MAX_UPLOAD_BYTES,
 )
-from skills_app.domain.skill_files import (
+from skill_rule.skill_files import (
     Dataset,
     FileIssue,
     ParsedFile,
@@ -780,7 +780,7 @@ def test_a_yaml_error_without_a_mark_or_a_problem_still_reads_as_a_refusal():
     gives no line; of one with no problem text reads its message."""
     from yaml.error import Mark, MarkedYAMLError, YAMLError
 
-    from skills_app.domain.skill_files import _yaml_problem
+    from skill_rule.skill_files import _yaml_problem
 
     at_3 = Mark("f", 0, 3, 0, None, None)
     p = _yaml_problem(MarkedYAMLError("while reading", at_3, "it broke", None), "")

@@ -2,14 +2,14 @@
 scenario re-runs, the publish gate) — no database."""
 from __future__ import annotations
 
-from skills_app.domain.limits import DEFAULT_LOAD_SKILL_HEADER
+from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
 
 from dataclasses import replace
 
 import pytest
 
-from skills_app.domain import Catalog, Tool
-from skills_app.domain.releases import (
+from skill_rule import Catalog, Tool
+from skill_rule.releases import (
     PUBLISH_CHECKS,
     PublishReview,
     blocking,
@@ -18,7 +18,7 @@ from skills_app.domain.releases import (
     manual_diff,
     rerun_scenarios,
 )
-from skills_app.domain.snapshot import (
+from skill_rule.snapshot import (
     SnapshotError,
     body_sha256,
     canonical_json,
@@ -190,7 +190,7 @@ def test_tools_changed_lists_schema_changes():
 
 
 def test_a_skill_gating_a_tool_its_server_no_longer_offers_is_broken_and_blocked():
-    from skills_app.domain.catalog import Catalog
+    from skill_rule.catalog import Catalog
 
     catalog = shop(ALPHA, BETA)
     gone = "refund"

@@ -8,9 +8,9 @@ import hashlib
 
 import pytest
 
-from skills_app.domain import Catalog, Restriction, Skill, Tool
-from skills_app.domain.limits import DEFAULT_EVICTION_PREFIX, DEFAULT_LOAD_SKILL_HEADER, DEFAULT_MARKER_KEY
-from skills_app.domain.snapshot import (
+from skill_rule import Catalog, Restriction, Skill, Tool
+from skill_rule.limits import DEFAULT_EVICTION_PREFIX, DEFAULT_LOAD_SKILL_HEADER, DEFAULT_MARKER_KEY
+from skill_rule.snapshot import (
     SNAPSHOT_FORMAT,
     SnapshotError,
     body_sha256,

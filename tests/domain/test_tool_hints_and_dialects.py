@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from skills_app.domain import MCP, Skill, Tool, check_call
-from skills_app.domain.lints import lint_catalog
-from skills_app.domain.rules import _validate_arguments
-from skills_app.domain.tooldefs import KNOWN_DIALECTS, read_annotations, validate_input_schema
+from skill_rule import MCP, Skill, Tool, check_call
+from skill_rule.lints import lint_catalog
+from skill_rule.rules import _validate_arguments
+from skill_rule.tooldefs import KNOWN_DIALECTS, read_annotations, validate_input_schema
 
 from .factories import shop
 

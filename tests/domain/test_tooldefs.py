@@ -1,11 +1,11 @@
-"""The tool-definition rule (skills_app/domain/tooldefs.py, docs/transcripts.md): one table of
+"""The tool-definition rule (packages/skill-rule/src/skill_rule/tooldefs.py, docs/transcripts.md): one table of
 definitions with their exact problem codes; the catalog and the guard on a bad stored one."""
 from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import MCP, Tool, check_call, compute_round
-from skills_app.domain.tooldefs import validate_tool_definition
+from skill_rule import MCP, Tool, check_call, compute_round
+from skill_rule.tooldefs import validate_tool_definition
 
 from .factories import shop
 

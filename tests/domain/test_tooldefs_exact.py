@@ -1,7 +1,7 @@
 """Exact problems of the tool-definition rule (``domain.tooldefs``): the code a page translates, the
 sentence and the params that fill it (``message_catalog.MESSAGES_BY_CODE``), the nesting limit, the data
 keywords a ``$ref`` is not looked for in, the draft a ``$schema`` names, and the cache of checked
-schemas (issue 11: the mutation-testing triage of ``skills_app/domain/tooldefs.py``). Library
+schemas (issue 11: the mutation-testing triage of ``packages/skill-rule/src/skill_rule/tooldefs.py``). Library
 tests, no database.
 
 The module keeps the problems of every schema it checked and one meta-schema validator per draft,
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import tooldefs
-from skills_app.domain.tooldefs import MAX_SCHEMA_DEPTH, validate_input_schema, validate_tool_definition, validate_tool_name
+from skill_rule import tooldefs
+from skill_rule.tooldefs import MAX_SCHEMA_DEPTH, validate_input_schema, validate_tool_definition, validate_tool_name
 
 INVALID = "inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
@@ -160,14 +160,14 @@ def test_schemas_that_are_no_json_text_are_each_checked_and_never_kept() -> None
 
 
 def test_a_schema_whose_dialect_is_no_text_names_it_as_the_sender_wrote_it():
-    from skills_app.domain.tooldefs import _validate_input_schema
+    from skill_rule.tooldefs import _validate_input_schema
 
     [problem] = _validate_input_schema({"type": "object", "$schema": ["not", "a", "uri"]})
     assert (problem.code, dict(problem.params)) == ("input_schema_dialect", {"dialect": '["not", "a", "uri"]'})
 
 
 def test_refs_resolve_by_the_rules_of_the_schemas_own_dialect():
-    from skills_app.domain.tooldefs import _validate_input_schema
+    from skill_rule.tooldefs import _validate_input_schema
 
     anchored = {"type": "object", "definitions": {"a": {"$id": "#foo", "type": "string"}},
                 "properties": {"x": {"$ref": "#foo"}}}

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from skills_app.domain.messages import Message, ToolCall, as_messages
-from skills_app.domain.transcript import (
+from skill_rule.messages import Message, ToolCall, as_messages
+from skill_rule.transcript import (
     EvidenceReader,
     LoadedManual,
     is_already_loaded_stub,
@@ -104,7 +104,7 @@ def test_a_skill_keeps_its_unversioned_manual_and_its_highest_version_in_any_ord
 
 
 def test_of_two_manuals_of_the_same_old_version_the_later_is_the_one_named_outdated() -> None:
-    from skills_app.domain.transcript import outdated_warnings
+    from skill_rule.transcript import outdated_warnings
 
     reader = reader_of([user("hi"), *loaded("alpha", call_id="c1"), *loaded("alpha", call_id="c2")])
     assert reader.evidence().latest == {"alpha": (False, LoadedManual(position=4, index=4, code="alpha", version=1))}

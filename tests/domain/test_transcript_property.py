@@ -15,8 +15,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skills_app.domain import compute_round, parse_messages
-from skills_app.domain.rules import load_skill
+from skill_rule import compute_round, parse_messages
+from skill_rule.rules import load_skill
 
 from .factories import shop
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import SkillValidationError, ToolRegistry, clean_skill, normalize_tool_ids
-from skills_app.domain.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH
+from skill_rule import SkillValidationError, ToolRegistry, clean_skill, normalize_tool_ids
+from skill_rule.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH
 
 REGISTRY = ToolRegistry(enabled=frozenset({"cancel_order", "change_address", "query_order"}),
                         disabled=frozenset({"old_tool"}))

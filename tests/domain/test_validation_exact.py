@@ -1,13 +1,13 @@
 """Exact codes, templates and params of the skill field refusals (``validation.clean_skill``): a
 page shows the sentence of the ``code`` in the user's language, filled from ``params``
 (``message_catalog.MESSAGES_BY_CODE``), so each must be the one the page expects (issue 11: the
-mutation-testing triage of ``skills_app/domain/validation.py``). Library tests, no database."""
+mutation-testing triage of ``packages/skill-rule/src/skill_rule/validation.py``). Library tests, no database."""
 from __future__ import annotations
 
 import pytest
 
-from skills_app.domain import SkillValidationError, ToolRegistry, clean_skill
-from skills_app.domain.validation import CleanSkill, normalize_newlines, validate_skill_code, validate_tool_ids
+from skill_rule import SkillValidationError, ToolRegistry, clean_skill
+from skill_rule.validation import CleanSkill, normalize_newlines, validate_skill_code, validate_tool_ids
 
 REGISTRY = ToolRegistry(enabled=frozenset({"cancel_order", "query_order"}), disabled=frozenset({"old_tool"}))
 GOOD = {"skill_code": "order_change", "name": "Orders", "description": "load to change an order",

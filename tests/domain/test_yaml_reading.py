@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from skills_app.domain.yaml_reading import check_scalars, line_at, refused_character
+from skill_rule.yaml_reading import check_scalars, line_at, refused_character
 
 
 @pytest.mark.parametrize(("text", "offset", "line"), [

@@ -11,12 +11,12 @@ from django.core.management import call_command
 
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
-from skills_app.domain import simulate
+from skill_rule import simulate
 from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, _run, demo_server_args, mcp_server_sync,
                                   only_call_targets_changed, schema_diff)
 from skills_app.models import BuiltinTool, McpServer, McpSyncRecord, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
-from skills_app.domain.releases import gate
+from skill_rule.releases import gate
 from skills_app.services import mcp_server_save, skill_update
 
 from .support import http_demo, set_variant, stdio_server
@@ -61,7 +61,7 @@ def test_stdio_sync_stores_the_14_tools_with_schemas_and_annotations(bitmall):
 
 
 def test_seed_rounds_are_unchanged_after_the_sync(bitmall):
-    from skills_app.domain.scripts import parse_script
+    from skill_rule.scripts import parse_script
     from skills_app.models import Scenario
 
     mcp_server_sync(server=stdio_server(), trigger="test")
@@ -413,7 +413,7 @@ def test_a_listed_tool_with_an_invalid_input_schema_is_stored_with_every_problem
 def test_only_call_targets_changed_needs_a_change_and_nothing_but_targets(bitmall):
     """The demo's automatic publish after ``make run``'s sync: an unchanged draft is not "only call
     targets"; the sync's targets alone are; the targets with a skill edit are not."""
-    from skills_app.domain.releases import catalog_diff
+    from skill_rule.releases import catalog_diff
 
     before = selectors.catalog_draft()
     assert only_call_targets_changed(catalog_diff(before, before)) is False
@@ -671,7 +671,7 @@ def test_contradictory_or_doubtful_hints_mean_confirm_with_a_sync_warning_naming
     draft = selectors.catalog_draft()
     assert sorted(t.name for t in draft.tools if t.require_confirm) == sorted(
         ["cancel_order", "change_address", "update_cart_item", "create_order", "pay_order", "submit_ticket"])
-    from skills_app.domain.lints import lint_catalog
+    from skill_rule.lints import lint_catalog
 
     assert [(x.skill, x.tool) for x in lint_catalog(draft) if x.code == "gated_read_only"] == [
         ("after_sale_apply", "apply_after_sale")]

@@ -389,8 +389,8 @@ def test_the_results_heading_can_take_the_focus(staff_client, bitmall):
 def test_domain_notes_are_translated_by_code_and_plain_lines_kept_under_a_label():
     from django.utils import translation
 
-    from skills_app.domain import compute_round, parse_script, resolve_restrictions, simulate
-    from skills_app.domain.simulator import check_expectations
+    from skill_rule import compute_round, parse_script, resolve_restrictions, simulate
+    from skill_rule.simulator import check_expectations
     from skills_app.views.presenters import event_note, failure_sentence, warning_note
     from tests.domain.factories import shop, skill
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 
 from skills_app import scenario_results, selectors, services
-from skills_app.domain import parse_script, simulate
+from skill_rule import parse_script, simulate
 from skills_app.models import Scenario, Skill
 
 from .html import parse
@@ -128,7 +128,7 @@ def test_a_cached_run_stopped_by_the_time_budget_reads_as_such(staff_client, bit
 
 
 def test_the_catalog_digest_is_the_snapshot_s_and_is_reused_for_the_same_catalog(bitmall):
-    from skills_app.domain.snapshot import body_sha256, catalog_to_snapshot
+    from skill_rule.snapshot import body_sha256, catalog_to_snapshot
 
     catalog = selectors.catalog_draft()
     digest = scenario_results.catalog_sha256(catalog)

@@ -8,7 +8,7 @@ import zipfile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
-from skills_app.domain.skill_files import read_zip, zip_files
+from skill_rule.skill_files import read_zip, zip_files
 from skills_app.models import Skill
 from skills_app.skill_io import skills_export
 
@@ -241,7 +241,7 @@ def test_every_skill_file_cause_has_its_translatable_template():
     import ast
 
     from skills_app import skill_io, views
-    from skills_app.domain import skill_files
+    from skill_rule import skill_files
     from skills_app.message_catalog import SKILL_FILE_MESSAGES
     from skills_app.views import skill_files as view_module
 
@@ -263,7 +263,7 @@ def test_up_to_the_import_limit_of_single_files_reaches_the_page_and_one_more_ge
     """Found on a fresh clone: Django's own cap on uploaded files (100 by default) answered 101–500
     single files with a bare 400 "Bad request" before the page's limit ``IMPORT_MAX_FILES`` could
     speak; the setting now sits just above that limit."""
-    from skills_app.domain.limits import IMPORT_MAX_FILES
+    from skill_rule.limits import IMPORT_MAX_FILES
 
     response = staff_client.post("/skills/import", {
         "files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(101)], "action": "check"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import translation
 
-from skills_app.domain import parse_script, simulate
+from skill_rule import parse_script, simulate
 from skills_app.views.presenters import simulation_page, warning_note
 from tests.domain.factories import shop
 

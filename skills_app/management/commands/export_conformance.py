@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.conformance import CORPUS_PATH, CorpusError, corpus_diff, corpus_text
+from skill_client.conformance import CORPUS_PATH, CorpusError, corpus_diff, corpus_text
 
 #: The cache the throwaway database is read through (never a shared Redis holding another database's lookups).
 PRIVATE_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.domain.skill_files import FORMATS, zip_files
+from skill_rule.skill_files import FORMATS, zip_files
 from skills_app.skill_io import skills_export
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.domain.skill_files import SkillFileError, read_path
+from skill_rule.skill_files import SkillFileError, read_path
 from skills_app.skill_io import ERROR, IGNORED, skills_import
 
 

@@ -2,5 +2,5 @@
 the linear rewrite (issue 10 item 2): ``rules.py``, ``transcript.py`` and ``simulator.py`` as they
 were, rescanning the whole history per round and per call. Never used by the product; the property
 tests in ``tests/domain/test_linear_equals_oracle.py`` check that the linear code in
-``skills_app/domain`` returns exactly what this code returns.
+``packages/skill-rule/src/skill_rule`` returns exactly what this code returns.
 """

@@ -9,11 +9,11 @@ from typing import Any, Iterable, Mapping
 
 import jsonschema
 
-from skills_app.domain.catalog import BUILTIN, Catalog, Restriction, Skill
-from skills_app.domain.errors import Problem, UnknownRestrictionError
-from skills_app.domain.limits import LOAD_SKILL, is_valid_skill_code
+from skill_rule.catalog import BUILTIN, Catalog, Restriction, Skill
+from skill_rule.errors import Problem, UnknownRestrictionError
+from skill_rule.limits import LOAD_SKILL, is_valid_skill_code
 from . import transcript
-from skills_app.domain.messages import Message, ToolCall, as_messages, parse_arguments
+from skill_rule.messages import Message, ToolCall, as_messages, parse_arguments
 
 # Verdicts and reasons of the guard (docs/runtime-api.md check-call).
 ALLOWED = "allowed"
@@ -379,7 +379,7 @@ def check_call(
             return Verdict(name, REFUSED, REASON_UNKNOWN_SKILL, None,
                            f"unknown skill {code!r}; skills on offer: {offer}", args)
         # issue 22: load_skill's own arguments against its published parameters
-        from skills_app.domain.payload import load_skill_definition
+        from skill_rule.payload import load_skill_definition
         published = load_skill_definition(catalog).parameters
         extra = sorted(set(args) - set(published["properties"]))
         if extra:

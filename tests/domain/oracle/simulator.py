@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
-from skills_app.domain.catalog import Catalog
-from skills_app.domain.errors import Problem, ScriptError
-from skills_app.domain.limits import LOAD_SKILL
-from skills_app.domain.messages import Message, ToolCall, as_messages
+from skill_rule.catalog import Catalog
+from skill_rule.errors import Problem, ScriptError
+from skill_rule.limits import LOAD_SKILL
+from skill_rule.messages import Message, ToolCall, as_messages
 from .rules import (
     CONFIRM,
     REFUSED,
@@ -27,7 +27,7 @@ from .rules import (
     load_skill,
     resolve_restrictions,
 )
-from skills_app.domain.scripts import Script, Step
+from skill_rule.scripts import Script, Step
 
 MASKED = "masked"
 RELEASED = "released"

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from skills_app.domain.errors import Problem
-from skills_app.domain.limits import LOAD_SKILL
-from skills_app.domain.messages import Message, ToolCall
-from skills_app.domain.transcript import read_answer
+from skill_rule.errors import Problem
+from skill_rule.limits import LOAD_SKILL
+from skill_rule.messages import Message, ToolCall
+from skill_rule.transcript import read_answer
 
 #: Issue 22: a call id or result id of the wrong JSON type (``call_id_invalid``) answers nothing;
 #: calls sharing one id that differ (a load_skill among them) are a guess (``groups``).

@@ -37,7 +37,7 @@ class Problem(str):
 
 
 class DomainError(Exception):
-    """Base class of every refusal raised by ``skills_app.domain``.
+    """Base class of every refusal raised by ``skill_rule``.
 
     ``code`` is a stable machine-readable reason (used as the API error code), ``message`` a
     human sentence that names the item and the cause, ``details`` a JSON-able mapping.

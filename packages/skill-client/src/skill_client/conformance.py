@@ -9,7 +9,7 @@ more calls (``POST runtime/check-call``) and, where it says something, the ``loa
 TypeScript agent) builds its catalog from those two answers, asks the same questions and must give
 the same answers.
 
-This module is plain Python (the domain and ``skills_app.client``, no Django), in three parts:
+This module is plain Python (the domain and ``skill_client.client``, no Django), in three parts:
 
 - ``CorpusBuilder`` — collects catalogs and cases; expected values are computed by the domain
   (``compute_round``, ``check_call``, ``load_skill`` on the catalog the console answers from) and
@@ -18,8 +18,8 @@ This module is plain Python (the domain and ``skills_app.client``, no Django), i
 - ``corpus_text`` / ``corpus_diff`` — the file's exact text (deterministic) and a short summary of
   what differs between two corpora (the ``--check`` output and the staleness test's message).
 - ``answers`` / ``run_corpus`` — an implementation's answers in the corpus's shape and the runner
-  that compares them; ``python -m skills_app.conformance [PATH]`` runs the corpus against
-  ``skills_app.client.RuntimeClient``, fetched over HTTP from ``serve_catalogs`` (a tiny static
+  that compares them; ``python -m skill_client.conformance [PATH]`` runs the corpus against
+  ``skill_client.client.RuntimeClient``, fetched over HTTP from ``serve_catalogs`` (a tiny static
   server answering the two ``GET`` endpoints from the corpus), exit status 1 on any mismatch.
 """
 from __future__ import annotations
@@ -35,11 +35,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
-from .domain import Catalog, check_call, compute_round, load_skill, parse_messages
-from .domain import jsontext
-from .domain.messages import ToolCall
-from .domain.rules import LoadResult, RoundView, Verdict, warning_detail
-from .runtime_catalog import catalog_body
+from skill_rule import Catalog, check_call, compute_round, load_skill, parse_messages
+from skill_rule import jsontext
+from skill_rule.messages import ToolCall
+from skill_rule.rules import LoadResult, RoundView, Verdict, warning_detail
+from skill_rule.runtime_catalog import catalog_body
 
 __all__ = [
     "CORPUS_PATH", "FORMAT", "GENERATOR", "CorpusBuilder", "CorpusError", "Implementation", "answers",
@@ -232,7 +232,7 @@ class CorpusBuilder:
 def _as_sent(call: dict[str, Any]) -> Any:
     """``call`` read as ``POST runtime/check-call`` reads it: an OpenAI ``{"id", "type":
     "function", "function": {...}}`` or an Anthropic ``tool_use`` block unwrapped to ``{"id",
-    "name", "arguments"}`` (``skills_app.client._call``, the server's ``CallInputSerializer``
+    "name", "arguments"}`` (``skill_client.client._call``, the server's ``CallInputSerializer``
     rule); a call already in that shape is read the same way."""
     from .client import _call
 
@@ -490,7 +490,7 @@ def serve_catalogs(corpus: Mapping[str, Any]) -> Iterator[str]:
 
 
 def client_implementation(base_url: str, catalog_name: str, cache_dir: str | Path) -> Implementation:
-    """A ``skills_app.client.RuntimeClient`` that fetched catalog ``catalog_name`` from
+    """A ``skill_client.client.RuntimeClient`` that fetched catalog ``catalog_name`` from
     ``serve_catalogs`` at ``base_url`` (checking both sha256s as against a console), answering
     locally: its ``round``, ``check_call`` and ``load_skill``."""
     from .client import FETCHED, RuntimeClient
@@ -504,7 +504,7 @@ def client_implementation(base_url: str, catalog_name: str, cache_dir: str | Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m skills_app.conformance [PATH] [--no-sentences]``: run the corpus (default
+    """``python -m skill_client.conformance [PATH] [--no-sentences]``: run the corpus (default
     ``conformance/corpus.json``) against the Python client; print each mismatch and a last line
     ``N cases, M failed``; exit status 1 when one failed. ``--no-sentences``: ``without_sentences``."""
     import tempfile

@@ -28,7 +28,7 @@ some tool does: a catalog without call targets gives exactly the format-1 snapsh
 so its sha256 is unchanged and "nothing changed since release N" still holds. Format-1 snapshots
 load with both fields ``None``.
 
-Format 3 adds, per skill, ``earlier_manuals``: the digests (``domain.manuals.ManualDigest``) of the
+Format 3 adds, per skill, ``earlier_manuals``: the digests (``skill_rule.manuals.ManualDigest``) of the
 manuals published for that skill code before, under a lower version and with another text — a
 retained manual of one of them still loads the skill, as that version (docs/transcripts.md, "A
 whole published manual"). Written only for a skill that has some, and ``format`` is 3 only when

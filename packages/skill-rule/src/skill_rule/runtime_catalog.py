@@ -16,9 +16,8 @@ import hashlib
 import json
 from typing import Any
 
-from .domain import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
-from .domain.catalog import json_copy
-from .domain.snapshot import body_sha256, earlier_manuals_of
+from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool, json_copy
+from .snapshot import body_sha256, earlier_manuals_of
 
 __all__ = ["catalog_body", "catalog_body_json", "catalog_payload", "content_sha256"]
 
@@ -103,7 +102,7 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
 
 def catalog_body(catalog: Catalog) -> dict[str, Any]:
     """The whole ``GET runtime/catalog`` body: ``release``, then ``sha256`` (hex SHA-256 of the
-    canonical JSON of ``catalog_payload(catalog)``, ``domain.snapshot.body_sha256``), then the
+    canonical JSON of ``catalog_payload(catalog)``, ``skill_rule.snapshot.body_sha256``), then the
     rest of the payload in its documented order."""
     payload = catalog_payload(catalog)
     body = {"release": payload["release"], "sha256": body_sha256(payload)}

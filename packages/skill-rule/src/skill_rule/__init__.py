@@ -1,4 +1,5 @@
-"""The pure core of Skill Console (docs/rule.md, docs/simulator.md). No Django import anywhere in this package."""
+"""The rule of Skill Console, the pure core (docs/rule.md, docs/simulator.md; the distribution
+``skill-console-rule``, packages/skill-rule). No Django import anywhere in this package."""
 from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool
 from .errors import DomainError, MessageError, ScriptError, SkillValidationError, UnknownRestrictionError
 from .lints import Lint, lint_catalog, lint_skill

@@ -4,7 +4,7 @@
 ``RuntimeClient`` fetches the published catalog (``GET runtime/catalog``) and the manuals of its
 enabled skills (``GET runtime/skills/{code}``, pinned to that release), keeps the last good copy in
 memory and on disk, and computes what the server's ``rounds``, ``load-skill`` and ``check-call``
-endpoints would answer with the same domain code (``skills_app.domain``: ``compute_round``,
+endpoints would answer with the same domain code (``skill_rule``: ``compute_round``,
 ``load_skill``, ``check_call``; the rule is docs/rule.md). An agent's round never waits on the
 network: only ``refresh()`` (and the very first use) does, with one conditional request
 (``If-None-Match`` → ``304`` while nothing was published).
@@ -14,7 +14,7 @@ Failure handling (fail closed):
 - the console unreachable, a timeout, a 5xx, or an answer that is no valid catalog (not JSON, a
   wrong shape, a body or manual that does not match its sha256) → the last good copy keeps
   answering, ``stale`` is ``True``, ``stale_reason`` says why and a warning is logged
-  (logger ``skills_app.client``);
+  (logger ``skill_client.client``);
 - no good copy at all (none held, none on disk, or the disk copy is corrupt) →
   ``CatalogUnavailableError`` naming each cause. Never an empty catalog: without the catalog the
   client cannot know which tools are gated, so it answers nothing;
@@ -22,7 +22,7 @@ Failure handling (fail closed):
   unknown label or release; any other 4xx) → ``ApiError`` / ``AuthenticationError`` at once, never
   masked by a stale copy: those are for an operator to fix, not to wait out.
 
-Plain Python: the standard library's ``urllib`` and ``skills_app.domain`` (no Django import), so it
+Plain Python: the standard library's ``urllib`` and ``skill_rule`` (no Django import), so it
 runs inside an agent process that has no Django settings.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import Any, cast
 
-from skills_app.domain import (
+from skill_rule import (
     BUILTIN,
     MCP,
     Catalog,
@@ -62,16 +62,16 @@ from skills_app.domain import (
     load_skill,
     parse_messages,
 )
-from skills_app.domain.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
-from skills_app.domain.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
-from skills_app.domain.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
+from skill_rule.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
+from skill_rule.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
+from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
 __all__ = [
     "ApiError", "AuthenticationError", "CacheCorruptError", "CatalogUnavailableError", "ClientError",
     "FETCHED", "NOT_MODIFIED", "Refresh", "RuntimeClient", "STALE", "catalog_from_runtime",
 ]
 
-LOG = logging.getLogger("skills_app.client")
+LOG = logging.getLogger("skill_client.client")
 
 #: ``Refresh.outcome`` values.
 FETCHED = "fetched"            # 200: a new catalog (and its manuals) replaced the copy

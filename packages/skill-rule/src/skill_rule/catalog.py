@@ -36,7 +36,7 @@ class Tool:
 
     ``name`` is the model-facing name (what the model calls). ``server`` is the name of the MCP
     server record the tool was synced from and ``mcp_name`` the name that server knows it by
-    (``domain.naming``); both ``None`` for builtins and for MCP tools typed in without a server.
+    (``skill_rule.naming``); both ``None`` for builtins and for MCP tools typed in without a server.
     ``call_target`` maps a call back to the real tool (docs/mcp.md, "How a runtime maps calls back").
     """
 
@@ -124,7 +124,7 @@ class Catalog:
     once per catalog (``cached_property``): every round and every guard check reads them.
     ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``).
     ``earlier_manuals`` maps a skill code to the digests of the manuals published for it before,
-    under an older version and with another text (``domain.manuals``; from the releases): a
+    under an older version and with another text (``skill_rule.manuals``; from the releases): a
     retained manual of one of them still loads the skill, as that version (docs/transcripts.md,
     "A whole published manual"). A code absent from it accepts only its current manual.
     """
