@@ -399,7 +399,7 @@ class SyncAlreadyRunning(Exception):
 
     def __init__(self, record: McpSyncRecord) -> None:
         super().__init__(f"a sync of server '{record.server.name}' is already running (record {record.pk}, "
-                         f"started {record.started_at:%Y-%m-%d %H:%M:%S} by {record.started_by_name or '?'})")
+                         f"started {timezone.localtime(record.started_at):%Y-%m-%d %H:%M:%S} by {record.started_by_name or '?'})")
         self.record = record
 
 
