@@ -30,6 +30,11 @@ RESYNC_SCHEDULE = "mcp-resync"
 CALL_SALT = "skills_app.mcp_tasks.test_call"
 
 
+def _clock() -> float:
+    """Now, in seconds since the epoch (what a test call's token holds)."""
+    return time.time()
+
+
 def _task_timeout(server: McpServer) -> int:
     """Seconds the worker lets a task of ``server`` run before the task library stops it: the
     server's own time limit (the sync's, which ends it first) plus the margin."""
@@ -134,7 +139,7 @@ def tool_call_enqueue(*, tool: McpTool, arguments: dict[str, Any]) -> str:
                          timeout=limit)
     except Exception as exc:  # noqa: BLE001 — the broker's error, in words on the page
         raise SyncError(f"the test call of '{tool.name}' could not be queued: {exc.__class__.__name__}: {exc}") from None
-    return signing.dumps({"task": task_id, "tool": tool.name, "at": time.time(), "limit": limit}, salt=CALL_SALT)
+    return signing.dumps({"task": task_id, "tool": tool.name, "at": _clock(), "limit": limit}, salt=CALL_SALT)
 
 
 @dataclass(frozen=True)
@@ -162,7 +167,7 @@ def tool_call_state(token: str, *, tool: McpTool) -> CallState | None:
         return None
     task = Task.objects.filter(id=data["task"]).first()
     if task is None:
-        waited = max(0, int(time.time() - float(data["at"])))
+        waited = max(0, int(_clock() - float(data["at"])))
         if waited > float(data["limit"]):
             return CallState(error=f"no answer within {data['limit']} seconds: the task worker running the test call "
                                    "was stopped, or no task worker is running (manage.py qcluster)")
