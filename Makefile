@@ -42,15 +42,28 @@ demo: migrate
 setup: demo
 	$(PY) manage.py ensure_admin --url http://$(HOST):$(PORT)
 
+## The task worker (django-q2's `manage.py qcluster`: the MCP syncs, test calls and schedules,
+## docs/deploy.md "Background jobs") runs next to the web server and stops with it: Ctrl-C, a
+## signal to make or to the recipe's shell, or the server ending by itself stops both.
+## WITH_WORKER runs COMMAND next to the worker. The worker is signalled a second after the server:
+## Ctrl-C has already reached it (qcluster stops on SIGINT), and django-q2's handler can deadlock
+## when a second signal lands while it handles the first.
+define WITH_WORKER
+trap 'kill $$server 2>/dev/null; sleep 1; kill $$worker 2>/dev/null; wait; exit 130' INT TERM HUP; \
+$(PY) manage.py qcluster & worker=$$!; \
+$(1) & server=$$!; \
+wait $$server; status=$$?; kill $$worker 2>/dev/null; wait $$worker; exit $$status
+endef
+
 run: setup
-	@echo "Skill Console: http://$(HOST):$(PORT)/  (log in with the admin login above; Ctrl-C stops)"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	@echo "Skill Console: http://$(HOST):$(PORT)/  (log in with the admin login above; the task worker runs beside it; Ctrl-C stops both)"
+	@$(call WITH_WORKER,$(PY) manage.py runserver $(HOST):$(PORT))
 
 ## Like production: gunicorn (WEB_CONCURRENCY workers, default 2 × cores + 1) with WhiteNoise; on
 ## PostgreSQL + Redis when SKILL_CONSOLE_DB=postgres and SKILL_CONSOLE_REDIS_URL are set (docs/deploy.md).
 serve: setup
-	@echo "Skill Console (gunicorn): http://$(HOST):$(PORT)/  (Ctrl-C stops)"
-	SKILL_CONSOLE_BIND=$${SKILL_CONSOLE_BIND:-$(HOST):$(PORT)} $(VENV)/bin/gunicorn -c gunicorn.conf.py
+	@echo "Skill Console (gunicorn): http://$(HOST):$(PORT)/  (the task worker runs beside it; Ctrl-C stops both)"
+	@$(call WITH_WORKER,SKILL_CONSOLE_BIND=$${SKILL_CONSOLE_BIND:-$(HOST):$(PORT)} $(VENV)/bin/gunicorn -c gunicorn.conf.py)
 
 ## TEST_JOBS: pytest-xdist workers (auto = one per core, at most 4); each test file runs whole in
 ## one worker (--dist loadfile), so a file's fixtures and its browser stay together.

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "axes",
     "simple_history",
     "csp",
+    "django_q",
     "skills_app",
 ]
 
@@ -210,6 +211,37 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "skill-console"}}
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
+#: Background jobs (django-q2, docs/deploy.md "Background jobs"): the MCP syncs, the periodic
+#: re-sync and the tools page's test call run in ``manage.py qcluster``, never in a web request.
+#: The queue is the database (django-q2's ORM broker: SQLite or PostgreSQL, no extra server), or
+#: Redis when ``SKILL_CONSOLE_REDIS_URL`` is set. A task is cut off after the longest time limit a
+#: server may have (600 s, ``McpServer.clean``) plus ``SKILL_CONSOLE_TASK_MARGIN`` seconds; a sync
+#: still "running" that long after it was asked is shown as abandoned (``McpSyncRecord.abandoned``).
+SKILL_CONSOLE_TASK_MARGIN = float(os.environ.get("SKILL_CONSOLE_TASK_MARGIN", "60"))
+#: Minutes between two re-syncs of every enabled MCP server by the task worker's scheduler; 0 (the
+#: default) schedules none — cron or a systemd timer running ``sync_mcp`` does it (docs/mcp.md).
+SKILL_CONSOLE_MCP_RESYNC_MINUTES = int(os.environ.get("SKILL_CONSOLE_MCP_RESYNC_MINUTES", "0"))
+#: Run every task at once in the process that asks for it (django-q2's ``sync`` mode): the tests
+#: and a console without a worker. Off: tasks wait for ``manage.py qcluster``.
+SKILL_CONSOLE_TASKS_INLINE = _env_flag("SKILL_CONSOLE_TASKS_INLINE")
+_TASK_TIMEOUT = int(600 + SKILL_CONSOLE_TASK_MARGIN)
+Q_CLUSTER = {
+    "name": os.environ.get("SKILL_CONSOLE_CACHE_PREFIX", "skill-console"),
+    "workers": int(os.environ.get("SKILL_CONSOLE_TASK_WORKERS", "2")),
+    "timeout": _TASK_TIMEOUT,
+    # the ORM broker hands a task out again when it was not acknowledged this long after: longer
+    # than any task may run, so a running task is never handed out twice
+    "retry": _TASK_TIMEOUT + 120,
+    "max_attempts": 1,
+    "ack_failures": True,
+    "catch_up": False,
+    "save_limit": 500,
+    "poll": 0.5,
+    "label": _("Background tasks"),
+    **({"redis": REDIS_URL} if REDIS_URL else {"orm": "default"}),
+}
+
 #: Seconds the runtime API caches which release a selector (default, ``?release=N``, ``?label=``)
 #: points at; every publish, label move and rollback invalidates it at once (docs/runtime-api.md).
 SKILL_CONSOLE_RUNTIME_LOOKUP_TTL = float(os.environ.get("SKILL_CONSOLE_RUNTIME_LOOKUP_TTL", "5"))

@@ -11,13 +11,18 @@ class SkillsAppConfig(AppConfig):
     def ready(self) -> None:
         """Keep the roles (viewer, editor, publisher) holding every permission they should, also
         permissions added after their migration (docs/roles.md); and renew the draft catalog's
-        token after every committed write it is built from (``skills_app/draft_cache.py``)."""
+        token after every committed write it is built from (``skills_app/draft_cache.py``); and keep the
+        task worker's schedule as the settings say."""
         from . import draft_cache
         from .roles import post_migrate_ensure_roles
 
         draft_cache.connect()
 
         post_migrate.connect(post_migrate_ensure_roles, dispatch_uid="skills_app.ensure_roles")
+        # the task worker's schedule follows SKILL_CONSOLE_MCP_RESYNC_MINUTES (skills_app/mcp_tasks.py)
+        from .mcp_tasks import schedules_ensure
+
+        post_migrate.connect(schedules_ensure, sender=self, dispatch_uid="skills_app.schedules_ensure")
         self._connect_runtime_cache()
 
     def _connect_runtime_cache(self) -> None:

@@ -394,13 +394,84 @@ def _finish(server: McpServer, record: McpSyncRecord, *, ok: bool, message: str)
     return record
 
 
+class SyncAlreadyRunning(Exception):
+    """A sync of the server is under way (``record``, not past its deadline): no second one starts."""
+
+    def __init__(self, record: McpSyncRecord) -> None:
+        super().__init__(f"a sync of server '{record.server.name}' is already running (record {record.pk}, "
+                         f"started {timezone.localtime(record.started_at):%Y-%m-%d %H:%M:%S} by {record.started_by_name or '?'})")
+        self.record = record
+
+
+def sync_deadline(server: McpServer, start: Any = None) -> Any:
+    """When a sync of ``server`` started at ``start`` (default now) is abandoned if still running:
+    its time limit plus ``SKILL_CONSOLE_TASK_MARGIN`` seconds (the worker's own time to start,
+    write the record and be cut off by the task library)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+
+    return (start or timezone.now()) + timedelta(
+        seconds=float(server.timeout_seconds) + float(settings.SKILL_CONSOLE_TASK_MARGIN))
+
+
+def abandoned_message(record: McpSyncRecord) -> str:
+    """The recorded cause of an abandoned sync (English, like every recorded message)."""
+    return (f"abandoned: still running at its deadline ({timezone.localtime(record.deadline_at):%Y-%m-%d %H:%M:%S}, "
+            "the server's time limit plus the task margin); the worker running it was stopped or killed, or no "
+            "task worker is running (manage.py qcluster); the previous tools were kept")
+
+
+def sync_begin(*, server: McpServer, trigger: str, user: Any = None) -> McpSyncRecord:
+    """Write the sync's record as ``running`` (who, when, ``trigger``, its deadline) before any
+    work; ``mcp_sync_run`` (or the task running it) finishes it. A running record of the same server
+    past its deadline is finished as abandoned first; one still under way raises
+    ``SyncAlreadyRunning`` (checked and written under the server's row lock on PostgreSQL, SQLite's
+    write lock, taken at ``BEGIN``, elsewhere)."""
+    with transaction.atomic():
+        McpServer.objects.select_for_update().filter(pk=server.pk).first()
+        for running in McpSyncRecord.objects.filter(server=server, outcome=McpSyncRecord.Outcome.RUNNING):
+            if not running.abandoned:
+                running.server = server
+                raise SyncAlreadyRunning(running)
+            _finish(server, running, ok=False, message=abandoned_message(running))
+        by, by_name = _who(user)
+        now = timezone.now()
+        return McpSyncRecord.objects.create(server=server, started_by=by, started_by_name=by_name or trigger,
+                                            trigger=trigger, outcome=McpSyncRecord.Outcome.RUNNING, started_at=now,
+                                            deadline_at=sync_deadline(server, now))
+
+
+def sync_claim(record_id: int) -> McpSyncRecord | None:
+    """A worker starting the sync of record ``record_id``: the record (its deadline renewed from
+    now: waiting in the queue does not eat into the sync's time limit), or ``None`` when there is
+    nothing to do — the record is gone or finished, or it was abandoned meanwhile (then it is
+    finished as such, and the server is not asked)."""
+    with transaction.atomic():
+        record = McpSyncRecord.objects.select_for_update().select_related("server").filter(pk=record_id).first()
+        if record is None or record.outcome != McpSyncRecord.Outcome.RUNNING:
+            return None
+        if record.abandoned:
+            _finish(record.server, record, ok=False, message=abandoned_message(record))
+            return None
+        record.deadline_at = sync_deadline(record.server)
+        record.save(update_fields=["deadline_at"])
+        return record
+
+
 def mcp_server_sync(*, server: McpServer, trigger: str, user: Any = None) -> McpSyncRecord:
-    """Sync ``server``'s tools (docs/mcp.md) and return the ``McpSyncRecord`` (outcome ``ok`` or
-    ``failed``; never raises for a server problem). ``trigger`` says what started it (``console``,
-    ``command``, ``make run``, ``cron``…), ``user`` who. A failed sync changes no tool. The record
-    is written once, by ``_finish``, with the time the sync started and the time it ended."""
-    by, by_name = _who(user)
-    record = McpSyncRecord(server=server, started_by=by, started_by_name=by_name or trigger, trigger=trigger)
+    """Sync ``server``'s tools (docs/mcp.md) here and now and return the ``McpSyncRecord`` (outcome
+    ``ok`` or ``failed``; never raises for a server problem). ``trigger`` says what started it
+    (``console``, ``command``, ``make run``, ``cron``…), ``user`` who. A failed sync changes no
+    tool. The record is written as ``running`` first (``sync_begin``: raises
+    ``SyncAlreadyRunning``) and finished by ``_finish``. The console and the scheduler run the same
+    two steps as a background task (``mcp_tasks``)."""
+    return mcp_sync_run(sync_begin(server=server, trigger=trigger, user=user))
+
+
+def mcp_sync_run(record: McpSyncRecord) -> McpSyncRecord:
+    """Do the sync a ``running`` record stands for and finish the record."""
+    server = record.server
     if not server.enabled:
         return _finish(server, record, ok=False, message=f"server '{server.name}' is disabled; enable it to sync")
     try:

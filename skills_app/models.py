@@ -316,12 +316,18 @@ class McpSyncRecord(models.Model):
     class Outcome(models.TextChoices):
         OK = "ok", _("succeeded")
         FAILED = "failed", _("failed")
+        #: written before the server is asked; the task then finishes it ``ok`` or ``failed``
+        RUNNING = "running", _("running")
 
     server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="syncs", verbose_name=_("MCP server"))
-    #: when the sync began: set as the record is made, before the server is asked (the record is
-    #: written once, when the sync ends)
+    #: when the sync was asked for: the record is written then, as ``running``, before any work
+    #: (``mcp_sync.sync_begin``), and finished when the sync ends
     started_at = models.DateTimeField(_("started"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    #: a ``running`` record not finished by then was abandoned — its worker was stopped or killed,
+    #: or no worker took it: the server's time limit plus ``SKILL_CONSOLE_TASK_MARGIN`` after the
+    #: sync was asked for (renewed when a worker starts it)
+    deadline_at = models.DateTimeField(_("abandoned after"), null=True, blank=True)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     started_by_name = models.CharField(_("started by"), max_length=150, blank=True)
@@ -343,6 +349,22 @@ class McpSyncRecord(models.Model):
 
     def __str__(self) -> str:
         return f"sync {self.pk} of {self.server_id}: {self.outcome}"
+
+    @property
+    def running(self) -> bool:
+        """Still under way: ``running`` and its deadline not passed."""
+        return self.outcome == self.Outcome.RUNNING and not self.abandoned
+
+    @property
+    def abandoned(self) -> bool:
+        """``running`` past its deadline: whatever ran it is gone; it is read as failed (computed
+        when read, so a worker killed with nothing left to write still leaves an explained row)."""
+        return (self.outcome == self.Outcome.RUNNING and self.deadline_at is not None
+                and timezone.now() > self.deadline_at)
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == self.Outcome.FAILED or self.abandoned
 
 
 def _tool_problem_text(problem):

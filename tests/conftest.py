@@ -103,6 +103,15 @@ def _no_login_throttle(settings):
 
 
 @pytest.fixture(autouse=True)
+def _tasks_inline(settings):
+    """Background tasks (skills_app/mcp_tasks.py) run at once in the process that queues them
+    (django-q2's ``sync`` mode), so a view test reads the outcome in its response.
+    ``tests/browser/test_sync_worker.py`` and ``tests/mcp/test_tasks.py`` turn it off and run a
+    real worker."""
+    settings.SKILL_CONSOLE_TASKS_INLINE = True
+
+
+@pytest.fixture(autouse=True)
 def _private_var_dir(settings, tmp_path):
     """Backups and other files written under VAR_DIR go to the test's own folder."""
     settings.VAR_DIR = tmp_path / "var"

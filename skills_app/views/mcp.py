@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors, services
 from ..forms import IntentNodeForm, McpServerForm
 from ..message_catalog import translate_error
-from ..mcp_sync import SyncError, mcp_server_sync, mcp_tool_call
+from ..mcp_sync import SyncAlreadyRunning, SyncError
+from ..mcp_tasks import sync_enqueue, tool_call_enqueue, tool_call_state
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
 from .. import roles
 from .common import paginate, role_required, save_with, staff_required
@@ -32,7 +34,12 @@ def server_list(request: HttpRequest) -> HttpResponse:
     for t in McpTool.objects.filter(mcp_server__isnull=False).only("mcp_server_id", "removed_at"):
         c = counts.setdefault(t.mcp_server_id, [0, 0])
         c[0 if t.removed_at is None else 1] += 1
-    rows = [{"server": s, "tools": counts.get(s.pk, [0, 0])[0], "removed": counts.get(s.pk, [0, 0])[1]}
+    # a sync under way (or abandoned: its worker is gone) is said before the last finished one
+    unfinished = {r.server_id: r for r in McpSyncRecord.objects.filter(outcome=McpSyncRecord.Outcome.RUNNING)
+                  .order_by("started_at", "id")}
+    rows = [{"server": s, "tools": counts.get(s.pk, [0, 0])[0], "removed": counts.get(s.pk, [0, 0])[1],
+             "running": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].running else None,
+             "abandoned": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].abandoned else None}
             for s in servers]
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
 
@@ -65,13 +72,44 @@ def sync_summary(record: McpSyncRecord) -> str:
     return text
 
 
+def _local(when) -> str:
+    return timezone.localtime(when).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def sync_line(record: McpSyncRecord) -> str:
+    """The line the history page shows for a record: the counts of a successful sync, the cause of
+    a failed one as recorded, why an abandoned one is read as failed, or how a running one stands."""
+    if record.outcome == McpSyncRecord.Outcome.OK:
+        return sync_summary(record)
+    if record.abandoned:
+        return _("Abandoned: the sync was still running at its deadline (%(deadline)s: the server's time limit "
+                 "plus a margin), so whatever ran it is gone — the task worker was stopped or killed, or no task "
+                 "worker is running (make run starts one; docs/deploy.md). The previous tools were kept; "
+                 "sync again.") % {"deadline": _local(record.deadline_at)}
+    if record.outcome == McpSyncRecord.Outcome.RUNNING:
+        return _("Running: the task worker is asking the server (time limit %(limit)s s); this record is "
+                 "updated when it ends.") % {"limit": f"{record.server.timeout_seconds:g}"}
+    return record.message
+
+
 @role_required(read=roles.EDITOR, write=roles.EDITOR)
 @require_POST
 def server_sync(request: HttpRequest, server: str) -> HttpResponse:
-    """"Sync now": the same sync as ``manage.py sync_mcp``; the outcome is flashed and recorded."""
+    """"Sync now": the same sync as ``manage.py sync_mcp``, run by the task worker: the record is
+    written as running at once, the history page follows it to its outcome. A sync of the server
+    still running is not started twice."""
     obj = get_object_or_404(McpServer, name=server)
-    record = mcp_server_sync(server=obj, user=request.user, trigger="console")
-    if record.outcome == McpSyncRecord.Outcome.OK:
+    try:
+        record = sync_enqueue(server=obj, user=request.user, trigger="console")
+    except SyncAlreadyRunning as exc:
+        messages.warning(request, _("A sync of %(name)s is already running (started %(when)s by %(who)s); its "
+                                    "outcome appears below when it ends.") % {
+            "name": obj.name, "when": _local(exc.record.started_at), "who": exc.record.started_by_name or "—"})
+        return redirect("skills:mcp_sync_history", server=obj.name)
+    if record.outcome == McpSyncRecord.Outcome.RUNNING:
+        messages.info(request, _("Sync of %(name)s started; the record below shows its outcome when it ends.") % {
+            "name": obj.name})
+    elif record.outcome == McpSyncRecord.Outcome.OK:
         messages.success(request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": sync_summary(record)})
         for warning in record.warnings:
             messages.warning(request, warning)
@@ -87,10 +125,19 @@ def sync_history(request: HttpRequest, server: str) -> HttpResponse:
     """The server's syncs, newest first, ``SYNCS_PER_PAGE`` a page (``?page=N``), with added /
     removed / changed tools and schema diffs."""
     obj = get_object_or_404(McpServer, name=server)
+    if request.htmx and "record" in request.GET:  # a running record's card polling for its outcome
+        pk = request.GET["record"]
+        if not pk.isdigit():
+            raise Http404("no such sync record")
+        record = get_object_or_404(obj.syncs, pk=pk)
+        record.server = obj
+        record.summary = sync_line(record)
+        return render(request, "mcp/_sync.html", {"server": obj, "r": record})
     page = paginate(request, obj.syncs.order_by("-started_at", "-id"), SYNCS_PER_PAGE)
     records = list(page.object_list)
     for r in records:  # the line the page shows: what "Sync now" flashes, or the failure as recorded
-        r.summary = sync_summary(r) if r.outcome == McpSyncRecord.Outcome.OK else r.message
+        r.server = obj
+        r.summary = sync_line(r)
     return render(request, "mcp/history.html", {"server": obj, "records": records, "page": page})
 
 
@@ -104,8 +151,12 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
     choice wins and is recorded), and a test call to its server: staff only; a tool that is not
     read-only needs the confirmation box ticked."""
     obj = get_object_or_404(McpTool.objects.select_related("mcp_server"), name=tool)
+    if request.htmx and "call" in request.GET:  # a queued test call polling for its answer
+        return _call_fragment(request, obj, request.GET["call"])
     outcome = None
     call_error = ""
+    call_token = ""
+    call_waited = 0
     arguments_text = request.POST.get("arguments", "{}")
     needs_confirm = not obj.read_only
     if request.method == "POST" and request.POST.get("action") == "confirm":
@@ -132,10 +183,15 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
                            "each other or are no booleans): tick the box to confirm that the call may change data "
                            "on the server.") % {"name": obj.name}
         elif arguments is not None:
-            try:
-                outcome = mcp_tool_call(tool=obj, arguments=arguments)
+            try:  # run by the task worker; the page polls for the answer (at once when inline)
+                token = tool_call_enqueue(tool=obj, arguments=arguments)
             except SyncError as exc:
                 call_error = str(exc)
+            else:
+                state = tool_call_state(token, tool=obj)
+                outcome, call_error = state.outcome, state.error
+                if state.pending:
+                    call_token, call_waited = token, state.waited
     nodes = list(IntentNode.objects.filter(mcp_tool_id=obj.name, deleted_at__isnull=True).order_by("intent_code"))
     gated_by = [s.skill_code for s in selectors.skill_list() if obj.name in s.tool_ids]
     node_flag = nodes[0].require_confirm if nodes else False
@@ -145,7 +201,19 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
         "effective_confirm": obj.confirm_from(node_flag), "needs_confirm": needs_confirm,
         "annotation_problems": [translate_error(p) for p in obj.annotation_problems],
         "arguments_text": arguments_text, "outcome": outcome, "call_error": call_error,
+        "call_token": call_token, "call_waited": call_waited,
     })
+
+
+def _call_fragment(request: HttpRequest, tool: McpTool, token: str) -> HttpResponse:
+    """Where a queued test call of ``tool`` stands (``mcp/_call.html``): still pending (polling
+    on), or the answer or the error. A token that is not this tool's: 404."""
+    state = tool_call_state(token, tool=tool)
+    if state is None:
+        raise Http404("no such test call")
+    return render(request, "mcp/_call.html", {
+        "tool": tool, "outcome": state.outcome, "call_error": state.error,
+        "call_token": token if state.pending else "", "call_waited": state.waited})
 
 
 def _node_form(request: HttpRequest, instance: IntentNode | None) -> IntentNodeForm:

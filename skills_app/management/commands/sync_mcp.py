@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.mcp_sync import DEMO_SERVER_NAME, demo_publish_call_targets, demo_server_ensure, mcp_server_sync
+from skills_app.mcp_sync import (DEMO_SERVER_NAME, SyncAlreadyRunning, demo_publish_call_targets, demo_server_ensure,
+                                 mcp_server_sync)
 from skills_app.releases import PublishRefused
 from skills_app.models import ConsoleSettings, McpServer
 
@@ -44,7 +45,11 @@ class Command(BaseCommand):
                 return
         failed = 0
         for server in targets:
-            record = mcp_server_sync(server=server, trigger=trigger)
+            try:  # here, in this process (the console's "Sync now" queues the same sync for the task worker)
+                record = mcp_server_sync(server=server, trigger=trigger)
+            except SyncAlreadyRunning as exc:  # the sync under way will bring the tools up to date
+                self.stdout.write(f"sync of '{server.name}' skipped: {exc}")
+                continue
             if record.outcome == "ok":
                 self.stdout.write(f"synced '{server.name}': {record.message}")
                 for warning in record.warnings:

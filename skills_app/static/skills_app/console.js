@@ -139,10 +139,11 @@
     if (select && select.value && scripts && scripts[select.value] !== e.target.value) select.value = "";
   });
 
-  // Show which element htmx is updating (and keep focus where it was).
+  // Show which element htmx is updating (and keep focus where it was); not an element polling for
+  // a background task's outcome (data-poll), which would blink every second.
   document.addEventListener("htmx:beforeRequest", function (e) {
     var t = e.detail && e.detail.target;
-    if (t) t.setAttribute("aria-busy", "true");
+    if (t && !t.hasAttribute("data-poll")) t.setAttribute("aria-busy", "true");
   });
   document.addEventListener("htmx:afterSettle", function (e) {
     var t = e.detail && e.detail.target;
