@@ -19,7 +19,8 @@ import os
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
@@ -145,7 +146,7 @@ def script_for(catalog, rounds: int, calls: int, start: int = 0):
 
 def cmd_sim(kind: str) -> None:
     from skill_rule.simulator import simulate
-    from skills_app.releases import release_latest, release_catalog
+    from skills_app.releases import release_catalog, release_latest
 
     catalog = release_catalog(release_latest())
     if "budget" in inspect.signature(simulate).parameters:  # a time budget stops long runs: measure whole runs

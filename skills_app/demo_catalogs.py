@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.contrib.auth import get_user_model
 from django.core import serializers
 from django.core.exceptions import ValidationError
-from django.contrib.auth import get_user_model
 from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.utils import timezone

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from cachetools import LRUCache
 from django.db import connections, transaction
@@ -152,7 +153,14 @@ def connect() -> None:
 def draft_models() -> tuple[type, ...]:
     """The models whose rows the draft catalog (``selectors.catalog_draft``) reads."""
     from .models import (
-        AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Skill, Stage,
+        AccessProfile,
+        BuiltinTool,
+        ConsoleSettings,
+        IntentNode,
+        McpServer,
+        McpTool,
+        Skill,
+        Stage,
     )
 
     return (AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Skill, Stage)

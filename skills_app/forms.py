@@ -13,8 +13,9 @@ rule (``domain.clean_skill``): STYLE "Preview never saves".
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -22,12 +23,13 @@ from django.core.validators import ProhibitNullCharactersValidator, RegexValidat
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from . import selectors
 from skill_rule import catalog as dom
 from skill_rule import limits
 from skill_rule.errors import SkillValidationError
 from skill_rule.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH, SKILL_CODE_PATTERN
 from skill_rule.validation import clean_skill, normalize_newlines, normalize_tool_ids
+
+from . import selectors
 from .message_catalog import MESSAGES_BY_CODE, iter_errors, translate_error
 from .models import Skill
 
@@ -173,7 +175,7 @@ class StaleEdit:
     other_fields: tuple[str, ...]
 
     @classmethod
-    def build(cls, current: Skill, *, base: Any, typed: dict[str, Any]) -> "StaleEdit":
+    def build(cls, current: Skill, *, base: Any, typed: dict[str, Any]) -> StaleEdit:
         saved_label = gettext("version %(n)s (saved)") % {"n": current.version}
         typed_label = gettext("your text")
         diff = []

@@ -8,8 +8,9 @@ audit log across every audited model, filtered and paginated in the database (on
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from django.db.models import CharField, F, QuerySet, Value
 from django.utils import timezone
@@ -17,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from skill_rule.history import SKILL_HISTORY_FIELDS, revision_diff
 from skill_rule.releases import FieldChange
+
 from .models import AccessProfile, IntentNode, McpTool, Scenario, Skill, Stage
 
 #: Audited record types: key → (model, the field that names a record, label shown).

@@ -23,10 +23,11 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from . import selectors
 from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
 from skill_rule.tooldefs import read_annotations, validate_tool_definition
+
+from . import selectors
 from .models import IntentNode, McpServer, McpSyncRecord, McpTool
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
@@ -620,8 +621,9 @@ def demo_publish_call_targets() -> Any:
     filled in, publish the draft (note ``call targets of the synced demo MCP server 'bitmall'``)
     so the runtime maps calls back at once (docs/mcp.md). Returns the new ``Release`` or ``None``
     (nothing to do). Raises ``releases.PublishRefused`` like any publish."""
-    from . import releases
     from skill_rule.releases import catalog_diff
+
+    from . import releases
 
     latest = releases.release_latest()
     if latest is None or latest.author_name != "manage.py" or not latest.note.startswith("demo catalog "):

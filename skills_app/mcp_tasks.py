@@ -18,8 +18,16 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 
-from .mcp_sync import (CallOutcome, SyncAlreadyRunning, SyncError, _finish, mcp_sync_run, mcp_tool_call, sync_begin,
-                       sync_claim)
+from .mcp_sync import (
+    CallOutcome,
+    SyncAlreadyRunning,
+    SyncError,
+    _finish,
+    mcp_sync_run,
+    mcp_tool_call,
+    sync_begin,
+    sync_claim,
+)
 from .models import McpServer, McpSyncRecord, McpTool
 
 logger = logging.getLogger(__name__)

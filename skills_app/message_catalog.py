@@ -22,7 +22,8 @@ Layering: this module imports only the domain's ``Problem`` type and Django's tr
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _

@@ -32,6 +32,7 @@ from skill_rule.limits import (
     TOOL_TITLE_MAX_LENGTH,
 )
 from skill_rule.tooldefs import read_annotations, validate_tool_definition, validate_tool_name
+
 from .message_catalog import translate_error
 
 
@@ -393,11 +394,11 @@ class BuiltinTool(models.Model):
 class SkillQuerySet(models.QuerySet):
     """``live()`` = not soft-deleted; ``deleted()`` = soft-deleted (restorable)."""
 
-    def live(self) -> "SkillQuerySet":
+    def live(self) -> SkillQuerySet:
         """Skills that are not soft-deleted."""
         return self.filter(deleted_at__isnull=True)
 
-    def deleted(self) -> "SkillQuerySet":
+    def deleted(self) -> SkillQuerySet:
         """Soft-deleted skills."""
         return self.filter(deleted_at__isnull=False)
 
@@ -551,13 +552,13 @@ class ConsoleSettings(models.Model):
             raise ValidationError({"load_skill_header": _("the load_skill description header cannot be blank.")})
 
     @classmethod
-    def load(cls) -> "ConsoleSettings":
+    def load(cls) -> ConsoleSettings:
         """The settings row for writing (created on first use)."""
         obj, _created = cls.objects.get_or_create(pk=1)
         return obj
 
     @classmethod
-    def current(cls) -> "ConsoleSettings":
+    def current(cls) -> ConsoleSettings:
         """The settings for reading: the saved row, or the defaults (never writes)."""
         return cls.objects.filter(pk=1).first() or cls(pk=1)
 

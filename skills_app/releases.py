@@ -12,14 +12,14 @@ Each write runs in one transaction (``@transaction.atomic``).
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from . import roles, runtime_cache, scenario_results, selectors
 from skill_rule.catalog import Catalog
 from skill_rule.errors import Problem
 from skill_rule.releases import (
@@ -30,8 +30,10 @@ from skill_rule.releases import (
     gate,
     rerun_scenarios,
 )
-from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
 from skill_rule.runtime_catalog import catalog_body_json
+from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+
+from . import roles, runtime_cache, scenario_results, selectors
 from .draft_cache import draft_value
 from .models import PUBLISH_PERMISSION, ConsoleSettings, LabelMove, Release, ReleaseLabel, RuntimeKey, Scenario
 

@@ -41,10 +41,9 @@ from django.core.cache import cache
 from django.db import InterfaceError, OperationalError, transaction
 
 from console.private import private_dir, write_private
-
 from skill_rule.catalog import Catalog
-from skill_rule.snapshot import catalog_from_snapshot
 from skill_rule.runtime_catalog import catalog_body_json
+from skill_rule.snapshot import catalog_from_snapshot
 
 logger = logging.getLogger("skills_app.runtime_cache")
 

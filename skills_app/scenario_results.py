@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from cachetools import LRUCache
 from django.core.cache import cache
@@ -45,7 +45,7 @@ KEY_PREFIX = "scenario-result"
 #: under its key, so keeping it needs no invalidation.
 PROCESS_KEEP = 16
 
-_local: LRUCache[str, "ScenarioResult"] = LRUCache(maxsize=PROCESS_KEEP)  # under _local_lock
+_local: LRUCache[str, ScenarioResult] = LRUCache(maxsize=PROCESS_KEEP)  # under _local_lock
 _local_lock = threading.Lock()
 
 

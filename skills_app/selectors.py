@@ -1,15 +1,15 @@
 """Reads. Every function here runs a fixed number of queries whatever the catalog size."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
-
 import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from skill_rule import catalog as dom
 from skill_rule.limits import BUILTIN_TOOL_NAMES
 from skill_rule.manuals import ManualDigest, digest, digest_from_dict
 from skill_rule.validation import ToolRegistry, normalize_tool_ids
+
 from .draft_cache import draft_catalog, draft_value
 from .models import AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpTool, Release, Scenario, Skill, Stage
 

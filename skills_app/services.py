@@ -6,7 +6,8 @@ Each write runs in one transaction (``@transaction.atomic``).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -15,8 +16,18 @@ from django.utils import timezone
 from skill_rule.errors import ScriptError, SkillValidationError
 from skill_rule.scripts import parse_script
 from skill_rule.validation import clean_skill, normalize_tool_ids
+
 from .models import (
-    SECRET_MASK, AccessProfile, BuiltinTool, ConsoleSettings, IntentNode, McpServer, McpTool, Scenario, Skill, Stage,
+    SECRET_MASK,
+    AccessProfile,
+    BuiltinTool,
+    ConsoleSettings,
+    IntentNode,
+    McpServer,
+    McpTool,
+    Scenario,
+    Skill,
+    Stage,
 )
 from .selectors import mcp_nodes, tool_registry
 

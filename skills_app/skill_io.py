@@ -13,10 +13,11 @@ from typing import Any
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
-from . import services
 from skill_rule.catalog import Skill as DomainSkill
 from skill_rule.errors import Problem
 from skill_rule.skill_files import Dataset, FileIssue, SkillDeclaration, export_files, parse_dataset
+
+from . import services
 from .models import Skill
 
 CREATED, UPDATED, UNCHANGED, ERROR, IGNORED = "created", "updated", "unchanged", "error", "ignored"

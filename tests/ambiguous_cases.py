@@ -16,6 +16,7 @@ from tests.api.support import BITMALL_GATED
 BIG = "1" * 5001  # past Python's 4,300-digit limit: a ValueError (a 500) before jsontext
 #: The demo's order_change manual as published: only a whole published manual loads (docs/transcripts.md).
 from tests.transcript_cases import MANUAL_V1 as MANUAL  # noqa: E402
+
 USER = '{"role": "user", "content": "那台iPhone我不想要了，帮我取消"}'
 
 

@@ -20,6 +20,7 @@ from typing import Any
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，帮我取消"}
 #: The demo's order_change manual as published (only a whole published manual loads, docs/transcripts.md).
 from tests.transcript_cases import MANUAL_V1 as MANUAL  # noqa: E402
+
 MARKER = "ragent_loaded_skill"
 CANCEL_ARGS = {"order_no": "88239"}
 MASKED = ("refused", "masked", "order_change")

@@ -50,10 +50,10 @@ def _publish(note: str) -> tuple[Catalog, dict[str, Any]]:
     """Publish the draft as the next release (no gate: the corpus records what the rule answers,
     not whether a publisher would) and return the catalog the runtime answers from for it and the
     body ``GET runtime/catalog?release=N`` serves."""
+    from skill_rule.runtime_catalog import catalog_body
+    from skill_rule.snapshot import catalog_to_snapshot
     from skills_app import releases, selectors
     from skills_app.api.runtime import runtime_served
-    from skill_rule.snapshot import catalog_to_snapshot
-    from skill_rule.runtime_catalog import catalog_body
 
     release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
                                       user=releases.COMMAND_LINE, note=note)

@@ -8,7 +8,6 @@ import pytest
 
 from skills_app.demo_catalogs import demo_load
 
-
 #: Set in the process that built the migrated template database of a ``--reuse-db`` run (below);
 #: a process forked from it (mutmut's one per mutant) inherits it with the environment.
 TEMPLATE_DB_ENV = "SKILL_CONSOLE_TEST_TEMPLATE_DB"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 
-from skills_app import services
 from skill_client.client import (
     FETCHED,
     NOT_MODIFIED,
@@ -34,12 +33,13 @@ from skill_client.client import (
     CatalogUnavailableError,
     RuntimeClient,
 )
-from skills_app.demo_catalogs import demo_load
 from skill_rule import parse_messages, parse_script
 from skill_rule.limits import LOAD_SKILL
 from skill_rule.payload import payload_chars
 from skill_rule.simulator import eviction_placeholder, neutral_result
 from skill_rule.snapshot import catalog_to_snapshot
+from skills_app import services
+from skills_app.demo_catalogs import demo_load
 from skills_app.models import Release, Skill
 from skills_app.releases import COMMAND_LINE, api_key_create, api_key_revoke, label_move, release_publish_first
 
@@ -574,7 +574,13 @@ def test_the_transcript_table_gets_the_same_answers_locally(bitmall_live, make_c
     a partial one does not; the client fetched no more than the catalog and the current manuals."""
     from tests.api.support import publish_draft
     from tests.transcript_cases import (
-        CASES, MANUAL, ORDER_CHANGE_VERSION, STUB, expected_loaded_in_catalog_order, order_change_v2, stub_expected,
+        CASES,
+        MANUAL,
+        ORDER_CHANGE_VERSION,
+        STUB,
+        expected_loaded_in_catalog_order,
+        order_change_v2,
+        stub_expected,
     )
 
     order_change_v2()  # the demo again as release 2, then order_change's manual as version 2

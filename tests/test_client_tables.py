@@ -5,13 +5,14 @@ preview give (docs/transcripts.md, docs/rule.md). One live server and one client
 case is checked in a loop, named in the assertion."""
 from __future__ import annotations
 
-from .call_round_cases import CASES as CALL_CASES, EXTRA_KEY_MESSAGE
+from .call_round_cases import CASES as CALL_CASES
+from .call_round_cases import EXTRA_KEY_MESSAGE
 from .test_client import bitmall_live, key, make_client  # noqa: F401 — fixtures
 
 CANCEL = {"name": "cancel_order", "arguments": {"order_no": "88239"}}
 
 
-def test_the_call_round_table_through_the_client(bitmall_live, make_client):  # noqa: F811
+def test_the_call_round_table_through_the_client(bitmall_live, make_client):
     client = make_client(bitmall_live)
     for case in CALL_CASES:
         verdict = client.check_call(case.messages, case.call)

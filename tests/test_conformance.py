@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 
 from skill_client.conformance import (
-    CORPUS_PATH, answers, client_implementation, corpus_diff, corpus_text, expected, main, run_corpus, serve_catalogs,
+    CORPUS_PATH,
+    answers,
+    client_implementation,
+    corpus_diff,
+    corpus_text,
+    expected,
+    main,
+    run_corpus,
+    serve_catalogs,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +56,8 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
     for prefix, table in (("transcripts", TRANSCRIPTS), ("round", ROUND_CASES), ("guard", GUARD),
                           ("load_skill", REPEAT_CASES), ("call_round", CALL_ROUND)):
         assert [i for i in ids if i.startswith(f"{prefix}/")] == [f"{prefix}/{c.id}" for c in table]
-    from tests.ambiguous_cases import API_CALL_CASES, CALL_CASES, CASES as AMBIGUOUS
+    from tests.ambiguous_cases import API_CALL_CASES, CALL_CASES
+    from tests.ambiguous_cases import CASES as AMBIGUOUS
 
     AMBIGUOUS_CALLS = [*CALL_CASES, *API_CALL_CASES]
 

@@ -9,9 +9,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from skill_rule import compute_round, parse_script, simulate
 from skills_app import demo_catalogs, selectors
 from skills_app.demo_catalogs import DemoError, demo_load
-from skill_rule import compute_round, parse_script, simulate
 from skills_app.models import IntentNode, McpTool, Skill
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]

@@ -105,8 +105,8 @@ def test_the_broken_skills_banner_and_the_node_rows_are_kept_until_a_write():
 
 
 def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
-    from skills_app import releases
     from skill_rule.snapshot import catalog_to_snapshot
+    from skills_app import releases
 
     nothing_published = releases.publish_review()
     assert releases.publish_review().diff is nothing_published.diff  # compared once per draft
@@ -122,8 +122,8 @@ def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
 
 
 def test_the_publish_review_names_the_latest_release_by_number_and_sha256_read_with_its_row():
-    from skills_app import releases
     from skill_rule.snapshot import catalog_to_snapshot
+    from skills_app import releases
 
     first = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
                                     user=releases.COMMAND_LINE, note="first")

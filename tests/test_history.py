@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.utils import timezone
 
-from skills_app import history, roles, services
 from skill_rule.history import revision_diff
+from skills_app import history, roles, services
 from skills_app.models import AccessProfile, IntentNode, McpTool, Scenario, Skill, Stage
 
 from .conftest import user_with_role

@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import translation
 
-from skills_app import selectors, services
 from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER, LOAD_SKILL_HEADER_MAX_LENGTH
+from skills_app import selectors, services
 from skills_app.models import ConsoleSettings
 from tests.api.support import publish_draft
 

@@ -44,9 +44,9 @@ def test_release_catalog_json_migration_fills_the_releases_published_before_it(t
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    from skills_app.demo_catalogs import demo_load
-    from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
     from skill_rule.runtime_catalog import catalog_body_json
+    from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+    from skills_app.demo_catalogs import demo_load
     from skills_app.selectors import catalog_draft
 
     demo_load(name="bitmall")

@@ -9,8 +9,8 @@ import threading
 import pytest
 from django.db import connection
 
-from skills_app.demo_catalogs import demo_load
 from skill_rule.snapshot import body_sha256
+from skills_app.demo_catalogs import demo_load
 from skills_app.models import Release
 from skills_app.releases import COMMAND_LINE, PublishRefused, release_create, release_publish
 

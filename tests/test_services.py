@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from skills_app import selectors, services
 from skill_rule import compute_round
+from skills_app import selectors, services
 from skills_app.models import IntentNode, Scenario, Skill
 
 NEW = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
@@ -182,11 +182,10 @@ def test_skill_update_refuses_a_save_over_a_newer_version(bitmall):
 
 def test_an_intent_node_cannot_name_a_builtin_tool_or_go_below_a_topic(bitmall):
     from django.core.exceptions import ValidationError
+    from django.utils import translation
 
     from skills_app import services
     from skills_app.models import IntentNode
-
-    from django.utils import translation
 
     with translation.override("en"), pytest.raises(ValidationError) as exc:
         services.intent_node_save(intent_code="sneaky", name="偷渡", kind="MCP", mcp_tool_id="load_skill")

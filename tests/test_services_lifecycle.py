@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from skills_app import selectors, services
 from skill_rule import compute_round
+from skills_app import selectors, services
 from skills_app.models import Skill
 
 NEW = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",

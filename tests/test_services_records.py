@@ -9,8 +9,7 @@ from django.core.exceptions import ValidationError
 
 from skills_app import services
 from skills_app.models import AccessProfile, Release, ReleaseLabel, RuntimeKey, Skill, Stage
-from skills_app.releases import (COMMAND_LINE, api_key_create, api_key_list, api_key_revoke, label_move,
-                                 release_publish)
+from skills_app.releases import COMMAND_LINE, api_key_create, api_key_list, api_key_revoke, label_move, release_publish
 
 NEW_SKILL = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
              "content": "# 退款\n先查订单。", "tool_ids": ["query_after_sale"]}
@@ -541,8 +540,8 @@ def test_label_moves_are_listed_newest_first_by_when_then_by_order_made_fifty_by
 
 @pytest.mark.parametrize("actor", [None, object()], ids=["no actor", "an actor that is no user"])
 def test_a_release_written_without_a_user_or_the_command_line_names_no_author(bitmall, actor) -> None:
-    from skills_app import selectors
     from skill_rule.snapshot import catalog_to_snapshot
+    from skills_app import selectors
     from skills_app.releases import release_create
 
     release = release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=actor, note=" low level ")
@@ -572,8 +571,8 @@ def test_a_key_without_a_name_or_with_a_read_drafts_that_is_no_boolean_is_refuse
 
 def test_a_release_stores_the_catalog_body_it_will_be_served_as(bitmall) -> None:
     """The runtime serves ``Release.catalog_json`` as it is (runtime_cache): written at publish."""
-    from skills_app.releases import release_catalog
     from skill_rule.runtime_catalog import catalog_body_json
+    from skills_app.releases import release_catalog
 
     release = release_publish(user=COMMAND_LINE, note="one")
     stored = Release.objects.get(pk=release.pk)

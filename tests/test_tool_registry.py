@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from skills_app import selectors
 from skill_rule.validation import validate_tool_ids
+from skills_app import selectors
 from skills_app.models import IntentNode, McpTool
 
 NAMES = ["query_order", "cancel_order", "change_address", "create_order", "pay_order", "submit_ticket",

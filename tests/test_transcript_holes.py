@@ -2,16 +2,14 @@
 one-line descriptions, the edit form's base_version, and padded skill codes."""
 from __future__ import annotations
 
-from tests.api.support import publish_draft
-
 import pytest
 from django.core.exceptions import ValidationError
 
-from skills_app import services
 from skill_rule import SkillValidationError
 from skill_rule.validation import ToolRegistry, clean_skill
+from skills_app import services
 from skills_app.models import McpTool, Skill
-from tests.api.support import CHECK_CALL, LOAD_SKILL, error_of
+from tests.api.support import CHECK_CALL, LOAD_SKILL, error_of, publish_draft
 
 
 # --- tool definitions enter validated -----------------------------------------------------------

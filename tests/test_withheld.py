@@ -8,16 +8,15 @@ the preview page.
 """
 from __future__ import annotations
 
-from tests.api.support import publish_draft
-
 import json
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
-from skills_app import selectors, services
 from skill_rule import parse_script, simulate
+from skills_app import selectors, services
+from tests.api.support import publish_draft
 
 from .api.support import ROUNDS, loaded
 from .views.html import parse

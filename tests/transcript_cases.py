@@ -13,14 +13,13 @@ results carry the real manuals.
 """
 from __future__ import annotations
 
-from tests.api.support import BITMALL_GATED
-
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skill_rule.transcript import already_loaded_stub
+from tests.api.support import BITMALL_GATED
 
 MARKER = "ragent_loaded_skill"
 _MANUALS = Path(__file__).resolve().parent.parent / "skills_app" / "demo" / "bitmall" / "manuals"

@@ -9,12 +9,12 @@ the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256``
 """
 from __future__ import annotations
 
-from skills_app import runtime_cache, selectors
-from skills_app.releases import draft_sha256
 from skill_rule import Catalog
-from skill_rule.snapshot import body_sha256, canonical_json
-from skills_app.models import Release, ReleaseLabel
 from skill_rule.runtime_catalog import catalog_body, catalog_body_json, catalog_payload, content_sha256
+from skill_rule.snapshot import body_sha256, canonical_json
+from skills_app import runtime_cache, selectors
+from skills_app.models import Release, ReleaseLabel
+from skills_app.releases import draft_sha256
 
 from .errors import (
     ConflictingSelectorsError,

@@ -26,9 +26,14 @@ from skill_rule.limits import (
     TOOL_NAME_MAX_LENGTH,
 )
 from skill_rule.messages import (
-    ROLES, STATES, ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem, parse_arguments,
+    ROLES,
+    STATES,
+    ambiguous_call,
+    call_ambiguity,
+    carrier_conflict,
+    free_text_problem,
+    parse_arguments,
 )
-
 
 # --- errors -----------------------------------------------------------------------------------
 

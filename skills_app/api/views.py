@@ -28,12 +28,13 @@ from skill_rule import check_call, compute_round, load_skill
 from skill_rule.limits import is_valid_skill_code
 from skill_rule.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
 
+from .auth import may_read_drafts
 from .errors import InvalidSkillCodeError, SkillNotFoundError
 from .parsers import StrictJSONParser
-from .auth import may_read_drafts
-from .runtime import RELEASE_HEADER, STALE_HEADER, Served, content_sha256, runtime_served
 from .renderers import RuntimeJSONRenderer
+from .runtime import RELEASE_HEADER, STALE_HEADER, Served, content_sha256, runtime_served
 from .serializers import (
+    SKILL_CODE_SCHEMA,
     BuiltinToolSerializer,
     CallInputSerializer,
     CallTargetSerializer,
@@ -47,12 +48,11 @@ from .serializers import (
     ReleaseQuerySerializer,
     RestrictionSerializer,
     RoundInputSerializer,
-    SKILL_CODE_SCHEMA,
-    SkillToolSerializer,
     SkillCodeField,
+    SkillToolSerializer,
     StrictInputSerializer,
-    WarningSerializer,
     ToolsPayloadField,
+    WarningSerializer,
 )
 
 TAG = "runtime"

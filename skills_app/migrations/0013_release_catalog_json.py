@@ -8,8 +8,8 @@ def fill_catalog_json(apps, schema_editor):
     """Render every stored release's body with the same plain-Python function the publish uses
     (``skill_rule.runtime_catalog``; no model code). A snapshot that cannot be read stays ``None``
     and is answered as before (``runtime_cache`` fills it on first read)."""
-    from skill_rule.snapshot import SnapshotError, catalog_from_snapshot
     from skill_rule.runtime_catalog import catalog_body_json
+    from skill_rule.snapshot import SnapshotError, catalog_from_snapshot
 
     Release = apps.get_model("skills_app", "Release")
     for pk, number, snapshot in Release.objects.filter(catalog_json__isnull=True).values_list(

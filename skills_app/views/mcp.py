@@ -12,13 +12,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from .. import selectors, services
+from .. import roles, selectors, services
 from ..forms import IntentNodeForm, McpServerForm
-from ..message_catalog import translate_error
 from ..mcp_sync import SyncAlreadyRunning, SyncError
 from ..mcp_tasks import sync_enqueue, tool_call_enqueue, tool_call_state
+from ..message_catalog import translate_error
 from ..models import IntentNode, McpServer, McpSyncRecord, McpTool
-from .. import roles
 from .common import paginate, role_required, save_with, staff_required
 
 #: Syncs per page of a server's sync history.

@@ -17,11 +17,23 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
 
-from skill_rule import ALLOWED, CONFIRM, Catalog, Message, RoundView, Simulation, Skill, ToolCall, Verdict, compute_round
+from skill_rule import (
+    ALLOWED,
+    CONFIRM,
+    Catalog,
+    Message,
+    RoundView,
+    Simulation,
+    Skill,
+    ToolCall,
+    Verdict,
+    compute_round,
+)
 from skill_rule.limits import LOAD_SKILL
 from skill_rule.lints import tools_mentioned
-from ..message_catalog import EXPECTATION_LABELS, LINT_CODES, MESSAGES_BY_CODE, VERDICT_MESSAGES, WARNING_CODES
 from skill_rule.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
+
+from ..message_catalog import EXPECTATION_LABELS, LINT_CODES, MESSAGES_BY_CODE, VERDICT_MESSAGES, WARNING_CODES
 
 DRAFT_CODE = "__draft__"
 

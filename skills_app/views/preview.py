@@ -13,12 +13,10 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django_htmx.http import push_url
-
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST, require_safe
+from django_htmx.http import push_url
 
-from .. import selectors
 from skill_rule import (
     Catalog,
     MessageError,
@@ -29,11 +27,13 @@ from skill_rule import (
     replay,
     simulate,
 )
+from skill_rule.limits import LOAD_SKILL
+from skill_rule.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
+
+from .. import selectors
 from ..forms import PreviewForm
 from ..roles import VIEWER
 from .common import role_required
-from skill_rule.limits import LOAD_SKILL
-from skill_rule.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
 from .presenters import parse_span, simulation_page
 
 FORM_KEYS = ("scenario", "script", "profile", "stage")

@@ -19,8 +19,9 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from .. import releases
 from skill_rule.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
+
+from .. import releases
 from ..message_catalog import MESSAGES_BY_CODE, error_sentences
 from ..roles import PUBLISHER, VIEWER
 from .common import forbidden, paginate, role_required

@@ -6,11 +6,11 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-
 from django.views.decorators.http import require_safe
 
-from .. import selectors, services
 from skill_rule import Catalog
+
+from .. import selectors, services
 from ..forms import RESTRICTION_KINDS, RestrictionForm, tool_picker
 from ..roles import EDITOR
 from .common import role_required, save_with

@@ -7,10 +7,10 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST, require_safe
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import scenario_results, selectors, services
 from ..forms import ScenarioForm

@@ -8,12 +8,12 @@ import hashlib
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.translation import gettext as _
+
+from skill_rule.errors import Problem
+from skill_rule.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
+from skill_rule.skill_files import Dataset, FileIssue, SkillFileError, read_files, read_zip, zip_files
 
 from .. import skill_io
-from skill_rule.limits import IMPORT_MAX_FILES, IMPORT_MAX_UPLOAD_BYTES
-from skill_rule.errors import Problem
-from skill_rule.skill_files import Dataset, FileIssue, SkillFileError, read_files, read_zip, zip_files
 from ..forms import SkillExportForm, SkillImportForm
 from ..message_catalog import problem_text
 from ..models import Skill

@@ -12,19 +12,19 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from .. import selectors, services
 from skill_rule import Catalog
 from skill_rule import catalog as dom
+from skill_rule.lints import lint_skill
 from skill_rule.validation import normalize_tool_ids
+
+from .. import selectors, services
 from ..forms import SkillForm, tool_picker
 from ..message_catalog import error_sentences
 from ..models import Skill
-from ..templatetags.console import render_markdown
 from ..roles import EDITOR
+from ..templatetags.console import render_markdown
 from .common import draft_html, paginate, role_required, safe_next, save_with
-from skill_rule.lints import lint_skill
 from .presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
-
 
 #: Skill list filters: ``state`` (enabled / disabled), ``kind=manual`` (manual-only skills: no
 #: tool_ids), ``lints=1`` (skills with lints or problems such as an unregistered tool id).

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from django.utils.translation import gettext as _
+from skill_rule import catalog as dom
 
 from .. import selectors
-from skill_rule import catalog as dom
 from ..forms import tool_search
 from .common import draft_html, paginate, role_required
-
 
 #: Intent-tree rows per page: the tree is paged in tree order (a catalog of 2,000 MCP tools is
 #: no page to scroll), ``?q=`` searches the whole tree first.

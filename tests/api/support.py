@@ -118,8 +118,8 @@ def publish_draft(note: str = "test: the draft as it is now"):
     """Publish the current draft as a new release the runtime serves (the low-level
     ``release_create``, no gate: tests force rows the gate would refuse), moving ``production``
     to it when that label exists. Returns the release."""
-    from skills_app import releases, selectors
     from skill_rule.snapshot import catalog_to_snapshot
+    from skills_app import releases, selectors
     from skills_app.models import ReleaseLabel
 
     release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),

@@ -25,8 +25,8 @@ BAD_SCHEMAS = [
 def _force(name: str, schema) -> None:
     """Write the bad row with raw SQL, then publish it the way a release written before the rule
     would hold it (the low-level ``release_create``: the publish gate now refuses such a draft)."""
-    from skills_app import releases, selectors
     from skill_rule.snapshot import catalog_to_snapshot
+    from skills_app import releases, selectors
 
     table = McpTool._meta.db_table
     with connection.cursor() as cursor:

@@ -9,9 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from skills_app import services
-from skills_app.models import Skill
-
-from skills_app.models import Release
+from skills_app.models import Release, Skill
 
 from .support import CATALOG, error_of, publish
 

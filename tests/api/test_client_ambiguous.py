@@ -11,13 +11,12 @@ import time
 
 import pytest
 
-from tests.transcript_cases import MANUAL_V1 as MANUAL  # the demo's published manual
-
-from skills_app import selectors
 from skill_client.client import RuntimeClient, _Copy, catalog_from_runtime
 from skill_rule import MessageError, jsontext
+from skills_app import selectors
 from tests.ambiguous_cases import API_CALL_CASES, BIG, CALL_CASES, CASES, CallCase, Case
 from tests.api.support import CATALOG, skill_url
+from tests.transcript_cases import MANUAL_V1 as MANUAL  # the demo's published manual
 
 #: An int of 5,001 digits as an agent may hold one (Python reads it only in pieces; ``str()`` refuses it).
 HUGE = 10**5000 + 1

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from skill_client.client import RuntimeClient
 from skill_rule import MessageError, ScriptError, jsontext, parse_script
-from skill_rule.skill_files import parse_properties, parse_skill_md, Dataset
+from skill_rule.skill_files import Dataset, parse_properties, parse_skill_md
 from tests.api.support import CHECK_CALL, LOAD_SKILL, ROUNDS
 
 SETTINGS = settings(max_examples=30, deadline=None,

@@ -12,7 +12,14 @@ from rest_framework.test import APIClient
 
 from skills_app import services
 from skills_app.models import IntentNode, Release, Skill
-from skills_app.releases import COMMAND_LINE, PublishRefused, api_key_create, api_key_revoke, label_move, release_rollback
+from skills_app.releases import (
+    COMMAND_LINE,
+    PublishRefused,
+    api_key_create,
+    api_key_revoke,
+    label_move,
+    release_rollback,
+)
 
 from ..views.html import parse
 from .support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, loaded, publish

@@ -13,10 +13,10 @@ from .support import (
     USER,
     call,
     error_of,
-    publish,
     loaded,
     manual_of,
     openai_loaded,
+    publish,
     result,
 )
 

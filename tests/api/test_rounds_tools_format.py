@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from skills_app import services
 from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
+from skills_app import services
 from skills_app.models import Skill
 
 from .support import ROUNDS, USER, call, error_of, loaded, publish_draft, result

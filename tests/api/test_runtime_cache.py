@@ -9,8 +9,8 @@ import stat
 from django.conf import settings
 from django.core.cache import cache
 
-from skills_app import runtime_cache, services
 from skill_rule.snapshot import body_sha256
+from skills_app import runtime_cache, services
 from skills_app.models import Release
 from skills_app.releases import COMMAND_LINE, label_move, release_rollback
 

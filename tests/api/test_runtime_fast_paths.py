@@ -8,8 +8,7 @@ from datetime import timedelta
 from types import MappingProxyType
 
 import pytest
-from django.utils import timezone
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy
 
 from skills_app.api.auth import usable_key

@@ -8,7 +8,14 @@ import pytest
 from skills_app import selectors
 from tests.api.support import CHECK_CALL, LOAD_SKILL, MARKER, ROUNDS, publish_draft
 from tests.transcript_cases import (
-    CASES, MANUAL, ORDER_CHANGE_VERSION, STUB, Case, expected_loaded_in_catalog_order, order_change_v2, stub_expected,
+    CASES,
+    MANUAL,
+    ORDER_CHANGE_VERSION,
+    STUB,
+    Case,
+    expected_loaded_in_catalog_order,
+    order_change_v2,
+    stub_expected,
 )
 
 

@@ -37,7 +37,6 @@ def browser():
 def console(live_server, transactional_db, django_user_model):
     """The live server's URL with the bitmall demo loaded and a publisher (``ops``)."""
     from skills_app.demo_catalogs import demo_load
-
     from skills_app.roles import assign
 
     demo_load(name="bitmall")

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from skills_app import selectors
 from skill_rule import compute_round
 from skill_rule.payload import payload_chars, tools_payload
+from skills_app import selectors
 
 from .conftest import SHOTS, login
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import selectors
 from skill_rule import check_call, parse_script
 from skill_rule.simulator import replay, simulate
+from skills_app import selectors
 from tests.call_round_cases import CASES, EXTRA_KEY_MESSAGE, Case, _call_dict, replayed
 
 

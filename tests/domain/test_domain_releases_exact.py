@@ -26,8 +26,8 @@ from skill_rule.releases import (
     manual_diff,
     rerun_scenarios,
 )
-from skill_rule.simulator import simulate
 from skill_rule.scripts import parse_script
+from skill_rule.simulator import simulate
 
 
 def _tools() -> tuple[Tool, ...]:

@@ -5,7 +5,6 @@ Order: unknown tool → masked → access profile → stage → inputSchema → 
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from skill_rule import rules, simulator
 from skill_rule.errors import DomainError
-from skill_rule.scripts import Script, Step
 from skill_rule.messages import ToolCall
+from skill_rule.scripts import Script, Step
 from skill_rule.transcript import ALREADY_LOADED_TEMPLATE
 
 from . import factories as f

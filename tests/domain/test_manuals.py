@@ -24,7 +24,7 @@ from skill_rule.messages import Message
 from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, catalog_to_snapshot
 from skill_rule.transcript import is_already_loaded_stub, read_evidence
 
-from .factories import ALPHA, BETA, MARKER, EVICTED_PREFIX, loaded, manual, shop, skill
+from .factories import ALPHA, BETA, EVICTED_PREFIX, MARKER, loaded, manual, shop, skill
 
 
 def sha(text: str) -> str:

@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from skill_rule.naming import (
-    HASH_LENGTH, MODEL_NAME_MAX_LENGTH, assign_model_names, fit, is_model_name, sanitize, short_hash, with_hash,
+    HASH_LENGTH,
+    MODEL_NAME_MAX_LENGTH,
+    assign_model_names,
+    fit,
+    is_model_name,
+    sanitize,
+    short_hash,
+    with_hash,
 )
 
 LONG_SERVER = "s" * 60

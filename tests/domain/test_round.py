@@ -10,8 +10,19 @@ import pytest
 from skill_rule import Catalog, compute_round, loaded_skills
 
 from .factories import (
-    ALPHA, BETA, BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, loaded, openai_load, shop, skill,
-    tool_result, user,
+    ALPHA,
+    BETA,
+    BUILTINS,
+    EVICTED_PREFIX,
+    MARKER,
+    assistant,
+    call,
+    loaded,
+    openai_load,
+    shop,
+    skill,
+    tool_result,
+    user,
 )
 
 SK, LS, FM = BUILTINS

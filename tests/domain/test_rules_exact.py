@@ -77,7 +77,7 @@ def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messa
     messages that cannot be read do not turn it into an exception — also for a row stored with a
     code that is no skill code."""
     from skill_rule.rules import LoadResult, load_skill
-    from tests.domain.factories import ALPHA, skill, shop
+    from tests.domain.factories import ALPHA, shop, skill
 
     catalog = shop(ALPHA, skill("Bad Code", ("export",)))
     unreadable = [5]
@@ -95,7 +95,7 @@ def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() 
     its own check): it does not rely on its caller having checked the code."""
     from skill_rule import Catalog
     from skill_rule.rules import LoadResult, load_from_manuals
-    from tests.domain.factories import ALPHA, builtin_tools, skill, shop
+    from tests.domain.factories import ALPHA, builtin_tools, shop, skill
 
     catalog = shop(ALPHA, skill("Bad Code", ("export",)))
     needs = LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)

@@ -8,11 +8,30 @@ from textwrap import dedent
 import pytest
 
 from skill_rule import (
+    ALLOWED,
+    CONFIRM,
+    REFUSED,
+    ScriptError,
+    UnknownRestrictionError,
     compute_round,
-    ALLOWED, CONFIRM, REFUSED, ScriptError, UnknownRestrictionError, parse_script, replay, simulate,
+    parse_script,
+    replay,
+    simulate,
 )
 
-from .factories import ALPHA, BETA, BUILTINS, EVICTED_PREFIX, MARKER, assistant, call, openai_load, shop, tool_result, user
+from .factories import (
+    ALPHA,
+    BETA,
+    BUILTINS,
+    EVICTED_PREFIX,
+    MARKER,
+    assistant,
+    call,
+    openai_load,
+    shop,
+    tool_result,
+    user,
+)
 
 M, R = "masked", "released"
 

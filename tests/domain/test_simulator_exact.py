@@ -316,6 +316,7 @@ def test_a_stopped_run_says_where_it_stopped_for_a_page() -> None:
 
 def test_the_last_retained_message_may_be_compacted_or_evicted_and_one_past_it_is_refused() -> None:
     import pytest
+
     from skill_rule import ScriptError
 
     sim = run(LOAD_USE + "  - evict: {index: [5]}\n  - compact: {drop: [5]}\n  - assistant: x\n")

@@ -2,13 +2,12 @@
 scenario re-runs, the publish gate) — no database."""
 from __future__ import annotations
 
-from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
-
 from dataclasses import replace
 
 import pytest
 
 from skill_rule import Catalog, Tool
+from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
 from skill_rule.releases import (
     PUBLISH_CHECKS,
     PublishReview,

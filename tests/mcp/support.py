@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from skills_app.mcp_sync import demo_server_args
 from skills_app.models import McpServer

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from skills_app import selectors
-from skills_app.demo.bitmall_mcp import CANNED, dotted_name
 from skill_rule import check_call
 from skill_rule.releases import gate
 from skill_rule.snapshot import catalog_from_snapshot, catalog_to_snapshot
+from skills_app import selectors
+from skills_app.demo.bitmall_mcp import CANNED, dotted_name
 from skills_app.mcp_sync import SyncError, mcp_call_target, mcp_server_sync, mcp_tool_call
 from skills_app.models import IntentNode, McpServer, McpTool
 from skills_app.releases import publish_review

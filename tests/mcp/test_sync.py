@@ -9,14 +9,23 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.core.management import call_command
 
+from skill_rule import simulate
+from skill_rule.releases import gate
 from skills_app import selectors
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
-from skill_rule import simulate
-from skills_app.mcp_sync import (ListedTool, SyncError, _describe, _listed, _run, demo_server_args, mcp_server_sync,
-                                  only_call_targets_changed, schema_diff)
+from skills_app.mcp_sync import (
+    ListedTool,
+    SyncError,
+    _describe,
+    _listed,
+    _run,
+    demo_server_args,
+    mcp_server_sync,
+    only_call_targets_changed,
+    schema_diff,
+)
 from skills_app.models import BuiltinTool, McpServer, McpSyncRecord, McpTool, Skill
 from skills_app.releases import draft_sha256, publish_review, release_latest
-from skill_rule.releases import gate
 from skills_app.services import mcp_server_save, skill_update
 
 from .support import http_demo, set_variant, stdio_server

@@ -11,9 +11,9 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import requests
 
@@ -103,7 +103,7 @@ class Gunicorn:
         self.env = {**env, "SKILL_CONSOLE_BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": str(workers)}
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> "Gunicorn":
+    def start(self) -> Gunicorn:
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen([GUNICORN, "-c", "gunicorn.conf.py"], cwd=ROOT, env=self.env,
                                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -139,7 +139,7 @@ class RedisServer:
         self.port = port
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> "RedisServer":
+    def start(self) -> RedisServer:
         binary = shutil.which("redis-server")
         assert binary, "redis-server is not installed"
         self.process = subprocess.Popen([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",

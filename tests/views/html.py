@@ -8,7 +8,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 
 
 class Node:
-    def __init__(self, tag: str, attrs: dict[str, str], parent: "Node | None" = None) -> None:
+    def __init__(self, tag: str, attrs: dict[str, str], parent: Node | None = None) -> None:
         self.tag = tag
         self.attrs = attrs
         self.parent = parent
@@ -26,14 +26,14 @@ class Node:
                 yield child
                 yield from child.iter()
 
-    def select(self, attr: str, value: str | None = None, tag: str | None = None) -> list["Node"]:
+    def select(self, attr: str, value: str | None = None, tag: str | None = None) -> list[Node]:
         """Descendants having ``attr`` (equal to ``value`` when given), optionally of ``tag``."""
         return [
             n for n in self.iter()
             if attr in n.attrs and (value is None or n.attrs[attr] == value) and (tag is None or n.tag == tag)
         ]
 
-    def one(self, attr: str, value: str | None = None, tag: str | None = None) -> "Node":
+    def one(self, attr: str, value: str | None = None, tag: str | None = None) -> Node:
         found = self.select(attr, value, tag)
         assert len(found) == 1, f"expected one [{attr}={value}], found {len(found)}"
         return found[0]
@@ -48,7 +48,7 @@ class Node:
             parts.append(child if isinstance(child, str) else child.text())
         return "".join(parts)
 
-    def by_tag(self, tag: str) -> list["Node"]:
+    def by_tag(self, tag: str) -> list[Node]:
         return [n for n in self.iter() if n.tag == tag]
 
 

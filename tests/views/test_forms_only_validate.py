@@ -11,7 +11,12 @@ from django.http import QueryDict
 
 from skills_app import selectors
 from skills_app.forms import (
-    IntentNodeForm, McpServerForm, PreviewForm, RestrictionForm, ScenarioForm, SkillForm,
+    IntentNodeForm,
+    McpServerForm,
+    PreviewForm,
+    RestrictionForm,
+    ScenarioForm,
+    SkillForm,
 )
 from skills_app.models import AccessProfile, IntentNode, McpServer, Scenario, Skill, Stage
 

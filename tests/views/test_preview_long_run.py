@@ -8,8 +8,8 @@ import json
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from skills_app import selectors
 from skill_rule import parse_script, simulate
+from skills_app import selectors
 from skills_app.views.presenters import FOLD_ABOVE, simulation_page
 
 from .html import parse

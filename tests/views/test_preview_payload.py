@@ -8,9 +8,10 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from skills_app import selectors
+
 from skill_rule import compute_round
 from skill_rule.payload import payload_chars, tools_payload
+from skills_app import selectors
 
 from .html import parse
 

@@ -9,8 +9,8 @@ import pickle
 import pytest
 from django.core.cache import cache
 
-from skills_app import scenario_results, selectors, services
 from skill_rule import parse_script, simulate
+from skills_app import scenario_results, selectors, services
 from skills_app.models import Scenario, Skill
 
 from .html import parse

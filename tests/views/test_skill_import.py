@@ -240,8 +240,8 @@ def test_every_skill_file_cause_has_its_translatable_template():
     ``SKILL_FILE_MESSAGES`` with the very same English template."""
     import ast
 
-    from skills_app import skill_io, views
     from skill_rule import skill_files
+    from skills_app import skill_io, views
     from skills_app.message_catalog import SKILL_FILE_MESSAGES
     from skills_app.views import skill_files as view_module
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import selectors, services
 from skill_rule import limits
+from skills_app import selectors, services
 from skills_app.models import AccessProfile, IntentNode, Skill
 
 from ..conftest import user_with_role

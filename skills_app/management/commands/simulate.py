@@ -6,10 +6,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app import selectors
 from skill_rule.errors import DomainError
 from skill_rule.scripts import parse_script
 from skill_rule.simulator import simulate
+from skills_app import selectors
 from skills_app.reports import simulation_text
 
 

@@ -3,10 +3,15 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.mcp_sync import (DEMO_SERVER_NAME, SyncAlreadyRunning, demo_publish_call_targets, demo_server_ensure,
-                                 mcp_server_sync)
-from skills_app.releases import PublishRefused
+from skills_app.mcp_sync import (
+    DEMO_SERVER_NAME,
+    SyncAlreadyRunning,
+    demo_publish_call_targets,
+    demo_server_ensure,
+    mcp_server_sync,
+)
 from skills_app.models import ConsoleSettings, McpServer
+from skills_app.releases import PublishRefused
 
 
 class Command(BaseCommand):

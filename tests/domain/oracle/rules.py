@@ -4,16 +4,18 @@ CLI alike.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import jsonschema
 
 from skill_rule.catalog import BUILTIN, Catalog, Restriction, Skill
 from skill_rule.errors import Problem, UnknownRestrictionError
 from skill_rule.limits import LOAD_SKILL, is_valid_skill_code
-from . import transcript
 from skill_rule.messages import Message, ToolCall, as_messages, parse_arguments
+
+from . import transcript
 
 # Verdicts and reasons of the guard (docs/runtime-api.md check-call).
 ALLOWED = "allowed"

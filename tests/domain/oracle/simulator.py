@@ -8,13 +8,16 @@ script's ``results`` or a neutral placeholder.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from skill_rule.catalog import Catalog
 from skill_rule.errors import Problem, ScriptError
 from skill_rule.limits import LOAD_SKILL
 from skill_rule.messages import Message, ToolCall, as_messages
+from skill_rule.scripts import Script, Step
+
 from .rules import (
     CONFIRM,
     REFUSED,
@@ -27,7 +30,6 @@ from .rules import (
     load_skill,
     resolve_restrictions,
 )
-from skill_rule.scripts import Script, Step
 
 MASKED = "masked"
 RELEASED = "released"

@@ -9,8 +9,9 @@ the round says why (a warning naming the message, 0-based ``index`` and 1-based 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from skill_rule.errors import Problem
 from skill_rule.limits import LOAD_SKILL

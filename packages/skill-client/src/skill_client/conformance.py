@@ -29,14 +29,14 @@ import json
 import sys
 import threading
 import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Any, Protocol
 
-from skill_rule import Catalog, check_call, compute_round, load_skill, parse_messages
-from skill_rule import jsontext
+from skill_rule import Catalog, check_call, compute_round, jsontext, load_skill, parse_messages
 from skill_rule.messages import ToolCall
 from skill_rule.rules import LoadResult, RoundView, Verdict, warning_detail
 from skill_rule.runtime_catalog import catalog_body
@@ -201,7 +201,7 @@ class CorpusBuilder:
         checks = []
         for call, stated in calls:
             as_text, original = isinstance(call, str), call
-            call = jsontext.loads(call) if as_text else _json_copy(dict(call))
+            call = jsontext.loads(call) if isinstance(call, str) else _json_copy(dict(call))
             sent = _as_sent(call)
             got = verdict_answer(check_call(held.catalog, parsed, sent, **options))
             name = sent.name if isinstance(sent, ToolCall) else sent.get("name")
@@ -500,7 +500,9 @@ def client_implementation(base_url: str, catalog_name: str, cache_dir: str | Pat
     refresh = client.refresh()
     if refresh.outcome != FETCHED:
         raise CorpusError(f"catalog {catalog_name!r}: the client did not fetch it ({refresh.reason})")
-    return client
+    # RuntimeClient names its restrictions (access_profile, stage, allowed_tools) where the
+    # Protocol takes any keyword: the runner passes only those names.
+    return client  # type: ignore[return-value]
 
 
 def main(argv: list[str] | None = None) -> int:
