@@ -130,12 +130,11 @@ lock: install
 
 ## Static checks (.ci/run runs them before the tests; docs/testing.md "Lint and types"): the
 ## import-linter contracts of pyproject.toml ([tool.importlinter]), Ruff, then mypy on the pure packages
-## ([tool.mypy] files). LINT_FORMAT=1 adds `ruff format --check` (on once the tree is formatted).
-LINT_FORMAT ?= 0
+## ([tool.mypy] files); `ruff format .` formats the tree as `ruff format --check` wants it.
 lint: install
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check .
-	@if [ "$(LINT_FORMAT)" = 1 ]; then echo "$(VENV)/bin/ruff format --check ."; $(VENV)/bin/ruff format --check .; fi
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
 clean:

@@ -8,6 +8,7 @@ with an environment variable; gunicorn's own ``GUNICORN_CMD_ARGS`` works too.
 - ``SKILL_CONSOLE_FORWARDED_ALLOW_IPS`` (default ``127.0.0.1``): proxies whose
   ``X-Forwarded-*`` headers are believed.
 """
+
 import multiprocessing
 import os
 

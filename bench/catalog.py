@@ -15,6 +15,7 @@ measures the same catalog:
 test checks); ``build(path_kind)`` writes the demo or the large catalog into the database Django is
 configured with, publishes it as a release and makes a runtime API key and a publisher.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -79,7 +80,8 @@ def _manual(i: int, tools: list[str], neighbour: list[str]) -> str:
         f"## 注意事项\n\n"
         + "- 金额、地址和联系方式以系统返回为准，不要凭记忆回答。\n" * 8
         + f"- 与相邻业务有关时，可以提示用户加载对应手册后使用 `{neighbour[0]}` 或 `{neighbour[1]}`。\n"
-        + "\n## 话术\n\n" + "处理完成后，用一句话复述结果并询问用户是否还有其他问题。\n" * 6
+        + "\n## 话术\n\n"
+        + "处理完成后，用一句话复述结果并询问用户是否还有其他问题。\n" * 6
     )
 
 
@@ -103,20 +105,25 @@ def generated_spec(demo: dict[str, Any] | None = None) -> dict[str, Any]:
         categories = []
         for c in range(CATEGORIES):
             start = (d * CATEGORIES + c) * per_category
-            chunk = names[start:start + per_category]
+            chunk = names[start : start + per_category]
             if chunk:
                 categories.append({"code": f"bench_d{d}_c{c}", "name": f"基准类别 {d}-{c}", "tools": chunk})
         domains.append({"code": f"bench_d{d}", "name": f"基准领域 {d}", "categories": categories})
     skills = []
     for i in range(n_skills):
-        own = names[i * TOOLS_PER_SKILL:(i + 1) * TOOLS_PER_SKILL]
+        own = names[i * TOOLS_PER_SKILL : (i + 1) * TOOLS_PER_SKILL]
         j = (i + 1) % n_skills
-        neighbour = names[j * TOOLS_PER_SKILL:j * TOOLS_PER_SKILL + 2]
-        skills.append({
-            "code": skill_code(i), "name": f"基准技能 {i}",
-            "description": f"用户要办理第 {i} 类业务（记录查询、更新或撤销）时加载：核对编号后按步骤处理。",
-            "content": _manual(i, own, neighbour), "tool_ids": own, "sort_order": 1000 + i,
-        })
+        neighbour = names[j * TOOLS_PER_SKILL : j * TOOLS_PER_SKILL + 2]
+        skills.append(
+            {
+                "code": skill_code(i),
+                "name": f"基准技能 {i}",
+                "description": f"用户要办理第 {i} 类业务（记录查询、更新或撤销）时加载：核对编号后按步骤处理。",
+                "content": _manual(i, own, neighbour),
+                "tool_ids": own,
+                "sort_order": 1000 + i,
+            }
+        )
     return {"tools": tools, "domains": domains, "skills": skills}
 
 
@@ -137,18 +144,44 @@ def domain_catalog():
                 yield item["mcp_tool_id"]
             yield from leaves(item.get("children", []))
 
-    order = list(leaves(demo.get("nodes", []))) + [t for d in spec["domains"] for c in d["categories"]
-                                                   for t in c["tools"]]
+    order = list(leaves(demo.get("nodes", []))) + [
+        t for d in spec["domains"] for c in d["categories"] for t in c["tools"]
+    ]
     tools = [Tool(name=n, kind=BUILTIN, input_schema={"type": "object"}) for n in BUILTIN_TOOL_NAMES]
-    tools += [Tool(name=n, kind=MCP, title=defs[n].get("title", ""), description=defs[n].get("description", ""),
-                   input_schema=defs[n].get("inputSchema") or {"type": "object"},
-                   annotations=defs[n].get("annotations") or {}) for n in order]
-    skills = [Skill(code=s["code"], name=s["name"], description=s["description"],
-                    content=(DEMO_DIR / s["manual"]).read_text(encoding="utf-8"), tool_ids=tuple(s.get("tool_ids", [])),
-                    sort_order=s.get("sort_order", 0), enabled=s.get("enabled", True))
-              for s in demo.get("skills", [])]
-    skills += [Skill(code=s["code"], name=s["name"], description=s["description"], content=s["content"],
-                     tool_ids=tuple(s["tool_ids"]), sort_order=s["sort_order"]) for s in spec["skills"]]
+    tools += [
+        Tool(
+            name=n,
+            kind=MCP,
+            title=defs[n].get("title", ""),
+            description=defs[n].get("description", ""),
+            input_schema=defs[n].get("inputSchema") or {"type": "object"},
+            annotations=defs[n].get("annotations") or {},
+        )
+        for n in order
+    ]
+    skills = [
+        Skill(
+            code=s["code"],
+            name=s["name"],
+            description=s["description"],
+            content=(DEMO_DIR / s["manual"]).read_text(encoding="utf-8"),
+            tool_ids=tuple(s.get("tool_ids", [])),
+            sort_order=s.get("sort_order", 0),
+            enabled=s.get("enabled", True),
+        )
+        for s in demo.get("skills", [])
+    ]
+    skills += [
+        Skill(
+            code=s["code"],
+            name=s["name"],
+            description=s["description"],
+            content=s["content"],
+            tool_ids=tuple(s["tool_ids"]),
+            sort_order=s["sort_order"],
+        )
+        for s in spec["skills"]
+    ]
     return Catalog(tools=tuple(tools), skills=tuple(skills))
 
 
@@ -158,37 +191,86 @@ def _add_generated(spec: dict[str, Any]) -> None:
 
     from skills_app.models import IntentNode, McpTool, Skill
 
-    bulk_create_with_history([
-        McpTool(name=t["name"], title=t["title"], description=t["description"], input_schema=t["inputSchema"],
-                annotations=t["annotations"], server="bench") for t in spec["tools"]
-    ], McpTool, batch_size=500)
-    domains = bulk_create_with_history([
-        IntentNode(intent_code=d["code"], name=d["name"], level=0, kind="SYSTEM", sort_order=1000 + n * 10,
-                   description=f"{d['name']}的全部诉求。")
-        for n, d in enumerate(spec["domains"])
-    ], IntentNode)
+    bulk_create_with_history(
+        [
+            McpTool(
+                name=t["name"],
+                title=t["title"],
+                description=t["description"],
+                input_schema=t["inputSchema"],
+                annotations=t["annotations"],
+                server="bench",
+            )
+            for t in spec["tools"]
+        ],
+        McpTool,
+        batch_size=500,
+    )
+    domains = bulk_create_with_history(
+        [
+            IntentNode(
+                intent_code=d["code"],
+                name=d["name"],
+                level=0,
+                kind="SYSTEM",
+                sort_order=1000 + n * 10,
+                description=f"{d['name']}的全部诉求。",
+            )
+            for n, d in enumerate(spec["domains"])
+        ],
+        IntentNode,
+    )
     by_code = {n.intent_code: n for n in IntentNode.objects.filter(intent_code__in=[d.intent_code for d in domains])}
     categories = []
     for d in spec["domains"]:
         for n, c in enumerate(d["categories"]):
-            categories.append(IntentNode(intent_code=c["code"], name=c["name"], level=1, kind="SYSTEM",
-                                         parent=by_code[d["code"]], sort_order=(n + 1) * 10,
-                                         description=f"{c['name']}的诉求。"))
+            categories.append(
+                IntentNode(
+                    intent_code=c["code"],
+                    name=c["name"],
+                    level=1,
+                    kind="SYSTEM",
+                    parent=by_code[d["code"]],
+                    sort_order=(n + 1) * 10,
+                    description=f"{c['name']}的诉求。",
+                )
+            )
     bulk_create_with_history(categories, IntentNode, batch_size=500)
     by_code = {n.intent_code: n for n in IntentNode.objects.filter(level=1, intent_code__startswith="bench_")}
     topics = []
     for d in spec["domains"]:
         for c in d["categories"]:
             for n, t in enumerate(c["tools"]):
-                topics.append(IntentNode(intent_code=f"{t}_topic", name=f"主题 {t}", level=2, kind="MCP",
-                                         mcp_tool_id=t, parent=by_code[c["code"]], sort_order=(n + 1) * 10,
-                                         require_confirm=int(t[-4:]) % 4 == 1,
-                                         description=f"用 {t} 处理一条记录。", examples=[f"帮我处理记录 {t[-4:]}"]))
+                topics.append(
+                    IntentNode(
+                        intent_code=f"{t}_topic",
+                        name=f"主题 {t}",
+                        level=2,
+                        kind="MCP",
+                        mcp_tool_id=t,
+                        parent=by_code[c["code"]],
+                        sort_order=(n + 1) * 10,
+                        require_confirm=int(t[-4:]) % 4 == 1,
+                        description=f"用 {t} 处理一条记录。",
+                        examples=[f"帮我处理记录 {t[-4:]}"],
+                    )
+                )
     bulk_create_with_history(topics, IntentNode, batch_size=500)
-    bulk_create_with_history([
-        Skill(skill_code=s["code"], name=s["name"], description=s["description"], content=s["content"],
-              tool_ids=s["tool_ids"], sort_order=s["sort_order"]) for s in spec["skills"]
-    ], Skill, batch_size=500)
+    bulk_create_with_history(
+        [
+            Skill(
+                skill_code=s["code"],
+                name=s["name"],
+                description=s["description"],
+                content=s["content"],
+                tool_ids=s["tool_ids"],
+                sort_order=s["sort_order"],
+            )
+            for s in spec["skills"]
+        ],
+        Skill,
+        batch_size=500,
+    )
 
 
 def build(kind: str) -> str:
@@ -216,6 +298,11 @@ def build(kind: str) -> str:
         # The demo's scenario expects the demo's 11 tools; the generated gated tools add masked
         # ones. Those expectations are ticked off (any other reason still refuses).
         keys = [r.key for r in refused.reasons if r.overridable]
-        releases.release_publish(user=releases.COMMAND_LINE, note=note, move_labels=[releases.PRODUCTION],
-                                 overrides=keys, override_note="the bench catalog adds gated tools")
+        releases.release_publish(
+            user=releases.COMMAND_LINE,
+            note=note,
+            move_labels=[releases.PRODUCTION],
+            overrides=keys,
+            override_note="the bench catalog adds gated tools",
+        )
     return releases.api_key_create(user=releases.COMMAND_LINE, name=KEY_NAME).key

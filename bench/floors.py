@@ -7,6 +7,7 @@ gunicorn workers through the same middleware:
 - ``ParseFloor`` — a DRF ``APIView`` with the runtime API's parser, authentication and permission
   that only parses the JSON body and answers a small JSON object.
 """
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ client alternates a floor request and a measured request, the two orders swapped
 so the machine's drift falls on both alike. The figure is the median latency of each; the ratio is
 floor ÷ measured (1.0 = as fast as the floor).
 """
+
 from __future__ import annotations
 
 import http.client
@@ -48,8 +49,9 @@ def send(conn: http.client.HTTPConnection, req: Req) -> tuple[int, dict[str, str
     raise AssertionError("unreachable")
 
 
-def paired(host: str, port: int, floor: Req, measured: Req, *, budget: float, max_pairs: int = 300,
-           min_pairs: int = 4) -> dict[str, Any]:
+def paired(
+    host: str, port: int, floor: Req, measured: Req, *, budget: float, max_pairs: int = 300, min_pairs: int = 4
+) -> dict[str, Any]:
     """Alternate ``floor`` and ``measured`` from ``CLIENTS`` threads until ``budget`` seconds have
     passed (at least ``min_pairs`` pairs per client, at most ``max_pairs``); returns the latencies'
     min and median in milliseconds for each, and the ratio floor ÷ measured of the medians."""
@@ -104,14 +106,30 @@ def rounds_body(catalog: dict[str, Any], n_messages: int = 200, manuals: dict[st
     while len(messages) < n_messages:
         s = skills[i % len(skills)]
         cid = f"c{i}"
-        messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": cid + "a", "name": "load_skill", "arguments": {"skill_code": s["code"]}}]})
-        messages.append({"role": "tool", "tool_call_id": cid + "a", "state": "success",
-                         "content": (manuals or {}).get(s["code"], f"# {s['name']}\n" + "按手册步骤处理。\n" * 40),
-                         "metadata": {marker: s["code"], "skill_version": s["version"]}})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": cid + "a", "name": "load_skill", "arguments": {"skill_code": s["code"]}}],
+            }
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": cid + "a",
+                "state": "success",
+                "content": (manuals or {}).get(s["code"], f"# {s['name']}\n" + "按手册步骤处理。\n" * 40),
+                "metadata": {marker: s["code"], "skill_version": s["version"]},
+            }
+        )
         tool = s["tool_ids"][0] if s["tool_ids"] else "search_knowledge"
-        messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": cid + "b", "name": tool, "arguments": {"record_no": "12345"}}]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": cid + "b", "name": tool, "arguments": {"record_no": "12345"}}],
+            }
+        )
         messages.append({"role": "tool", "tool_call_id": cid + "b", "state": "success", "content": "处理完成。"})
         messages.append({"role": "user", "content": f"好的，下一件 {i}"})
         i += 1
@@ -135,7 +153,7 @@ def measure(host: str, port: int, key: str, catalog_file: str, *, budget: float 
     if status != 200 or floor_body != body:
         raise RuntimeError("the catalog floor does not answer the catalog's bytes")
     manuals: dict[str, str] = {}
-    for s in catalog["skills"][:200 // 5 + 1]:  # the skills the 200 messages load, one result each
+    for s in catalog["skills"][: 200 // 5 + 1]:  # the skills the 200 messages load, one result each
         status, _h, skill = send(conn, Req("GET", f"/api/v1/runtime/skills/{s['code']}", auth))
         if status != 200:
             raise RuntimeError(f"GET /api/v1/runtime/skills/{s['code']}: HTTP {status}: {skill[:300]!r}")
@@ -150,14 +168,25 @@ def measure(host: str, port: int, key: str, catalog_file: str, *, budget: float 
     conn.close()
     floor_catalog = Req("GET", "/bench/floor/catalog", {})
     out = {
-        "catalog_bytes": len(body), "skills": len(catalog["skills"]), "mcp_tools": len(catalog["mcp_tools"]),
-        "rounds_body_bytes": len(payload), "rounds_messages": len(json.loads(payload)["messages"]),
-        "catalog_200": paired(host, port, floor_catalog, Req("GET", "/api/v1/runtime/catalog", auth),
-                              budget=budget),
-        "catalog_304": paired(host, port, floor_catalog,
-                              Req("GET", "/api/v1/runtime/catalog", {**auth, "If-None-Match": etag}, expect=304),
-                              budget=budget),
-        "rounds_200": paired(host, port, Req("POST", "/bench/floor/parse", post, payload),
-                             Req("POST", "/api/v1/runtime/rounds", post, payload), budget=budget),
+        "catalog_bytes": len(body),
+        "skills": len(catalog["skills"]),
+        "mcp_tools": len(catalog["mcp_tools"]),
+        "rounds_body_bytes": len(payload),
+        "rounds_messages": len(json.loads(payload)["messages"]),
+        "catalog_200": paired(host, port, floor_catalog, Req("GET", "/api/v1/runtime/catalog", auth), budget=budget),
+        "catalog_304": paired(
+            host,
+            port,
+            floor_catalog,
+            Req("GET", "/api/v1/runtime/catalog", {**auth, "If-None-Match": etag}, expect=304),
+            budget=budget,
+        ),
+        "rounds_200": paired(
+            host,
+            port,
+            Req("POST", "/bench/floor/parse", post, payload),
+            Req("POST", "/api/v1/runtime/rounds", post, payload),
+            budget=budget,
+        ),
     }
     return out

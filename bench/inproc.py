@@ -10,6 +10,7 @@
   scripts of 20 rounds × 2 calls, 200 rounds × 2 calls and 200 rounds × 40 calls; prints JSON
   (seconds, min and median).
 """
+
 from __future__ import annotations
 
 import functools
@@ -25,8 +26,17 @@ from typing import Any
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
 #: Console pages measured at 5 and 500 skills (the issue's list pages, then the editor and a save).
-PAGES = ["/skills/", "/scenarios/", "/preview/", "/tools/", "/releases/", "/audit/", "/mcp/", "/restrictions/",
-         "/publish/"]
+PAGES = [
+    "/skills/",
+    "/scenarios/",
+    "/preview/",
+    "/tools/",
+    "/releases/",
+    "/audit/",
+    "/mcp/",
+    "/restrictions/",
+    "/publish/",
+]
 EDITED_SKILL = "order_change"  # a demo skill: present in both databases
 #: Skills between the starting points of two simulated conversations (``cmd_sim``).
 SIM_START_STEP = 37
@@ -37,8 +47,15 @@ SIM_START_STEP = 37
 SIM_CLOCK = time.process_time
 
 
-def _timed(fn: Callable[[], Any], *, reps: int, budget: float, at_least: int = 3, warm: bool = True,
-           clock: Callable[[], float] = time.perf_counter) -> list[float]:
+def _timed(
+    fn: Callable[[], Any],
+    *,
+    reps: int,
+    budget: float,
+    at_least: int = 3,
+    warm: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[float]:
     """Run ``fn`` once to warm up (unless ``warm`` is false), then up to ``reps`` times, stopping
     once ``budget`` seconds (wall time) have passed and ``at_least`` runs are done; the time of
     each run in seconds by ``clock`` (wall time by default)."""
@@ -100,11 +117,17 @@ def cmd_pages(kind: str) -> None:
 
     def save():
         skill = Skill.objects.live().get(skill_code=EDITED_SKILL)
-        data = {"name": skill.name, "description": skill.description,
-                "content": skill.content.split("\n<!-- bench")[0] + f"\n<!-- bench {next(counter)} -->",
-                "tool_ids": skill.tool_ids, "sort_order": skill.sort_order, "enabled": "on" if skill.enabled else "",
-                "base_version": skill.version, "base_enabled": "on" if skill.enabled else "",
-                "base_sort_order": skill.sort_order}
+        data = {
+            "name": skill.name,
+            "description": skill.description,
+            "content": skill.content.split("\n<!-- bench")[0] + f"\n<!-- bench {next(counter)} -->",
+            "tool_ids": skill.tool_ids,
+            "sort_order": skill.sort_order,
+            "enabled": "on" if skill.enabled else "",
+            "base_version": skill.version,
+            "base_enabled": "on" if skill.enabled else "",
+            "base_sort_order": skill.sort_order,
+        }
         return client.post(edit, data)
 
     measure(f"{edit} (save)", save, 302)
@@ -168,8 +191,9 @@ def cmd_sim(kind: str) -> None:
     scripts: dict[tuple[int, int], list[Any]] = {}
     runs = 0
     for (rounds, calls), (reps, _budget) in sizes.items():
-        scripts[rounds, calls] = [script_for(catalog, rounds, calls, start=(runs + k) * SIM_START_STEP)
-                                  for k in range(reps + 1)]
+        scripts[rounds, calls] = [
+            script_for(catalog, rounds, calls, start=(runs + k) * SIM_START_STEP) for k in range(reps + 1)
+        ]
         runs += reps + 1
         simulate(catalog, scripts[rounds, calls][-1])  # warm-up, on a conversation of its own
     times: dict[tuple[int, int], list[float]] = {size: [] for size in sizes}

@@ -1,5 +1,6 @@
 """The console's URLs plus the two floors of ``make bench`` (docs/benchmarks.md). Only
 ``bench.settings`` points here: the production URL map never holds a floor."""
+
 from django.urls import path
 
 from console import urls as console_urls

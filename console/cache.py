@@ -13,6 +13,7 @@ key (not stored). ``incr`` still raises (a counter cannot be guessed). ``ping()`
 A failed ``delete`` (an invalidation while Redis is down) is logged: entries written before the
 outage live until their timeout, so cache release lookups with a short timeout.
 """
+
 from __future__ import annotations
 
 import logging
@@ -33,8 +34,7 @@ class ResilientRedisCache(RedisCache):
     Redis is unreachable (see the module docstring)."""
 
     def _miss(self, operation: str, key: Any, exc: Exception, value: Any) -> Any:
-        logger.warning("cache %s %r: Redis unreachable (%s); answered as a miss", operation, key,
-                       type(exc).__name__)
+        logger.warning("cache %s %r: Redis unreachable (%s); answered as a miss", operation, key, type(exc).__name__)
         return value
 
     def _guard(self, operation: str, key: Any, fallback: Any, call, *args, **kwargs):
@@ -71,8 +71,15 @@ def _set_many_failed(args: tuple, kwargs: dict) -> list:
 
 
 for _name, _fallback in (
-    ("add", False), ("get", _get_default), ("set", None), ("touch", False), ("delete", False),
-    ("get_many", lambda args, kwargs: {}), ("has_key", False), ("set_many", _set_many_failed), ("delete_many", None),
+    ("add", False),
+    ("get", _get_default),
+    ("set", None),
+    ("touch", False),
+    ("delete", False),
+    ("get_many", lambda args, kwargs: {}),
+    ("has_key", False),
+    ("set_many", _set_many_failed),
+    ("delete_many", None),
     ("clear", False),
 ):
     _wrap(_name, _fallback)

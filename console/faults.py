@@ -7,6 +7,7 @@
   (CSRF too), 404, 500 and 503 — never Django's HTML page (``handler400`` … ``handler500`` below are
   installed by ``console/urls.py``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -40,11 +41,15 @@ def is_database_fault(exc: BaseException | None) -> bool:
     return isinstance(exc, (OperationalError, InterfaceError))
 
 
-def json_error(status: int, code: str, message: str, details: dict[str, Any] | None = None,
-               **headers: str) -> JsonResponse:
+def json_error(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None, **headers: str
+) -> JsonResponse:
     """The API's error JSON (docs/runtime-api.md) with ``status``."""
-    response = JsonResponse({"error": {"code": code, "message": message, "details": details or {}}},
-                            status=status, json_dumps_params={"ensure_ascii": False})
+    response = JsonResponse(
+        {"error": {"code": code, "message": message, "details": details or {}}},
+        status=status,
+        json_dumps_params={"ensure_ascii": False},
+    )
     for name, value in headers.items():
         response[name.replace("_", "-")] = value
     return response
@@ -53,12 +58,17 @@ def json_error(status: int, code: str, message: str, details: dict[str, Any] | N
 def unavailable(request: HttpRequest, exc: BaseException | None = None) -> HttpResponse:
     """503 for a database that cannot be reached: JSON under /api/, else ``503.html`` (rendered
     without a request context, so without the database: no user, no nav)."""
-    logger.error("database unavailable for %s %s: %s", request.method, request.path,
-                 type(exc).__name__ if exc else "unknown")
+    logger.error(
+        "database unavailable for %s %s: %s", request.method, request.path, type(exc).__name__ if exc else "unknown"
+    )
     if is_api(request):
-        return json_error(503, DATABASE_UNAVAILABLE,
-                          "the database cannot be reached right now; nothing was changed, try again shortly",
-                          {"retry_after": RETRY_AFTER}, Retry_After=str(RETRY_AFTER))
+        return json_error(
+            503,
+            DATABASE_UNAVAILABLE,
+            "the database cannot be reached right now; nothing was changed, try again shortly",
+            {"retry_after": RETRY_AFTER},
+            Retry_After=str(RETRY_AFTER),
+        )
     html = loader.get_template("503.html").render({"path": request.path})
     response = HttpResponse(html, status=503)
     response["Retry-After"] = str(RETRY_AFTER)
@@ -126,9 +136,10 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
             return json_error(413, *too_large())
         return json_error(400, "bad_request", "the request could not be read")
     if too_big:
-        reason = gettext("The form is larger than %(size)s MB, the most the console reads at once; nothing was "
-                         "changed. Your browser's Back button usually keeps what you typed.") % {
-            "size": f"{limit / 1_048_576:g}"}
+        reason = gettext(
+            "The form is larger than %(size)s MB, the most the console reads at once; nothing was "
+            "changed. Your browser's Back button usually keeps what you typed."
+        ) % {"size": f"{limit / 1_048_576:g}"}
         html = loader.get_template("400.html").render({"reason": reason}, request)
         return HttpResponse(html, status=413)
     return defaults.bad_request(request, exception)

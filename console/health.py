@@ -6,6 +6,7 @@ details beyond the kind of failure, never cached.
 "backend": "redis"}}``; 503 with ``"status": "unavailable"`` and ``"ok": false, "error":
 "OperationalError"`` on the part that failed.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -8,6 +8,7 @@ next used.
 
 Plain Python (no Django import): ``console/settings.py`` uses it before Django is set up.
 """
+
 from __future__ import annotations
 
 import os

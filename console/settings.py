@@ -3,6 +3,7 @@
 The embedded default is SQLite in ``var/db.sqlite3``; every setting that differs between a
 developer laptop and a deployment is read from an environment variable named here.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,6 @@ VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))
 #: Owner only (docs/deploy.md, "Files under var/"): made 0700, or narrowed with what lies in it
 #: when an older version, a hand or a tool left it wider, before anything is read from it.
 narrow_var(VAR_DIR)
-
 
 
 def _env_flag(name: str, default: bool = False) -> bool:
@@ -188,8 +188,10 @@ else:
             # Tests run on a file too (not the shared-cache in-memory database, whose table locks
             # fail at once instead of waiting): concurrent publishes are tested with real threads.
             # One file per test process, so two test runs never share (and drop) one database.
-            "TEST": {"NAME": os.environ.get("SKILL_CONSOLE_TEST_SQLITE") or os.path.join(
-                tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")},
+            "TEST": {
+                "NAME": os.environ.get("SKILL_CONSOLE_TEST_SQLITE")
+                or os.path.join(tempfile.gettempdir(), f"skill-console-test-{os.getpid()}.sqlite3")
+            },
         }
     }
 
@@ -341,8 +343,8 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Skill Console runtime API",
     "DESCRIPTION": "Releases of skill manuals and the per-round tool masking rule, served to the agent runtime. "
-                   f"Limits: a request body of at most {DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (413 "
-                   "`request_too_large`); the other limits are stated on each field (`maxItems`, `maxLength`).",
+    f"Limits: a request body of at most {DATA_UPLOAD_MAX_MEMORY_SIZE} bytes (413 "
+    "`request_too_large`); the other limits are stated on each field (`maxItems`, `maxLength`).",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     # /api/v1/docs: Swagger UI from drf-spectacular-sidecar's static files, never a CDN.

@@ -1,5 +1,6 @@
 """URL map: console pages, the runtime API under /api/v1/, Django admin, auth, i18n and the health
 check. Errors under /api/ are JSON (``console.faults``)."""
+
 from django.contrib import admin
 from django.urls import include, path
 

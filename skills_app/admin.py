@@ -6,6 +6,7 @@ console instead of writing around the rules. Intent nodes are saved through
 ``services.intent_node_save`` (level follows the parent); tool definitions through
 ``services.mcp_tool_save``.
 """
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -107,8 +108,18 @@ class IntentNodeAdmin(admin.ModelAdmin):
     list_display = ("intent_code", "name", "level", "kind", "mcp_tool_id", "require_confirm", "enabled", "sort_order")
     list_filter = ("kind", "level", "enabled", "require_confirm")
     search_fields = ("intent_code", "name", "mcp_tool_id", "description")
-    fields = ("intent_code", "name", "parent", "kind", "mcp_tool_id", "require_confirm", "description", "examples",
-              "sort_order", "enabled")
+    fields = (
+        "intent_code",
+        "name",
+        "parent",
+        "kind",
+        "mcp_tool_id",
+        "require_confirm",
+        "description",
+        "examples",
+        "sort_order",
+        "enabled",
+    )
 
     def get_readonly_fields(self, request, obj=None):
         return ("intent_code",) if obj is not None else ()
@@ -125,24 +136,39 @@ class IntentNodeAdmin(admin.ModelAdmin):
                 if node is not None and node.pk:
                     original = IntentNode.objects.get(pk=node.pk)
                     skills = services.intent_node_gating_skills(
-                        node=original, enabled=bool(data.get("enabled")), kind=data.get("kind"),
-                        mcp_tool_id=data.get("mcp_tool_id") or "")
+                        node=original,
+                        enabled=bool(data.get("enabled")),
+                        kind=data.get("kind"),
+                        mcp_tool_id=data.get("mcp_tool_id") or "",
+                    )
                     if skills:
                         from django.core.exceptions import ValidationError
 
                         raise ValidationError(
-                            MESSAGES_BY_CODE["node_gated"], code="node_gated",
-                            params={"code": original.intent_code, "tool": original.mcp_tool_id,
-                                    "skills": ", ".join(skills)})
+                            MESSAGES_BY_CODE["node_gated"],
+                            code="node_gated",
+                            params={
+                                "code": original.intent_code,
+                                "tool": original.mcp_tool_id,
+                                "skills": ", ".join(skills),
+                            },
+                        )
                 return data
 
         return GuardedForm
 
     def save_model(self, request, obj: IntentNode, form, change) -> None:
         saved = services.intent_node_save(
-            intent_code=obj.intent_code, name=obj.name, kind=obj.kind, parent=obj.parent,
-            mcp_tool_id=obj.mcp_tool_id, require_confirm=obj.require_confirm, description=obj.description,
-            examples=obj.examples or [], sort_order=obj.sort_order, enabled=obj.enabled,
+            intent_code=obj.intent_code,
+            name=obj.name,
+            kind=obj.kind,
+            parent=obj.parent,
+            mcp_tool_id=obj.mcp_tool_id,
+            require_confirm=obj.require_confirm,
+            description=obj.description,
+            examples=obj.examples or [],
+            sort_order=obj.sort_order,
+            enabled=obj.enabled,
         )
         obj.pk = saved.pk
 
@@ -158,8 +184,22 @@ class McpToolAdmin(admin.ModelAdmin):
     list_display = ("name", "tool_name", "mcp_server", "title", "removed_at", "require_confirm_override")
     list_filter = ("mcp_server", ("removed_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "tool_name", "title", "description")
-    SYNCED = ("name", "tool_name", "mcp_server", "server", "title", "description", "input_schema", "output_schema",
-              "annotations", "naming_warning", "synced_at", "removed_at", "confirm_set_by", "confirm_set_at")
+    SYNCED = (
+        "name",
+        "tool_name",
+        "mcp_server",
+        "server",
+        "title",
+        "description",
+        "input_schema",
+        "output_schema",
+        "annotations",
+        "naming_warning",
+        "synced_at",
+        "removed_at",
+        "confirm_set_by",
+        "confirm_set_at",
+    )
 
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and obj.mcp_server_id is not None:
@@ -171,8 +211,12 @@ class McpToolAdmin(admin.ModelAdmin):
             services.mcp_tool_set_confirm(tool=obj, require_confirm=obj.require_confirm_override, user=request.user)
             return
         saved = services.mcp_tool_save(
-            name=obj.name, title=obj.title, description=obj.description, input_schema=obj.input_schema,
-            annotations=obj.annotations, server=obj.server,
+            name=obj.name,
+            title=obj.title,
+            description=obj.description,
+            input_schema=obj.input_schema,
+            annotations=obj.annotations,
+            server=obj.server,
         )
         if "require_confirm_override" in form.changed_data:
             services.mcp_tool_set_confirm(tool=saved, require_confirm=obj.require_confirm_override, user=request.user)

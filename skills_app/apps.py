@@ -35,8 +35,14 @@ class SkillsAppConfig(AppConfig):
 
         for model in (Release, ReleaseLabel):
             for signal in (post_save, post_delete):
-                signal.connect(runtime_cache.releases_changed, sender=model,
-                               dispatch_uid=f"runtime_cache.{model.__name__}.{signal is post_save}")
+                signal.connect(
+                    runtime_cache.releases_changed,
+                    sender=model,
+                    dispatch_uid=f"runtime_cache.{model.__name__}.{signal is post_save}",
+                )
         for signal in (post_save, post_delete):
-            signal.connect(runtime_cache.keys_changed, sender=RuntimeKey,
-                           dispatch_uid=f"runtime_cache.RuntimeKey.{signal is post_save}")
+            signal.connect(
+                runtime_cache.keys_changed,
+                sender=RuntimeKey,
+                dispatch_uid=f"runtime_cache.RuntimeKey.{signal is post_save}",
+            )

@@ -3,6 +3,7 @@
 ``demo_load`` writes one through the same services the editor uses, in one transaction, and is
 idempotent: running it twice leaves the same rows (skill versions only move when text changed).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -79,10 +80,16 @@ def _walk_nodes(items: list[dict], parent: IntentNode | None, codes: list[str]) 
         node = IntentNode.objects.filter(intent_code=item["code"]).first()
         if node is None:
             node = services.intent_node_save(
-                intent_code=item["code"], name=item["name"], kind=item.get("kind", "SYSTEM"), parent=parent,
-                mcp_tool_id=item.get("mcp_tool_id", ""), require_confirm=bool(item.get("require_confirm", False)),
-                description=item.get("description", ""), examples=item.get("examples", []),
-                sort_order=order * 10, enabled=item.get("enabled", True),
+                intent_code=item["code"],
+                name=item["name"],
+                kind=item.get("kind", "SYSTEM"),
+                parent=parent,
+                mcp_tool_id=item.get("mcp_tool_id", ""),
+                require_confirm=bool(item.get("require_confirm", False)),
+                description=item.get("description", ""),
+                examples=item.get("examples", []),
+                sort_order=order * 10,
+                enabled=item.get("enabled", True),
             )
             created += 1
         codes.append(node.intent_code)
@@ -231,9 +238,12 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
             continue
         try:  # the tool-definition rule (domain.tooldefs) runs in the service
             services.mcp_tool_save(
-                name=tool["name"], title=tool.get("title", ""), description=tool.get("description", ""),
+                name=tool["name"],
+                title=tool.get("title", ""),
+                description=tool.get("description", ""),
                 input_schema=tool.get("inputSchema") or {"type": "object"},
-                annotations=tool.get("annotations") or {}, server=f"demo:{name}",
+                annotations=tool.get("annotations") or {},
+                server=f"demo:{name}",
             )
         except ValidationError as exc:
             raise DemoError(f"{root / 'catalog.yaml'}: tool {tool['name']}: {'; '.join(exc.messages)}") from None
@@ -249,8 +259,11 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
         except FileNotFoundError:
             raise DemoError(f"{manual_path}: manual file not found (skill {spec['code']})") from None
         fields = {
-            "name": spec["name"], "description": spec["description"], "content": content,
-            "tool_ids": spec.get("tool_ids", []), "sort_order": spec.get("sort_order", 0),
+            "name": spec["name"],
+            "description": spec["description"],
+            "content": content,
+            "tool_ids": spec.get("tool_ids", []),
+            "sort_order": spec.get("sort_order", 0),
             "enabled": spec.get("enabled", True),
         }
         summary.skills += 1
@@ -265,7 +278,9 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
 
     for spec in catalog.get("profiles", []):
         if not AccessProfile.objects.filter(name=spec["name"]).exists():
-            services.access_profile_save(name=spec["name"], description=spec.get("description", ""), tools=spec["tools"])
+            services.access_profile_save(
+                name=spec["name"], description=spec.get("description", ""), tools=spec["tools"]
+            )
         summary.profiles += 1
     for spec in catalog.get("stages", []):
         if not Stage.objects.filter(name=spec["name"]).exists():
@@ -286,8 +301,13 @@ def demo_load(*, name: str | None = None, replace: bool = False, backup_dir: Pat
         if isinstance(desc, dict):
             desc, desc_en = desc.get("zh") or desc.get("en") or "", desc.get("en") or ""
         try:
-            services.scenario_save(name=meta.get("name", path.stem), script=text, description=str(desc)[:512],
-                                   description_en=str(desc_en)[:512], catalog=name)
+            services.scenario_save(
+                name=meta.get("name", path.stem),
+                script=text,
+                description=str(desc)[:512],
+                description_en=str(desc_en)[:512],
+                catalog=name,
+            )
         except ValidationError as exc:
             raise DemoError(f"{path}: {'; '.join(exc.messages)}") from None
 

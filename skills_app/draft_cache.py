@@ -19,6 +19,7 @@ staff write. So:
   the draft and on ``key`` only (``views.common.draft_html``: the page, its query, the language,
   the user's role; never a CSRF token), ``FRAGMENTS_KEPT`` of them per process.
 """
+
 from __future__ import annotations
 
 import threading
@@ -130,7 +131,8 @@ def draft_changed(sender: Any, *, using: str = "default", **kwargs: Any) -> None
     it wrote (the callback already queued is recognised in ``connection.run_on_commit``)."""
     connection = connections[using]
     if connection.in_atomic_block and any(
-            getattr(entry[1], "skill_console_draft_bump", False) for entry in connection.run_on_commit):
+        getattr(entry[1], "skill_console_draft_bump", False) for entry in connection.run_on_commit
+    ):
         return
 
     def bump() -> None:
@@ -146,8 +148,9 @@ def connect() -> None:
 
     for model in draft_models():
         for signal in (post_save, post_delete):
-            signal.connect(draft_changed, sender=model, dispatch_uid=f"skills_app.draft.{signal}.{model.__name__}",
-                           weak=False)
+            signal.connect(
+                draft_changed, sender=model, dispatch_uid=f"skills_app.draft.{signal}.{model.__name__}", weak=False
+            )
 
 
 def draft_models() -> tuple[type, ...]:

@@ -10,6 +10,7 @@ the form (``add_service_errors``): the messages — which name the offending val
 validation) but never writes. A form built with ``preview=True`` validates with the same domain
 rule (``domain.clean_skill``): STYLE "Preview never saves".
 """
+
 from __future__ import annotations
 
 import difflib
@@ -128,8 +129,12 @@ def tool_picker(
 
 
 def tool_search(
-    rows: list[selectors.McpNodeRow], query: str, selected: Iterable[str],
-    gated_by: dict[str, tuple[str, ...]] | None = None, *, limit: int | None = None,
+    rows: list[selectors.McpNodeRow],
+    query: str,
+    selected: Iterable[str],
+    gated_by: dict[str, tuple[str, ...]] | None = None,
+    *,
+    limit: int | None = None,
 ) -> tuple[list[ToolOption], int]:
     """Registered MCP tools, unticked, matching ``query`` — a case-insensitive substring of the
     tool id, its title or the code of a skill gating it (blank: every tool) — in registration
@@ -140,10 +145,15 @@ def tool_search(
     needle = (query or "").strip().lower()
     shown = set(normalize_tool_ids(list(selected)))
     found = [
-        o for o in tool_options(rows, (), gated_by)
-        if o.tool_id not in shown and (
-            not needle or needle in o.tool_id.lower() or needle in o.title.lower()
-            or any(needle in code.lower() for code in o.gated_by))
+        o
+        for o in tool_options(rows, (), gated_by)
+        if o.tool_id not in shown
+        and (
+            not needle
+            or needle in o.tool_id.lower()
+            or needle in o.title.lower()
+            or any(needle in code.lower() for code in o.gated_by)
+        )
     ]
     return found[:limit], len(found)
 
@@ -153,8 +163,11 @@ def tool_search(
 # --------------------------------------------------------------------------------------------
 #: Fields compared when a save is refused as stale, with their labels.
 STALE_FIELDS = {
-    "name": _("Name"), "description": _("Description"), "tool_ids": _("Gated tools"),
-    "sort_order": _("Sort order"), "enabled": _("Enabled"),
+    "name": _("Name"),
+    "description": _("Description"),
+    "tool_ids": _("Gated tools"),
+    "sort_order": _("Sort order"),
+    "enabled": _("Enabled"),
 }
 
 
@@ -179,8 +192,14 @@ class StaleEdit:
         saved_label = gettext("version %(n)s (saved)") % {"n": current.version}
         typed_label = gettext("your text")
         diff = []
-        lines = difflib.unified_diff(_lines(current.content), _lines(typed.get("content", "")),
-                                     fromfile=saved_label, tofile=typed_label, n=2, lineterm="")
+        lines = difflib.unified_diff(
+            _lines(current.content),
+            _lines(typed.get("content", "")),
+            fromfile=saved_label,
+            tofile=typed_label,
+            n=2,
+            lineterm="",
+        )
         for i, line in enumerate(lines):
             if i < 2:  # the two file headers; a removed manual line "---" (diff line "----") is a deletion
                 kind = "head"
@@ -189,15 +208,24 @@ class StaleEdit:
             else:
                 kind = {"-": "del", "+": "add"}.get(line[:1], "ctx")
             diff.append((kind, line))
-        saved = {"name": current.name, "description": current.description,
-                 "tool_ids": list(normalize_tool_ids(list(current.tool_ids))),
-                 "sort_order": current.sort_order, "enabled": current.enabled}
-        mine = {"name": (typed.get("name") or "").strip(), "description": (typed.get("description") or "").strip(),
-                "tool_ids": list(normalize_tool_ids(list(typed.get("tool_ids") or []))),
-                "sort_order": typed.get("sort_order") or 0, "enabled": bool(typed.get("enabled"))}
+        saved = {
+            "name": current.name,
+            "description": current.description,
+            "tool_ids": list(normalize_tool_ids(list(current.tool_ids))),
+            "sort_order": current.sort_order,
+            "enabled": current.enabled,
+        }
+        mine = {
+            "name": (typed.get("name") or "").strip(),
+            "description": (typed.get("description") or "").strip(),
+            "tool_ids": list(normalize_tool_ids(list(typed.get("tool_ids") or []))),
+            "sort_order": typed.get("sort_order") or 0,
+            "enabled": bool(typed.get("enabled")),
+        }
         others = tuple(str(label) for f, label in STALE_FIELDS.items() if saved[f] != mine[f])
-        return cls(version=current.version, base=base if isinstance(base, int) else None,
-                   diff=tuple(diff), other_fields=others)
+        return cls(
+            version=current.version, base=base if isinstance(base, int) else None, diff=tuple(diff), other_fields=others
+        )
 
 
 class SkillForm(ServiceForm):
@@ -213,21 +241,28 @@ class SkillForm(ServiceForm):
     """
 
     skill_code = forms.CharField(
-        label=_("Skill code"), max_length=SKILL_CODE_MAX_LENGTH, required=False,
-        help_text=_("Lowercase letter first, then lowercase letters, digits, single _ or -; 2–64 characters. "
-                    "Cannot be changed after creation."),
+        label=_("Skill code"),
+        max_length=SKILL_CODE_MAX_LENGTH,
+        required=False,
+        help_text=_(
+            "Lowercase letter first, then lowercase letters, digits, single _ or -; 2–64 characters. "
+            "Cannot be changed after creation."
+        ),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false", "class": "mono"}),
     )
     # No max_length on name and description: a browser would cut the text at ``maxlength`` without a
     # word; the domain refuses an over-long value with a message naming its length instead.
     name = forms.CharField(label=_("Name"), required=False)
     description = forms.CharField(
-        label=_("Description"), required=False,
+        label=_("Description"),
+        required=False,
         help_text=_("One line, shown to the model in the skill catalog: say when to load this manual."),
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     content = forms.CharField(
-        label=_("Manual (markdown)"), required=False, strip=False,
+        label=_("Manual (markdown)"),
+        required=False,
+        strip=False,
         widget=forms.Textarea(attrs={"rows": 22, "class": "mono", "spellcheck": "false"}),
     )
     tool_ids = AnyValueMultipleChoiceField(label=_("Gated tools"), required=False)
@@ -240,8 +275,9 @@ class SkillForm(ServiceForm):
     base_enabled = forms.CharField(required=False, widget=forms.HiddenInput)
     base_sort_order = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, skill: Skill | None = None, user: Any = None, preview: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, skill: Skill | None = None, user: Any = None, preview: bool = False, **kwargs: Any
+    ) -> None:
         self.skill = skill
         self.user = user
         self.preview = preview
@@ -249,10 +285,16 @@ class SkillForm(ServiceForm):
         self.stale: StaleEdit | None = None
         if skill is not None and "initial" not in kwargs:
             kwargs["initial"] = {
-                "skill_code": skill.skill_code, "name": skill.name, "description": skill.description,
-                "content": skill.content, "tool_ids": list(skill.tool_ids), "sort_order": skill.sort_order,
-                "enabled": skill.enabled, "base_version": skill.version,
-                "base_enabled": "1" if skill.enabled else "0", "base_sort_order": skill.sort_order,
+                "skill_code": skill.skill_code,
+                "name": skill.name,
+                "description": skill.description,
+                "content": skill.content,
+                "tool_ids": list(skill.tool_ids),
+                "sort_order": skill.sort_order,
+                "enabled": skill.enabled,
+                "base_version": skill.version,
+                "base_enabled": "1" if skill.enabled else "0",
+                "base_sort_order": skill.sort_order,
             }
         super().__init__(*args, **kwargs)
         if skill is not None:
@@ -274,9 +316,14 @@ class SkillForm(ServiceForm):
             version=(self.skill.version + 1) if self.skill else 1,
         )
         try:
-            clean_skill(skill_code=code or "draft", name=self.draft.name, description=self.draft.description,
-                        content=self.draft.content, tool_ids=self.draft.tool_ids,
-                        registry=selectors.tool_registry(self.draft.tool_ids))
+            clean_skill(
+                skill_code=code or "draft",
+                name=self.draft.name,
+                description=self.draft.description,
+                content=self.draft.content,
+                tool_ids=self.draft.tool_ids,
+                registry=selectors.tool_registry(self.draft.tool_ids),
+            )
         except SkillValidationError as exc:
             for field, problems in exc.problems.items():
                 if field == "skill_code" and not code:
@@ -379,14 +426,17 @@ class PreviewForm(forms.Form):
 
     scenario = forms.CharField(label=_("Saved scenario"), required=False)
     script = forms.CharField(
-        label=_("Script (YAML) or transcript (JSON)"), required=False, strip=False,
+        label=_("Script (YAML) or transcript (JSON)"),
+        required=False,
+        strip=False,
         widget=forms.Textarea(attrs={"rows": 14, "class": "mono", "spellcheck": "false"}),
     )
     profile = forms.CharField(label=_("Access profile"), required=False)
     stage = forms.CharField(label=_("Stage"), required=False)
 
-    def __init__(self, *args: Any, scenarios: list[Any] = (), catalog: dom.Catalog | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, scenarios: list[Any] = (), catalog: dom.Catalog | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         _allow_nul(self.fields["script"])
         self.scenarios = {s.name: s for s in scenarios}
@@ -394,8 +444,10 @@ class PreviewForm(forms.Form):
         self.fields["scenario"].widget = forms.Select(
             choices=[("", gettext("— pasted script —"))] + [(n, n) for n in self.scenarios]
         )
-        for field, table in (("profile", catalog.profiles if catalog else {}),
-                             ("stage", catalog.stages if catalog else {})):
+        for field, table in (
+            ("profile", catalog.profiles if catalog else {}),
+            ("stage", catalog.stages if catalog else {}),
+        ):
             choices = [("", gettext("as the script says")), (NO_RESTRICTION, gettext("none (no restriction)"))]
             choices += [(n, n) for n in sorted(table)]
             asked = (self.data.get(self.add_prefix(field)) or "") if self.is_bound else ""
@@ -414,8 +466,10 @@ class PreviewForm(forms.Form):
         saved = self.scenarios.get(name) if name else None
         if name and saved is None:
             on_offer = ", ".join(self.scenarios) or gettext("none saved")
-            self.add_error("scenario", gettext("No saved scenario '%(name)s'; scenarios: %(names)s")
-                           % {"name": name, "names": on_offer})
+            self.add_error(
+                "scenario",
+                gettext("No saved scenario '%(name)s'; scenarios: %(names)s") % {"name": name, "names": on_offer},
+            )
             return data
         if saved is not None and (not text.strip() or _same_text(text, saved.script)):
             data["source_text"], data["source_name"], data["saved"] = saved.script, f"scenario '{saved.name}'", saved
@@ -453,8 +507,9 @@ def _nul_error(text: str) -> str | None:
     where = nul_position(text)
     if where is None:
         return None
-    return gettext("The script contains a NUL character (\\0) at line %(line)s, column %(column)s: "
-                   "remove it and try again.") % {"line": where[0], "column": where[1]}
+    return gettext(
+        "The script contains a NUL character (\\0) at line %(line)s, column %(column)s: remove it and try again."
+    ) % {"line": where[0], "column": where[1]}
 
 
 def _same_text(a: str, b: str) -> bool:
@@ -469,35 +524,52 @@ def _same_text(a: str, b: str) -> bool:
 #: (Django's default "Enter a valid value." does not say what is allowed).
 NAME_RULE = RegexValidator(
     SKILL_CODE_PATTERN,
-    message=_("Use a lowercase letter first, then lowercase letters, digits and single _ or - separators "
-              "(no spaces, no capitals), e.g. cancel-iphone."),
+    message=_(
+        "Use a lowercase letter first, then lowercase letters, digits and single _ or - separators "
+        "(no spaces, no capitals), e.g. cancel-iphone."
+    ),
     code="name_pattern",
 )
+
+
 class ScenarioForm(ServiceForm):
     """Create or replace a saved scenario: a valid form gives the arguments of
     ``services.scenario_save`` (the script must parse; the service's error names the line)."""
 
     name = forms.CharField(
-        label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
+        label=_("Name"),
+        max_length=NAME_MAX_LENGTH,
+        validators=[NAME_RULE],
         help_text=_("Lowercase letters, digits, single _ or -, e.g. cancel-iphone."),
         widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
     )
     description = forms.CharField(
-        label=_("Description"), max_length=DESCRIPTION_MAX_LENGTH, required=False,
+        label=_("Description"),
+        max_length=DESCRIPTION_MAX_LENGTH,
+        required=False,
         help_text=_("Shown in the Chinese console (and in English when no English one is given)."),
     )
-    description_en = forms.CharField(label=_("Description (English)"), max_length=DESCRIPTION_MAX_LENGTH,
-                                     required=False, help_text=_("Shown in the English console."))
+    description_en = forms.CharField(
+        label=_("Description (English)"),
+        max_length=DESCRIPTION_MAX_LENGTH,
+        required=False,
+        help_text=_("Shown in the English console."),
+    )
     script = forms.CharField(
-        label=_("Script (YAML)"), strip=False,
+        label=_("Script (YAML)"),
+        strip=False,
         widget=forms.Textarea(attrs={"rows": 22, "class": "mono", "spellcheck": "false"}),
     )
 
     def __init__(self, *args: Any, scenario: Any = None, **kwargs: Any) -> None:
         self.scenario = scenario
         if scenario is not None and "initial" not in kwargs:
-            kwargs["initial"] = {"name": scenario.name, "description": scenario.description,
-                                 "description_en": getattr(scenario, "description_en", ""), "script": scenario.script}
+            kwargs["initial"] = {
+                "name": scenario.name,
+                "description": scenario.description,
+                "description_en": getattr(scenario, "description_en", ""),
+                "script": scenario.script,
+            }
         super().__init__(*args, **kwargs)
         _allow_nul(self.fields["script"])
         if scenario is not None:
@@ -523,8 +595,14 @@ class ScenarioForm(ServiceForm):
         extra = {}
         if self.add_prefix("description_en") in self.data:  # absent from the POST: keep the stored one
             extra["description_en"] = data.get("description_en") or ""
-        return {"name": data["name"].strip(), "script": data["script"], "description": data.get("description") or "",
-                "catalog": self.scenario.catalog if self.scenario else "", "create": self.scenario is None, **extra}
+        return {
+            "name": data["name"].strip(),
+            "script": data["script"],
+            "description": data.get("description") or "",
+            "catalog": self.scenario.catalog if self.scenario else "",
+            "create": self.scenario is None,
+            **extra,
+        }
 
 
 # --------------------------------------------------------------------------------------------
@@ -539,7 +617,9 @@ class RestrictionForm(ServiceForm):
     error names each tool that is not a registered MCP tool."""
 
     name = forms.CharField(
-        label=_("Name"), max_length=NAME_MAX_LENGTH, validators=[NAME_RULE],
+        label=_("Name"),
+        max_length=NAME_MAX_LENGTH,
+        validators=[NAME_RULE],
         help_text=_("Lowercase letters, digits, single _ or -."),
         widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
     )
@@ -574,8 +654,12 @@ class RestrictionForm(ServiceForm):
         """The keyword arguments of ``services.access_profile_save`` / ``services.stage_save``
         (valid form); a new one is created (``create``), never replacing one."""
         data = self.cleaned_data
-        return {"name": data["name"].strip(), "description": data.get("description") or "",
-                "tools": data.get("tools") or [], "create": self.obj is None}
+        return {
+            "name": data["name"].strip(),
+            "description": data.get("description") or "",
+            "tools": data.get("tools") or [],
+            "create": self.obj is None,
+        }
 
 
 # ---- import and export of skill files (docs/import-export.md) -------------------------------
@@ -603,8 +687,10 @@ class MultipleFileField(forms.FileField):
             try:
                 cleaned.append(single(upload, initial))
             except ValidationError as exc:
-                refused.extend(gettext("%(file)s: %(problem)s") % {"file": getattr(upload, "name", "") or "?",
-                                                                 "problem": problem} for problem in exc.messages)
+                refused.extend(
+                    gettext("%(file)s: %(problem)s") % {"file": getattr(upload, "name", "") or "?", "problem": problem}
+                    for problem in exc.messages
+                )
         if refused:
             raise ValidationError(refused)
         return cleaned
@@ -619,7 +705,8 @@ class SkillImportForm(forms.Form):
         widget=MultipleFileInput(attrs={"accept": ".zip,.properties,.md"}),
     )
     partial = forms.BooleanField(
-        label=_("Import the files that are fine even when others have errors"), required=False,
+        label=_("Import the files that are fine even when others have errors"),
+        required=False,
         help_text=_("Off: all or nothing — one error and nothing is imported."),
     )
     checked = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -629,11 +716,13 @@ class SkillExportForm(forms.Form):
     """The export download: which format."""
 
     format = forms.ChoiceField(
-        label=_("Format"), initial="properties",
-        choices=(("properties", _("Ragent declaration files (.properties + manuals)")),
-                 ("skill-md", _("Agent Skills folders (SKILL.md)"))),
+        label=_("Format"),
+        initial="properties",
+        choices=(
+            ("properties", _("Ragent declaration files (.properties + manuals)")),
+            ("skill-md", _("Agent Skills folders (SKILL.md)")),
+        ),
     )
-
 
 
 # --- MCP servers and intent nodes (docs/mcp.md) ---------------------------------------------------
@@ -653,8 +742,9 @@ def _parse_pairs(text: str, sep: str, field_label: str) -> dict[str, str]:
         name, found, value = line.partition(sep)
         if not found or not name.strip():
             raise forms.ValidationError(
-                gettext("line %(line)s of %(field)s: write NAME%(sep)sVALUE") % {
-                    "line": number, "field": field_label, "sep": sep})
+                gettext("line %(line)s of %(field)s: write NAME%(sep)sVALUE")
+                % {"line": number, "field": field_label, "sep": sep}
+            )
         out[name.strip()] = value.strip()
     return out
 
@@ -666,21 +756,38 @@ class McpServerForm(ServiceForm):
 
     name_unknown_fields = False
 
-    name = forms.CharField(label=_("Name"), max_length=40, help_text=_(
-        "Stable: lowercase letter first, then lowercase letters, digits, _ or -. Clashing tool names are prefixed with it."),
-        widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}))
-    transport = forms.ChoiceField(label=_("Transport"), choices=(("stdio", "stdio"),
-                                                                  ("streamable-http", "streamable HTTP")))
-    command = forms.CharField(label=_("Command (stdio)"), required=False,
-                              widget=forms.TextInput(attrs={"class": "mono"}))
-    args = forms.CharField(label=_("Arguments (stdio, one per line)"), required=False,
-                           widget=forms.Textarea(attrs={"rows": 3, "class": "mono"}))
-    env = forms.CharField(label=_("Environment (stdio, NAME=VALUE per line; values are secrets)"), required=False,
-                          widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}))
-    url = forms.CharField(label=_("URL (streamable HTTP)"), required=False,
-                          widget=forms.TextInput(attrs={"class": "mono"}))
-    headers = forms.CharField(label=_("Headers (streamable HTTP, Name: value per line; values are secrets)"),
-                              required=False, widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}))
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=40,
+        help_text=_(
+            "Stable: lowercase letter first, then lowercase letters, digits, _ or -. Clashing tool names are prefixed with it."
+        ),
+        widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}),
+    )
+    transport = forms.ChoiceField(
+        label=_("Transport"), choices=(("stdio", "stdio"), ("streamable-http", "streamable HTTP"))
+    )
+    command = forms.CharField(
+        label=_("Command (stdio)"), required=False, widget=forms.TextInput(attrs={"class": "mono"})
+    )
+    args = forms.CharField(
+        label=_("Arguments (stdio, one per line)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "class": "mono"}),
+    )
+    env = forms.CharField(
+        label=_("Environment (stdio, NAME=VALUE per line; values are secrets)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}),
+    )
+    url = forms.CharField(
+        label=_("URL (streamable HTTP)"), required=False, widget=forms.TextInput(attrs={"class": "mono"})
+    )
+    headers = forms.CharField(
+        label=_("Headers (streamable HTTP, Name: value per line; values are secrets)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "class": "mono"}),
+    )
     timeout_seconds = forms.FloatField(label=_("Time limit (seconds)"), min_value=1, max_value=600, initial=20)
     enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
 
@@ -688,10 +795,15 @@ class McpServerForm(ServiceForm):
         self.instance = instance
         if instance is not None and "initial" not in kwargs:
             kwargs["initial"] = {
-                "name": instance.name, "transport": instance.transport, "command": instance.command,
-                "args": "\n".join(instance.args or []), "env": _pairs_text(instance.env, "=", masked=True),
-                "url": instance.url, "headers": _pairs_text(instance.headers, ": ", masked=True),
-                "timeout_seconds": instance.timeout_seconds, "enabled": instance.enabled,
+                "name": instance.name,
+                "transport": instance.transport,
+                "command": instance.command,
+                "args": "\n".join(instance.args or []),
+                "env": _pairs_text(instance.env, "=", masked=True),
+                "url": instance.url,
+                "headers": _pairs_text(instance.headers, ": ", masked=True),
+                "timeout_seconds": instance.timeout_seconds,
+                "enabled": instance.enabled,
             }
         super().__init__(*args, **kwargs)
         if instance is not None:
@@ -707,10 +819,17 @@ class McpServerForm(ServiceForm):
         """The keyword arguments of ``services.mcp_server_save`` (valid form)."""
         data = self.cleaned_data
         return dict(
-            name=(self.instance.name if self.instance else data["name"].strip()), transport=data["transport"],
-            command=data.get("command", ""), args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
-            env=data.get("env") or {}, url=data.get("url", ""), headers=data.get("headers") or {},
-            timeout_seconds=data["timeout_seconds"], enabled=bool(data.get("enabled")), instance=self.instance)
+            name=(self.instance.name if self.instance else data["name"].strip()),
+            transport=data["transport"],
+            command=data.get("command", ""),
+            args=[a.strip() for a in data.get("args", "").splitlines() if a.strip()],
+            env=data.get("env") or {},
+            url=data.get("url", ""),
+            headers=data.get("headers") or {},
+            timeout_seconds=data["timeout_seconds"],
+            enabled=bool(data.get("enabled")),
+            instance=self.instance,
+        )
 
 
 class IntentNodeForm(ServiceForm):
@@ -721,30 +840,40 @@ class IntentNodeForm(ServiceForm):
 
     name_unknown_fields = False
 
-    intent_code = forms.CharField(label=_("Intent code"), max_length=64,
-                                  widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"}))
+    intent_code = forms.CharField(
+        label=_("Intent code"), max_length=64, widget=forms.TextInput(attrs={"class": "mono", "autocomplete": "off"})
+    )
     name = forms.CharField(label=_("Name"), max_length=NAME_MAX_LENGTH)
     parent = forms.ChoiceField(label=_("Parent"), required=False)
-    kind = forms.ChoiceField(label=_("Kind"), choices=(("SYSTEM", _("system")), ("KB", _("knowledge base")),
-                                                        ("MCP", _("MCP tool"))))
+    kind = forms.ChoiceField(
+        label=_("Kind"), choices=(("SYSTEM", _("system")), ("KB", _("knowledge base")), ("MCP", _("MCP tool")))
+    )
     mcp_tool_id = forms.ChoiceField(label=_("MCP tool"), required=False)
-    require_confirm = forms.BooleanField(label=_("Require confirmation (tools without a synced definition)"),
-                                         required=False)
-    description = forms.CharField(label=_("Description"), max_length=512, required=False,
-                                  widget=forms.Textarea(attrs={"rows": 2}))
+    require_confirm = forms.BooleanField(
+        label=_("Require confirmation (tools without a synced definition)"), required=False
+    )
+    description = forms.CharField(
+        label=_("Description"), max_length=512, required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
     sort_order = forms.IntegerField(label=_("Sort order"), initial=0)
     enabled = forms.BooleanField(label=_("Enabled"), required=False, initial=True)
     force = forms.BooleanField(label=_("Force: break the skills that gate this node's tool"), required=False)
 
-    def __init__(self, *args: Any, instance: Any = None, parents: Iterable[Any] = (), tools: Iterable[Any] = (),
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, instance: Any = None, parents: Iterable[Any] = (), tools: Iterable[Any] = (), **kwargs: Any
+    ) -> None:
         self.instance = instance
         if instance is not None and "initial" not in kwargs:
             kwargs["initial"] = {
-                "intent_code": instance.intent_code, "name": instance.name,
-                "parent": instance.parent.intent_code if instance.parent_id else "", "kind": instance.kind,
-                "mcp_tool_id": instance.mcp_tool_id, "require_confirm": instance.require_confirm,
-                "description": instance.description, "sort_order": instance.sort_order, "enabled": instance.enabled,
+                "intent_code": instance.intent_code,
+                "name": instance.name,
+                "parent": instance.parent.intent_code if instance.parent_id else "",
+                "kind": instance.kind,
+                "mcp_tool_id": instance.mcp_tool_id,
+                "require_confirm": instance.require_confirm,
+                "description": instance.description,
+                "sort_order": instance.sort_order,
+                "enabled": instance.enabled,
             }
         super().__init__(*args, **kwargs)
         self.parents = {p.intent_code: p for p in parents}
@@ -769,12 +898,17 @@ class IntentNodeForm(ServiceForm):
         data = self.cleaned_data
         return dict(
             intent_code=(self.instance.intent_code if self.instance else data["intent_code"].strip()),
-            name=data["name"], kind=data["kind"], parent=self.parents.get(data.get("parent") or ""),
-            mcp_tool_id=data.get("mcp_tool_id") or "", require_confirm=bool(data.get("require_confirm")),
+            name=data["name"],
+            kind=data["kind"],
+            parent=self.parents.get(data.get("parent") or ""),
+            mcp_tool_id=data.get("mcp_tool_id") or "",
+            require_confirm=bool(data.get("require_confirm")),
             description=data.get("description") or "",
-            examples=self.instance.examples if self.instance else [], sort_order=data.get("sort_order") or 0,
-            enabled=bool(data.get("enabled")), force=bool(data.get("force")))
-
+            examples=self.instance.examples if self.instance else [],
+            sort_order=data.get("sort_order") or 0,
+            enabled=bool(data.get("enabled")),
+            force=bool(data.get("force")),
+        )
 
 
 class AuditFilterForm(forms.Form):
@@ -788,8 +922,9 @@ class AuditFilterForm(forms.Form):
     since = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     until = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
-    def __init__(self, *args: Any, users: Iterable[Any] = (), kinds: Iterable[tuple[str, Any]] = (),
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, users: Iterable[Any] = (), kinds: Iterable[tuple[str, Any]] = (), **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.fields["user"].choices = [("", _("everyone"))] + [(u.pk, u.get_username()) for u in users]
         self.fields["kind"].choices = [("", _("every record type"))] + list(kinds)

@@ -5,6 +5,7 @@ historical record (who, when, what: the whole row after the change; ``-`` record
 was deleted). This module reads them: a skill's revisions, the diff of two revisions, and the
 audit log across every audited model, filtered and paginated in the database (one ``UNION``).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -37,8 +38,9 @@ AUDIT_PAGE_SIZE = 50
 
 def skill_revisions(skill: Skill) -> list[Any]:
     """Every revision of ``skill`` (its historical records), newest first, with the user (one query)."""
-    return list(Skill.history.filter(id=skill.pk).select_related("history_user")
-                .order_by("-history_date", "-history_id"))
+    return list(
+        Skill.history.filter(id=skill.pk).select_related("history_user").order_by("-history_date", "-history_id")
+    )
 
 
 def revision_values(record: Any, fields: Iterable[str] = SKILL_HISTORY_FIELDS) -> dict[str, Any]:
@@ -94,10 +96,20 @@ def audit_queryset(flt: AuditFilter) -> QuerySet:
             qs = qs.filter(history_date__gte=_day_start(flt.since))
         if flt.until:
             qs = qs.filter(history_date__lt=_day_start(flt.until + dt.timedelta(days=1)))
-        parts.append(qs.annotate(record_kind=Value(kind, output_field=CharField()),
-                                 record_label=F(label_field))
-                     .values("history_id", "history_date", "history_type", "history_user_id",
-                             "history_change_reason", "id", "record_kind", "record_label").order_by())
+        parts.append(
+            qs.annotate(record_kind=Value(kind, output_field=CharField()), record_label=F(label_field))
+            .values(
+                "history_id",
+                "history_date",
+                "history_type",
+                "history_user_id",
+                "history_change_reason",
+                "id",
+                "record_kind",
+                "record_label",
+            )
+            .order_by()
+        )
     if not parts:
         return Skill.history.none().values("history_id")
     first, *rest = parts
@@ -149,9 +161,19 @@ def audit_entries(rows: list[dict]) -> list[AuditEntry]:
         if rec is not None and prev is not None and r["history_type"] != "-":
             fields = tracked_fields(AUDITED[kind][0])
             changes = revision_diff(revision_values(prev, fields), revision_values(rec, fields), fields)
-        out.append(AuditEntry(history_id=r["history_id"], kind=kind, label=r["record_label"], object_id=r["id"],
-                              when=r["history_date"], action=r["history_type"], user=users.get(r["history_user_id"]),
-                              reason=r["history_change_reason"] or "", changes=changes))
+        out.append(
+            AuditEntry(
+                history_id=r["history_id"],
+                kind=kind,
+                label=r["record_label"],
+                object_id=r["id"],
+                when=r["history_date"],
+                action=r["history_type"],
+                user=users.get(r["history_user_id"]),
+                reason=r["history_change_reason"] or "",
+                changes=changes,
+            )
+        )
     return out
 
 

@@ -9,6 +9,7 @@ broke. A server that errors, hangs past the limit or dies mid-list leaves the pr
 untouched; the failure is recorded. ``mcp_tool_call`` sends one ``tools/call`` (the tools page's
 test call).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -58,9 +59,14 @@ def _listed(tool: Any) -> ListedTool:
     not read as changed at every sync (the record compares the stored row with this)."""
     data = tool.model_dump(by_alias=True, exclude_none=True)  # the fields read are JSON already
     title = data.get("title") or (data.get("annotations") or {}).get("title") or ""
-    return ListedTool(name=data["name"], title=title[:TOOL_TITLE_MAX_LENGTH], description=data.get("description") or "",
-                      input_schema=data.get("inputSchema") or {"type": "object"},
-                      output_schema=data.get("outputSchema"), annotations=data.get("annotations") or {})
+    return ListedTool(
+        name=data["name"],
+        title=title[:TOOL_TITLE_MAX_LENGTH],
+        description=data.get("description") or "",
+        input_schema=data.get("inputSchema") or {"type": "object"},
+        output_schema=data.get("outputSchema"),
+        annotations=data.get("annotations") or {},
+    )
 
 
 class _Session:
@@ -78,17 +84,22 @@ class _Session:
         await self.stack.__aenter__()
         try:
             if self.server.transport == McpServer.Transport.STDIO:
-                params = StdioServerParameters(command=self.server.command, args=list(self.server.args or []),
-                                               env=dict(self.server.env or {}) or None)
+                params = StdioServerParameters(
+                    command=self.server.command,
+                    args=list(self.server.args or []),
+                    env=dict(self.server.env or {}) or None,
+                )
                 read, write = await self.stack.enter_async_context(stdio_client(params, errlog=self.errlog))
             else:
                 from mcp.client.streamable_http import streamable_http_client
                 from mcp.shared._httpx_utils import create_mcp_http_client
 
                 client = await self.stack.enter_async_context(
-                    create_mcp_http_client(headers=dict(self.server.headers or {})))
+                    create_mcp_http_client(headers=dict(self.server.headers or {}))
+                )
                 read, write = await self.stack.enter_async_context(
-                    streamable_http_client(self.server.url, http_client=client))
+                    streamable_http_client(self.server.url, http_client=client)
+                )
             session = await self.stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             return session
@@ -225,8 +236,9 @@ async def _list_all(server: McpServer, errlog: Any) -> Listing:
         seen: set[str] = set()
         for _page in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None  # pragma: no mutate
-            tools, refused, cursor = _read_page(await _raw_page(session, params), version,
-                                                len(listing.tools) + len(listing.refused))
+            tools, refused, cursor = _read_page(
+                await _raw_page(session, params), version, len(listing.tools) + len(listing.refused)
+            )
             listing.tools.extend(tools)
             listing.refused.extend(refused)
             if not cursor:
@@ -262,6 +274,7 @@ def _run(server: McpServer, work) -> Any:
     limit = float(server.timeout_seconds)
     scopes: list[anyio.CancelScope] = []
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:  # pragma: no mutate
+
         async def main():
             with anyio.fail_after(limit) as scope:
                 scopes.append(scope)
@@ -304,8 +317,10 @@ def mcp_tool_call(*, tool: McpTool, arguments: dict[str, Any]) -> CallOutcome:
     server = tool.mcp_server
     if server is None:
         if tool.orphaned:
-            raise SyncError(f"tool '{tool.name}' is orphaned: the record of its MCP server '{tool.server}' "
-                            "was deleted; there is nothing to call")
+            raise SyncError(
+                f"tool '{tool.name}' is orphaned: the record of its MCP server '{tool.server}' "
+                "was deleted; there is nothing to call"
+            )
         raise SyncError(f"tool '{tool.name}' was not synced from a server; there is nothing to call")
     return _call(server, tool.real_name, arguments)
 
@@ -317,13 +332,18 @@ def mcp_call_target(*, target: dict[str, str], arguments: dict[str, Any]) -> Cal
     maps calls back"). Raises ``SyncError`` for a target that is no ``{"server", "tool"}`` of
     texts, a server record that does not exist (deleted: fail closed) or is disabled, or a failed
     call."""
-    if (not isinstance(target, dict) or not isinstance(target.get("server"), str)
-            or not isinstance(target.get("tool"), str)):
+    if (
+        not isinstance(target, dict)
+        or not isinstance(target.get("server"), str)
+        or not isinstance(target.get("tool"), str)
+    ):
         raise SyncError(f"a call target is {{'server': …, 'tool': …}}, not {target!r}")
     server = McpServer.objects.filter(name=target["server"]).first()
     if server is None:
-        raise SyncError(f"MCP server '{target['server']}' is not registered (its record was deleted?); "
-                        f"tool '{target['tool']}' cannot be called")
+        raise SyncError(
+            f"MCP server '{target['server']}' is not registered (its record was deleted?); "
+            f"tool '{target['tool']}' cannot be called"
+        )
     if not server.enabled:
         raise SyncError(f"MCP server '{server.name}' is disabled; tool '{target['tool']}' cannot be called")
     return _call(server, target["tool"], arguments)
@@ -353,7 +373,9 @@ def _json_lines(value: Any) -> list[str]:
     if value is None:
         return []
     return json.dumps(
-        value, indent=2, sort_keys=True,
+        value,
+        indent=2,
+        sort_keys=True,
         ensure_ascii=False,  # pragma: no mutate
     ).splitlines()
 
@@ -370,8 +392,11 @@ def schema_diff(before: McpTool, after: ListedTool) -> dict[str, Any] | None:
         wire = WIRE.get(name, name)
         fields_changed.append(wire)
         if name in ("input_schema", "output_schema", "annotations"):
-            lines.extend(difflib.unified_diff(_json_lines(old), _json_lines(new), f"{wire} (before)",
-                                              f"{wire} (after)", lineterm="", n=2))
+            lines.extend(
+                difflib.unified_diff(
+                    _json_lines(old), _json_lines(new), f"{wire} (before)", f"{wire} (after)", lineterm="", n=2
+                )
+            )
         else:
             lines.extend([f"--- {wire} (before)", f"+++ {wire} (after)", f"-{old}", f"+{new}"])
     if not fields_changed:
@@ -399,8 +424,10 @@ class SyncAlreadyRunning(Exception):
     """A sync of the server is under way (``record``, not past its deadline): no second one starts."""
 
     def __init__(self, record: McpSyncRecord) -> None:
-        super().__init__(f"a sync of server '{record.server.name}' is already running (record {record.pk}, "
-                         f"started {timezone.localtime(record.started_at):%Y-%m-%d %H:%M:%S} by {record.started_by_name or '?'})")
+        super().__init__(
+            f"a sync of server '{record.server.name}' is already running (record {record.pk}, "
+            f"started {timezone.localtime(record.started_at):%Y-%m-%d %H:%M:%S} by {record.started_by_name or '?'})"
+        )
         self.record = record
 
 
@@ -413,14 +440,17 @@ def sync_deadline(server: McpServer, start: Any = None) -> Any:
     from django.conf import settings
 
     return (start or timezone.now()) + timedelta(
-        seconds=float(server.timeout_seconds) + float(settings.SKILL_CONSOLE_TASK_MARGIN))
+        seconds=float(server.timeout_seconds) + float(settings.SKILL_CONSOLE_TASK_MARGIN)
+    )
 
 
 def abandoned_message(record: McpSyncRecord) -> str:
     """The recorded cause of an abandoned sync (English, like every recorded message)."""
-    return (f"abandoned: still running at its deadline ({timezone.localtime(record.deadline_at):%Y-%m-%d %H:%M:%S}, "
-            "the server's time limit plus the task margin); the worker running it was stopped or killed, or no "
-            "task worker is running (manage.py qcluster); the previous tools were kept")
+    return (
+        f"abandoned: still running at its deadline ({timezone.localtime(record.deadline_at):%Y-%m-%d %H:%M:%S}, "
+        "the server's time limit plus the task margin); the worker running it was stopped or killed, or no "
+        "task worker is running (manage.py qcluster); the previous tools were kept"
+    )
 
 
 def sync_begin(*, server: McpServer, trigger: str, user: Any = None) -> McpSyncRecord:
@@ -438,9 +468,15 @@ def sync_begin(*, server: McpServer, trigger: str, user: Any = None) -> McpSyncR
             _finish(server, running, ok=False, message=abandoned_message(running))
         by, by_name = _who(user)
         now = timezone.now()
-        return McpSyncRecord.objects.create(server=server, started_by=by, started_by_name=by_name or trigger,
-                                            trigger=trigger, outcome=McpSyncRecord.Outcome.RUNNING, started_at=now,
-                                            deadline_at=sync_deadline(server, now))
+        return McpSyncRecord.objects.create(
+            server=server,
+            started_by=by,
+            started_by_name=by_name or trigger,
+            trigger=trigger,
+            outcome=McpSyncRecord.Outcome.RUNNING,
+            started_at=now,
+            deadline_at=sync_deadline(server, now),
+        )
 
 
 def sync_claim(record_id: int) -> McpSyncRecord | None:
@@ -483,8 +519,9 @@ def mcp_sync_run(record: McpSyncRecord) -> McpSyncRecord:
 
 
 @transaction.atomic
-def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
-           refused: list[RefusedTool] | None = None) -> McpSyncRecord:
+def _apply(
+    server: McpServer, listed: list[ListedTool], record: McpSyncRecord, refused: list[RefusedTool] | None = None
+) -> McpSyncRecord:
     """Write a complete tool list (one transaction; see ``mcp_server_sync``). ``refused``: the
     entries of the list that are no valid tool (``_read_page``), each named by a warning; a tool
     the server held under a refused name is marked removed like one no longer listed, and a valid
@@ -501,7 +538,8 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
     # registered again takes them back under the names they held: docs/mcp.md)
     own = Q(mcp_server=server) | Q(
         mcp_server__isnull=True,  # pragma: no mutate
-        synced_at__isnull=False, server=server.name,
+        synced_at__isnull=False,
+        server=server.name,
     )
     mine = {t.tool_name or t.name: t for t in McpTool.objects.filter(own)}
     listed_names = {t.name for t in listed}
@@ -516,14 +554,21 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
             # name, which never changes), the server a typed-in definition names, else "" (none)
             taken[t.name] = t.server
     builtins = selectors.builtin_tool_names()
-    naming = assign_model_names(server.name, [t.name for t in listed], taken=taken,
-                                held={k: v.name for k, v in mine.items()}, builtins=builtins)
+    naming = assign_model_names(
+        server.name, [t.name for t in listed], taken=taken, held={k: v.name for k, v in mine.items()}, builtins=builtins
+    )
     names = naming.by_tool()
     notes = {t.tool_name: t.warning for t in naming.tools}
-    warnings = [f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
-                f"({r.cause}); it is not offered" for r in refused or ()]
-    warnings += [f"server '{server.name}' lists tool '{n}' again with a definition the MCP schema accepts; with "
-                 "one copy refused, neither is offered" for n in dict.fromkeys(clashes)]
+    warnings = [
+        f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
+        f"({r.cause}); it is not offered"
+        for r in refused or ()
+    ]
+    warnings += [
+        f"server '{server.name}' lists tool '{n}' again with a definition the MCP schema accepts; with "
+        "one copy refused, neither is offered"
+        for n in dict.fromkeys(clashes)
+    ]
     warnings += naming.warnings
     added, changed, kept = [], [], set()
     for tool in listed:
@@ -548,9 +593,11 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
             warnings.append(f"server '{server.name}': {hint}")
         problems = validate_tool_definition(model_name, tool.input_schema)
         if problems:
-            warnings.append(f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
-                            + "; ".join(str(p) for p in problems)
-                            + " (the publish gate refuses it while an MCP node registers it)")
+            warnings.append(
+                f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
+                + "; ".join(str(p) for p in problems)
+                + " (the publish gate refuses it while an MCP node registers it)"
+            )
         row.save()
         kept.add(row.pk)
     removed = []
@@ -564,8 +611,9 @@ def _apply(server: McpServer, listed: list[ListedTool], record: McpSyncRecord,
     removed_set = set(removed)
     unavailable_nodes = [
         {"node": n.intent_code, "tool": n.mcp_tool_id}
-        for n in IntentNode.objects.filter(deleted_at__isnull=True, kind=IntentNode.Kind.MCP,
-                                           mcp_tool_id__in=removed_set).order_by("intent_code")
+        for n in IntentNode.objects.filter(
+            deleted_at__isnull=True, kind=IntentNode.Kind.MCP, mcp_tool_id__in=removed_set
+        ).order_by("intent_code")
     ]
     broken = [
         {"skill": code, "tools": [t for t, _why in missing if t in removed_set]}
@@ -600,8 +648,9 @@ def demo_server_ensure() -> tuple[McpServer, bool]:
     server = McpServer.objects.filter(name=DEMO_SERVER_NAME).first()
     if server is not None:
         return server, False
-    return mcp_server_save(name=DEMO_SERVER_NAME, transport=McpServer.Transport.STDIO, command=sys.executable,
-                           args=demo_server_args()), True
+    return mcp_server_save(
+        name=DEMO_SERVER_NAME, transport=McpServer.Transport.STDIO, command=sys.executable, args=demo_server_args()
+    ), True
 
 
 def only_call_targets_changed(diff: Any) -> bool:
@@ -609,9 +658,18 @@ def only_call_targets_changed(diff: Any) -> bool:
     (``server`` / ``mcp_name``) — and changes at least one."""
     if not diff.tools_changed:
         return False
-    rest = (diff.skills_added, diff.skills_removed, diff.skills_changed, diff.tools_added, diff.tools_removed,
-            diff.newly_gated, diff.newly_released, diff.confirm_changed, diff.restrictions_changed,
-            diff.settings_changed)
+    rest = (
+        diff.skills_added,
+        diff.skills_removed,
+        diff.skills_changed,
+        diff.tools_added,
+        diff.tools_removed,
+        diff.newly_gated,
+        diff.newly_released,
+        diff.confirm_changed,
+        diff.restrictions_changed,
+        diff.settings_changed,
+    )
     return not any(rest) and all(c.field in ("server", "mcp_name") for item in diff.tools_changed for c in item.changes)
 
 
@@ -629,6 +687,7 @@ def demo_publish_call_targets() -> Any:
     if latest is None or latest.author_name != "manage.py" or not latest.note.startswith("demo catalog "):
         return None
     if only_call_targets_changed(catalog_diff(releases.release_catalog(latest), selectors.catalog_draft())):
-        return releases.release_publish(user=releases.COMMAND_LINE,
-                                        note=f"call targets of the synced demo MCP server '{DEMO_SERVER_NAME}'")
+        return releases.release_publish(
+            user=releases.COMMAND_LINE, note=f"call targets of the synced demo MCP server '{DEMO_SERVER_NAME}'"
+        )
     return None

@@ -7,6 +7,7 @@ for the outcome. ``manage.py sync_mcp`` runs the same sync in its own process (`
 With ``SKILL_CONSOLE_TASKS_INLINE`` (the tests) a queued task runs at once in the asking process,
 through django-q2's own ``sync`` mode.
 """
+
 from __future__ import annotations
 
 import logging
@@ -53,11 +54,13 @@ def _queue(func: str, *args: Any, name: str, timeout: int) -> str:
     """Queue ``func(*args)`` for the worker (at once in this process when inline); the task's id."""
     from django_q.tasks import async_task
 
-    return async_task(func, *args, task_name=name, timeout=timeout, save=True,
-                      sync=bool(settings.SKILL_CONSOLE_TASKS_INLINE))
+    return async_task(
+        func, *args, task_name=name, timeout=timeout, save=True, sync=bool(settings.SKILL_CONSOLE_TASKS_INLINE)
+    )
 
 
 # --- sync ---------------------------------------------------------------------------------------
+
 
 def sync_task(record_id: int) -> str:
     """The task: the sync record ``record_id`` stands for (``mcp_sync.sync_claim`` first: a
@@ -70,8 +73,12 @@ def sync_task(record_id: int) -> str:
     try:
         return mcp_sync_run(record).outcome
     except BaseException as exc:  # noqa: B036 — the TimeoutException the library raises too; the row must not stay running
-        _finish(record.server, record, ok=False, message=f"server '{record.server.name}': the task stopped: "
-                                                          f"{exc.__class__.__name__}: {exc}")
+        _finish(
+            record.server,
+            record,
+            ok=False,
+            message=f"server '{record.server.name}': the task stopped: {exc.__class__.__name__}: {exc}",
+        )
         raise
 
 
@@ -81,13 +88,21 @@ def sync_enqueue(*, server: McpServer, trigger: str, user: Any = None) -> McpSyn
     failed with the cause. Returns the record as it stands after queuing (finished when inline)."""
     record = sync_begin(server=server, trigger=trigger, user=user)
     try:
-        _queue("skills_app.mcp_tasks.sync_task", record.pk, name=f"sync {server.name} #{record.pk}",
-               timeout=_task_timeout(server))
+        _queue(
+            "skills_app.mcp_tasks.sync_task",
+            record.pk,
+            name=f"sync {server.name} #{record.pk}",
+            timeout=_task_timeout(server),
+        )
     except Exception as exc:  # noqa: BLE001 — whatever the broker raised: the record says it, the page shows it
         if not settings.SKILL_CONSOLE_TASKS_INLINE:
             logger.warning("could not queue the sync of MCP server %s: %s", server.name, exc)
-            return _finish(server, record, ok=False, message=f"server '{server.name}': the sync could not be "
-                                                              f"queued: {exc.__class__.__name__}: {exc}")
+            return _finish(
+                server,
+                record,
+                ok=False,
+                message=f"server '{server.name}': the sync could not be queued: {exc.__class__.__name__}: {exc}",
+            )
         logger.exception("the inline sync of MCP server %s failed", server.name)
     record.refresh_from_db()
     return record
@@ -117,12 +132,19 @@ def schedules_ensure(**_kwargs: Any) -> None:
     if minutes <= 0:
         Schedule.objects.filter(name=RESYNC_SCHEDULE).delete()
         return
-    Schedule.objects.update_or_create(name=RESYNC_SCHEDULE, defaults={
-        "func": "skills_app.mcp_tasks.resync_all", "schedule_type": Schedule.MINUTES, "minutes": minutes,
-        "repeats": -1})
+    Schedule.objects.update_or_create(
+        name=RESYNC_SCHEDULE,
+        defaults={
+            "func": "skills_app.mcp_tasks.resync_all",
+            "schedule_type": Schedule.MINUTES,
+            "minutes": minutes,
+            "repeats": -1,
+        },
+    )
 
 
 # --- test call ----------------------------------------------------------------------------------
+
 
 def tool_call_task(tool_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """The task: one ``tools/call`` of the tool named ``tool_name`` (``mcp_sync.mcp_tool_call``):
@@ -143,10 +165,13 @@ def tool_call_enqueue(*, tool: McpTool, arguments: dict[str, Any]) -> str:
     queued."""
     limit = _task_timeout(tool.mcp_server) if tool.mcp_server else int(settings.SKILL_CONSOLE_TASK_MARGIN)
     try:
-        task_id = _queue("skills_app.mcp_tasks.tool_call_task", tool.name, arguments, name=f"test call {tool.name}",
-                         timeout=limit)
+        task_id = _queue(
+            "skills_app.mcp_tasks.tool_call_task", tool.name, arguments, name=f"test call {tool.name}", timeout=limit
+        )
     except Exception as exc:  # noqa: BLE001 — the broker's error, in words on the page
-        raise SyncError(f"the test call of '{tool.name}' could not be queued: {exc.__class__.__name__}: {exc}") from None
+        raise SyncError(
+            f"the test call of '{tool.name}' could not be queued: {exc.__class__.__name__}: {exc}"
+        ) from None
     return signing.dumps({"task": task_id, "tool": tool.name, "at": _clock(), "limit": limit}, salt=CALL_SALT)
 
 
@@ -177,8 +202,10 @@ def tool_call_state(token: str, *, tool: McpTool) -> CallState | None:
     if task is None:
         waited = max(0, int(_clock() - float(data["at"])))
         if waited > float(data["limit"]):
-            return CallState(error=f"no answer within {data['limit']} seconds: the task worker running the test call "
-                                   "was stopped, or no task worker is running (manage.py qcluster)")
+            return CallState(
+                error=f"no answer within {data['limit']} seconds: the task worker running the test call "
+                "was stopped, or no task worker is running (manage.py qcluster)"
+            )
         return CallState(pending=True, waited=waited)
     result = task.result
     if not task.success or not isinstance(result, dict):

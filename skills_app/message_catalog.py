@@ -20,6 +20,7 @@ shows the English sentence, which still names the value. The msgids are those of
 Layering: this module imports only the domain's ``Problem`` type and Django's translation and
 ``ValidationError``; models, selectors, services, forms, views, the API and the commands import it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -35,8 +36,10 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "tool_id_builtin": _("'%(tool_id)s' is a builtin tool and can never be gated by a skill."),
     "tool_id_disabled": _("'%(tool_id)s' belongs only to a disabled or deleted MCP node."),
     "tool_id_unknown": _("'%(tool_id)s' is not the tool of any MCP node."),
-    "node_gated": _("intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; disabling or "
-                    "deleting it would break them (force it to flag them broken)"),
+    "node_gated": _(
+        "intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; disabling or "
+        "deleting it would break them (force it to flag them broken)"
+    ),
     "node_has_children": _("intent node '%(code)s' has child nodes; delete them first"),
     "server_name_immutable": _("server name '%(name)s' cannot be changed."),
     "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
@@ -44,110 +47,179 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "scenario_name_taken": _("A scenario named '%(name)s' already exists."),
     "restriction_name_taken": _("'%(name)s' already exists."),
     "skill_code_immutable": _("skill code '%(code)s' cannot be changed after creation."),
-    "skill_code_pattern": _("skill code '%(code)s' must start with a lowercase letter and use only lowercase "
-                            "letters, digits and single '_' or '-' separators."),
+    "skill_code_pattern": _(
+        "skill code '%(code)s' must start with a lowercase letter and use only lowercase "
+        "letters, digits and single '_' or '-' separators."
+    ),
     "skill_code_length": _("skill code '%(code)s' must be %(min)s–%(max)s characters long."),
     "skill_code_required": _("skill code is required."),
     "skill_code_builtin": _("skill code '%(code)s' is the name of a builtin tool; choose another code."),
     "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
-    "skill_stale": _("This skill was saved as version %(current)s while you were editing version %(base)s. "
-                     "Your text is kept below: save again to overwrite version %(current)s, or open version "
-                     "%(current)s in a new tab to compare."),
+    "skill_stale": _(
+        "This skill was saved as version %(current)s while you were editing version %(base)s. "
+        "Your text is kept below: save again to overwrite version %(current)s, or open version "
+        "%(current)s in a new tab to compare."
+    ),
     "name_required": _("name is required."),
     "name_too_long": _("name has %(length)s characters; at most %(max)s allowed."),
     "description_required": _("description is required (1–%(max)s characters, one line)."),
     "description_too_long": _("description has %(length)s characters; at most %(max)s allowed."),
     "description_multiline": _("description must be a single line (the model sees it in a catalog)."),
     "content_blank": _("the manual (content) must not be blank."),
-    "secret_mask_unknown": _("%(name)s: %(mask)s stands for a stored value, but none is stored under this name; "
-                             "type the value."),
+    "secret_mask_unknown": _(
+        "%(name)s: %(mask)s stands for a stored value, but none is stored under this name; type the value."
+    ),
     # runtime API keys (releases.api_key_create / api_key_revoke)
     "key_name_required": _("a key needs a name."),
     "key_name_control": _("a key name cannot contain a control character (%(char)s)."),
     "key_name_taken": _("a key named '%(name)s' already exists; revoke it first or pick another name."),
     "key_not_found": _("no usable key named '%(name)s'."),
-    "base_version_required": _("the form did not say which version you edited, so nothing was saved; reload the "
-                               "page and edit again."),
+    "base_version_required": _(
+        "the form did not say which version you edited, so nothing was saved; reload the page and edit again."
+    ),
     # tool definitions (domain.tooldefs), refused where they enter
-    "tool_name_invalid": _("tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and "
-                           "Anthropic accept)."),
+    "tool_name_invalid": _(
+        "tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and Anthropic accept)."
+    ),
     "input_schema_not_object": _("inputSchema must be a JSON object, got %(kind)s."),
-    "input_schema_type": _("inputSchema must have \"type\": \"object\", got %(value)s."),
+    "input_schema_type": _('inputSchema must have "type": "object", got %(value)s.'),
     "input_schema_invalid": _("inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"),
     "input_schema_ref": _("inputSchema $ref %(ref)s does not resolve."),
     "annotations_not_object": _("annotations must be a JSON object."),
-    "input_schema_dialect": _("inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not "
-                              "know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated "
-                              "as another one."),
+    "input_schema_dialect": _(
+        "inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not "
+        "know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated "
+        "as another one."
+    ),
     # tool annotations read fail-closed (domain.tooldefs.read_annotations, docs/mcp.md "Confirmation")
-    "annotations_invalid": _("tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is "
-                             "true or false, the annotations an object); its calls need confirmation."),
-    "annotations_contradictory": _("tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, "
-                                   "which contradict each other; its calls need confirmation."),
+    "annotations_invalid": _(
+        "tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is "
+        "true or false, the annotations an object); its calls need confirmation."
+    ),
+    "annotations_contradictory": _(
+        "tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, "
+        "which contradict each other; its calls need confirmation."
+    ),
     # round warnings (domain.transcript, docs/transcripts.md); %(number)s is the 1-based message
-    "arguments_unparseable": _("Message %(number)s: the arguments of %(tool)s are not valid JSON (%(cause)s); "
-                               "read as no arguments."),
-    "arguments_not_object": _("Message %(number)s: the arguments of %(tool)s are %(kind)s, not a JSON object; "
-                              "read as no arguments."),
-    "arguments_double_encoded": _("Message %(number)s: the arguments of %(tool)s are JSON text inside a JSON "
-                                  "string; decoded once more."),
-    "arguments_free_text": _("Message %(number)s: the custom tool call %(tool)s has free-text input, not JSON "
-                             "arguments; read as no arguments (a load_skill made so loads nothing)."),
-    "arguments_ambiguous": _("Message %(number)s: the arguments of %(tool)s are ambiguous JSON (%(cause)s); read "
-                             "as no arguments."),
-    "message_ambiguous": _("Message %(number)s: ambiguous JSON (%(cause)s); its results are read as failed and its "
-                           "calls as having no arguments, so it loads nothing."),
-    "duplicate_call_id": _("Message %(number)s: %(count)s calls share the id %(call_id)s; their results are "
-                           "paired by position."),
-    "call_id_missing": _("Message %(number)s: calls without an id (%(tools)s) among several calls; no result can "
-                         "answer them."),
-    "result_unpaired": _("Message %(number)s: the tool result for id %(call_id)s answers no earlier unanswered "
-                         "call; without a marker it loads nothing."),
-    "result_id_missing": _("Message %(number)s: a tool result without an id that does not directly follow an "
-                           "assistant message with exactly one call without an id; without a marker it loads "
-                           "nothing."),
-    "evicted_ambiguous": _("Message %(number)s: metadata.evicted is %(value)s, not true or false; read as "
-                           "evicted."),
-    "already_loaded_ambiguous": _("Message %(number)s: metadata.already_loaded is %(value)s, not true or false; "
-                                  "read as the already-loaded stub, it loads nothing."),
-    "marker_not_load_skill": _("Message %(number)s: the result carries the marker %(marker)s but answers "
-                               "%(tool)s, not load_skill; it loads nothing."),
+    "arguments_unparseable": _(
+        "Message %(number)s: the arguments of %(tool)s are not valid JSON (%(cause)s); read as no arguments."
+    ),
+    "arguments_not_object": _(
+        "Message %(number)s: the arguments of %(tool)s are %(kind)s, not a JSON object; read as no arguments."
+    ),
+    "arguments_double_encoded": _(
+        "Message %(number)s: the arguments of %(tool)s are JSON text inside a JSON string; decoded once more."
+    ),
+    "arguments_free_text": _(
+        "Message %(number)s: the custom tool call %(tool)s has free-text input, not JSON "
+        "arguments; read as no arguments (a load_skill made so loads nothing)."
+    ),
+    "arguments_ambiguous": _(
+        "Message %(number)s: the arguments of %(tool)s are ambiguous JSON (%(cause)s); read as no arguments."
+    ),
+    "message_ambiguous": _(
+        "Message %(number)s: ambiguous JSON (%(cause)s); its results are read as failed and its "
+        "calls as having no arguments, so it loads nothing."
+    ),
+    "duplicate_call_id": _(
+        "Message %(number)s: %(count)s calls share the id %(call_id)s; their results are paired by position."
+    ),
+    "call_id_missing": _(
+        "Message %(number)s: calls without an id (%(tools)s) among several calls; no result can answer them."
+    ),
+    "result_unpaired": _(
+        "Message %(number)s: the tool result for id %(call_id)s answers no earlier unanswered "
+        "call; without a marker it loads nothing."
+    ),
+    "result_id_missing": _(
+        "Message %(number)s: a tool result without an id that does not directly follow an "
+        "assistant message with exactly one call without an id; without a marker it loads "
+        "nothing."
+    ),
+    "evicted_ambiguous": _("Message %(number)s: metadata.evicted is %(value)s, not true or false; read as evicted."),
+    "already_loaded_ambiguous": _(
+        "Message %(number)s: metadata.already_loaded is %(value)s, not true or false; "
+        "read as the already-loaded stub, it loads nothing."
+    ),
+    "marker_not_load_skill": _(
+        "Message %(number)s: the result carries the marker %(marker)s but answers "
+        "%(tool)s, not load_skill; it loads nothing."
+    ),
     "marker_invalid": _("Message %(number)s: metadata.%(key)s is %(value)s, not a skill code; it loads nothing."),
-    "marker_missing": _("Message %(number)s: the load_skill result for %(skill)s has metadata without %(key)s; "
-                        "it loads nothing."),
-    "error_flag_ambiguous": _("Message %(number)s: %(block)s%(flag)s is %(value)s, which says neither success "
-                              "nor failure; the result is read as failed (a load_skill result then loads nothing)."),
-    "skill_version_invalid": _("Message %(number)s: metadata.skill_version is %(value)s, not a version number; "
-                               "the manual of %(skill)s counts as naming no version."),
+    "marker_missing": _(
+        "Message %(number)s: the load_skill result for %(skill)s has metadata without %(key)s; it loads nothing."
+    ),
+    "error_flag_ambiguous": _(
+        "Message %(number)s: %(block)s%(flag)s is %(value)s, which says neither success "
+        "nor failure; the result is read as failed (a load_skill result then loads nothing)."
+    ),
+    "skill_version_invalid": _(
+        "Message %(number)s: metadata.skill_version is %(value)s, not a version number; "
+        "the manual of %(skill)s counts as naming no version."
+    ),
     "manual_empty": _("Message %(number)s: the load_skill result for %(skill)s is empty; it loads nothing."),
-    "manual_incomplete": _("Message %(number)s: the load_skill result for %(skill)s does not hold a whole "
-                           "published manual of it (%(chars)s characters); it loads nothing."),
-    "marker_mismatch": _("Message %(number)s: the result carries the manual of %(skill)s but answers "
-                         "load_skill(%(asked)s); it loads nothing."),
-    "manual_outdated": _("Message %(number)s: the retained manual of %(skill)s is version %(version)s, the skill "
-                         "is now version %(current)s; it releases %(tools)s, which that manual may not mention."),
-    "tool_definition_invalid": _("The tool %(tool)s has an invalid definition (%(problems)s); calls to it are "
-                                 "refused."),
-    "pairing_ambiguous": _("Message %(number)s: the tool result for id %(call_id)s may answer any of %(count)s "
-                           "different calls sharing that id (%(calls)s); without a marker naming one of their "
-                           "skills it loads nothing."),
-    "metadata_invalid": _("Message %(number)s: %(block)smetadata is %(value)s, not an object; read as untrusted, "
-                          "the message loads nothing."),
+    "manual_incomplete": _(
+        "Message %(number)s: the load_skill result for %(skill)s does not hold a whole "
+        "published manual of it (%(chars)s characters); it loads nothing."
+    ),
+    "marker_mismatch": _(
+        "Message %(number)s: the result carries the manual of %(skill)s but answers "
+        "load_skill(%(asked)s); it loads nothing."
+    ),
+    "manual_outdated": _(
+        "Message %(number)s: the retained manual of %(skill)s is version %(version)s, the skill "
+        "is now version %(current)s; it releases %(tools)s, which that manual may not mention."
+    ),
+    "tool_definition_invalid": _(
+        "The tool %(tool)s has an invalid definition (%(problems)s); calls to it are refused."
+    ),
+    "pairing_ambiguous": _(
+        "Message %(number)s: the tool result for id %(call_id)s may answer any of %(count)s "
+        "different calls sharing that id (%(calls)s); without a marker naming one of their "
+        "skills it loads nothing."
+    ),
+    "metadata_invalid": _(
+        "Message %(number)s: %(block)smetadata is %(value)s, not an object; read as untrusted, "
+        "the message loads nothing."
+    ),
     "tool_calls_invalid": _("Message %(number)s: tool_calls is %(value)s, not a list; read as no calls."),
-    "call_id_invalid": _("Message %(number)s: %(field)s is %(value)s, not a string; read as no id, nothing pairs "
-                         "with it (without a marker nothing loads)."),
+    "call_id_invalid": _(
+        "Message %(number)s: %(field)s is %(value)s, not a string; read as no id, nothing pairs "
+        "with it (without a marker nothing loads)."
+    ),
 }
 
 #: Codes of ``MESSAGES_BY_CODE`` that are round warnings (shown as notes, not refusals).
-WARNING_CODES = frozenset({
-    "arguments_unparseable", "arguments_not_object", "arguments_double_encoded", "duplicate_call_id",
-    "call_id_missing", "result_unpaired", "result_id_missing", "manual_empty", "manual_incomplete", "marker_mismatch",
-    "manual_outdated", "tool_definition_invalid", "evicted_ambiguous", "already_loaded_ambiguous",
-    "marker_not_load_skill", "marker_invalid", "marker_missing", "skill_version_invalid", "error_flag_ambiguous",
-    "pairing_ambiguous", "metadata_invalid", "tool_calls_invalid", "call_id_invalid",
-    "arguments_free_text",
-    "arguments_ambiguous", "message_ambiguous",
-})
+WARNING_CODES = frozenset(
+    {
+        "arguments_unparseable",
+        "arguments_not_object",
+        "arguments_double_encoded",
+        "duplicate_call_id",
+        "call_id_missing",
+        "result_unpaired",
+        "result_id_missing",
+        "manual_empty",
+        "manual_incomplete",
+        "marker_mismatch",
+        "manual_outdated",
+        "tool_definition_invalid",
+        "evicted_ambiguous",
+        "already_loaded_ambiguous",
+        "marker_not_load_skill",
+        "marker_invalid",
+        "marker_missing",
+        "skill_version_invalid",
+        "error_flag_ambiguous",
+        "pairing_ambiguous",
+        "metadata_invalid",
+        "tool_calls_invalid",
+        "call_id_invalid",
+        "arguments_free_text",
+        "arguments_ambiguous",
+        "message_ambiguous",
+    }
+)
 
 
 #: Causes of skill-file refusals and warnings (``domain.skill_files``, ``skill_io``), by code; the
@@ -196,8 +268,9 @@ SKILL_FILE_MESSAGES: dict[str, Any] = {
     "import_lone_surrogate": _("a lone surrogate (\\u%(code)s) is not text; write the character itself"),
     "content_file_empty": _("content-file is empty; name the markdown manual next to this file"),
     "content_file_absolute": _("content-file '%(value)s' must be a relative path with '/' separators"),
-    "content_file_parent": _("content-file '%(value)s' may not contain '..'; the manual must be inside the dataset "
-                             "folder"),
+    "content_file_parent": _(
+        "content-file '%(value)s' may not contain '..'; the manual must be inside the dataset folder"
+    ),
     "content_file_unusable": _("content-file '%(value)s' is not a usable path"),
     "content_file_refused": _("content-file '%(value)s': %(reason)s"),
     "content_file_missing": _("content-file '%(value)s' is not in the dataset (looked for '%(path)s')"),
@@ -207,94 +280,135 @@ SKILL_FILE_MESSAGES: dict[str, Any] = {
     "key_not_plain": _("a key must be a plain name"),
     "key_not_name": _("key %(key)r is not a name"),
     "key_not_kept": _("'%(key)s' is an Agent Skills key that Skill Console does not keep; not imported"),
-    "unknown_tool_key": _("unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill "
-                          "would gate no tool)"),
+    "unknown_tool_key": _(
+        "unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill would gate no tool)"
+    ),
     "unknown_key": _("unknown key '%(key)s' is not imported (keys read: %(keys)s)"),
     "bad_u_escape": _("invalid \\u escape '%(escape)s'"),
-    "folder_not_name": _("the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); the "
-                         "skill code is taken from %(taken)s"),
-    "not_a_skill_file": _("not a skill file (*.properties or SKILL.md) nor a manual that a declaration names; not "
-                          "imported"),
+    "folder_not_name": _(
+        "the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); the "
+        "skill code is taken from %(taken)s"
+    ),
+    "not_a_skill_file": _(
+        "not a skill file (*.properties or SKILL.md) nor a manual that a declaration names; not imported"
+    ),
     "code_declared_twice": _("skill code '%(code)s' is also declared by %(others)s; nothing of either is imported"),
-    "import_releases": _("no longer gates %(tools)s: released to every conversation unless another enabled skill "
-                         "gates it"),
+    "import_releases": _(
+        "no longer gates %(tools)s: released to every conversation unless another enabled skill gates it"
+    ),
     "import_disables": _("the skill is disabled by this file; its tools are released to every conversation"),
 }
 MESSAGES_BY_CODE.update(SKILL_FILE_MESSAGES)
 
 # Refusals of ``services.skill_revert`` (docs/roles.md).
-MESSAGES_BY_CODE.update({
-    "revision_not_found": _("revision %(id)s is not a revision of skill '%(code)s'."),
-    "revision_current": _("skill '%(code)s' already holds the values of revision %(id)s."),
-})
+MESSAGES_BY_CODE.update(
+    {
+        "revision_not_found": _("revision %(id)s is not a revision of skill '%(code)s'."),
+        "revision_current": _("skill '%(code)s' already holds the values of revision %(id)s."),
+    }
+)
 
 # Lints (``domain.lints``, docs/lints.md): warnings about a skill, never blocking.
-MESSAGES_BY_CODE.update({
-    "description_long": _("The description is %(length)s characters long; keep it within %(limit)s "
-                          "(the model reads it in every round)."),
-    "manual_long": _("The manual is %(length)s characters long; keep it within %(limit)s "
-                     "(it fills the context while loaded)."),
-    "mention_unregistered": _("The manual names %(tool)s, which is not a registered tool."),
-    "mention_gated_elsewhere": _("The manual names %(tool)s, which %(owners)s gates: mentioning it unlocks "
-                                 "nothing. Load %(owners)s or gate it here."),
-    "gated_read_only": _("Gates %(tool)s, a read-only tool: hiding it behind a manual only slows the model down."),
-    "confirm_ungated": _("%(tool)s needs confirmation but no skill gates it: the model gets it without a manual."),
-    "description_duplicate": _("The description is the same as that of %(others)s: the model cannot tell "
-                               "them apart."),
-})
+MESSAGES_BY_CODE.update(
+    {
+        "description_long": _(
+            "The description is %(length)s characters long; keep it within %(limit)s "
+            "(the model reads it in every round)."
+        ),
+        "manual_long": _(
+            "The manual is %(length)s characters long; keep it within %(limit)s (it fills the context while loaded)."
+        ),
+        "mention_unregistered": _("The manual names %(tool)s, which is not a registered tool."),
+        "mention_gated_elsewhere": _(
+            "The manual names %(tool)s, which %(owners)s gates: mentioning it unlocks "
+            "nothing. Load %(owners)s or gate it here."
+        ),
+        "gated_read_only": _("Gates %(tool)s, a read-only tool: hiding it behind a manual only slows the model down."),
+        "confirm_ungated": _("%(tool)s needs confirmation but no skill gates it: the model gets it without a manual."),
+        "description_duplicate": _(
+            "The description is the same as that of %(others)s: the model cannot tell them apart."
+        ),
+    }
+)
 
 #: Codes of ``MESSAGES_BY_CODE`` that are lints (``domain.lints.Lint.code``).
-LINT_CODES = frozenset({
-    "description_long", "manual_long", "mention_unregistered", "mention_gated_elsewhere", "gated_read_only",
-    "confirm_ungated", "description_duplicate",
-})
+LINT_CODES = frozenset(
+    {
+        "description_long",
+        "manual_long",
+        "mention_unregistered",
+        "mention_gated_elsewhere",
+        "gated_read_only",
+        "confirm_ungated",
+        "description_duplicate",
+    }
+)
 
 # Reasons of the release gate (``domain.releases.gate``, docs/releases.md).
-MESSAGES_BY_CODE.update({
-    "gate_dangling": _("skill %(code)s gates %(tools)s, which is not a registered tool (unknown, or its MCP node is "
-                       "disabled)"),
-    "gate_unavailable": _("skill %(code)s is broken: it gates %(tool)s, which MCP server %(server)s no longer offers "
-                          "(sync the server again, or remove the tool from the skill)"),
-    "gate_orphaned": _("skill %(code)s is broken: it gates %(tool)s, whose MCP server record %(server)s was deleted "
-                       "(register the server again and sync it, or remove the tool from the skill)"),
-    "gate_unchanged": _("nothing changed since release %(number)s"),
-    "gate_scenario_error": _("scenario %(name)s does not run: %(cause)s"),
-    "gate_scenario": _("scenario %(name)s: %(failure)s"),
-})
+MESSAGES_BY_CODE.update(
+    {
+        "gate_dangling": _(
+            "skill %(code)s gates %(tools)s, which is not a registered tool (unknown, or its MCP node is disabled)"
+        ),
+        "gate_unavailable": _(
+            "skill %(code)s is broken: it gates %(tool)s, which MCP server %(server)s no longer offers "
+            "(sync the server again, or remove the tool from the skill)"
+        ),
+        "gate_orphaned": _(
+            "skill %(code)s is broken: it gates %(tool)s, whose MCP server record %(server)s was deleted "
+            "(register the server again and sync it, or remove the tool from the skill)"
+        ),
+        "gate_unchanged": _("nothing changed since release %(number)s"),
+        "gate_scenario_error": _("scenario %(name)s does not run: %(cause)s"),
+        "gate_scenario": _("scenario %(name)s: %(failure)s"),
+    }
+)
 
 # Simulation events (``Simulation.events``: compaction and eviction, docs/simulator.md); the
 # retained-message count after ``compacted`` is a plural (``ngettext``, in the presenter).
-MESSAGES_BY_CODE.update({
-    "compacted": _("Compaction removed messages %(indices)s from the context."),
-    "evicted": _("Tool results %(indices)s were evicted (%(what)s): replaced by the placeholder, so a "
-                 "manual among them no longer counts as loaded."),
-    "evict_none_of_tool": _("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
-    "evict_none": _("Eviction matched no tool result: the context is unchanged."),
-})
+MESSAGES_BY_CODE.update(
+    {
+        "compacted": _("Compaction removed messages %(indices)s from the context."),
+        "evicted": _(
+            "Tool results %(indices)s were evicted (%(what)s): replaced by the placeholder, so a "
+            "manual among them no longer counts as loaded."
+        ),
+        "evict_none_of_tool": _("Eviction: no retained tool result of %(tool)s, so the context is unchanged."),
+        "evict_none": _("Eviction matched no tool result: the context is unchanged."),
+    }
+)
 
 # Simulation warnings (``restriction_unregistered`` has one sentence per kind of restriction).
-MESSAGES_BY_CODE.update({
-    "restriction_unregistered_profile": _("The access profile %(name)s lists tools that are no longer registered: "
-                                          "%(tools)s. They are ignored."),
-    "restriction_unregistered_stage": _("The stage %(name)s lists tools that are no longer registered: %(tools)s. "
-                                        "They are ignored."),
-    "allowed_unregistered": _("Allowed tools that are not registered: %(tools)s. They are ignored."),
-    "skill_gates_unregistered": _("The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
-                                  "They are neither visible nor masked."),
-    "time_budget": _("Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded."),
-})
+MESSAGES_BY_CODE.update(
+    {
+        "restriction_unregistered_profile": _(
+            "The access profile %(name)s lists tools that are no longer registered: %(tools)s. They are ignored."
+        ),
+        "restriction_unregistered_stage": _(
+            "The stage %(name)s lists tools that are no longer registered: %(tools)s. They are ignored."
+        ),
+        "allowed_unregistered": _("Allowed tools that are not registered: %(tools)s. They are ignored."),
+        "skill_gates_unregistered": _(
+            "The skill %(skill)s gates tools that are no longer registered: %(tools)s. "
+            "They are neither visible nor masked."
+        ),
+        "time_budget": _("Stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded."),
+    }
+)
 
 # Unmet expectations (``simulator.check_expectations``); ``expect_list`` has one sentence per
 # list it compares (``expect_list_<what>``).
-MESSAGES_BY_CODE.update({
-    "expect_count": _("expected %(want)s tools, got %(got)s"),
-    "expect_list_visible": _("expected visible tools %(want)s, got %(got)s"),
-    "expect_list_mcp_visible": _("expected visible MCP tools %(want)s, got %(got)s"),
-    "expect_list_loaded": _("expected loaded skills %(want)s, got %(got)s"),
-    "expect_visible": _("expected %(tool)s to be visible"),
-    "expect_hidden": _("expected %(tool)s not to be visible"),
-    "expect_masked": _("expected masked %(want)s, got %(got)s"),
-})
+MESSAGES_BY_CODE.update(
+    {
+        "expect_count": _("expected %(want)s tools, got %(got)s"),
+        "expect_list_visible": _("expected visible tools %(want)s, got %(got)s"),
+        "expect_list_mcp_visible": _("expected visible MCP tools %(want)s, got %(got)s"),
+        "expect_list_loaded": _("expected loaded skills %(want)s, got %(got)s"),
+        "expect_visible": _("expected %(tool)s to be visible"),
+        "expect_hidden": _("expected %(tool)s not to be visible"),
+        "expect_masked": _("expected masked %(want)s, got %(got)s"),
+    }
+)
 
 #: The lists an expectation compares (``expect_list`` / ``expect_masked`` ``what``), by name.
 EXPECTATION_LABELS: dict[str, Any] = {

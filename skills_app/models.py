@@ -1,4 +1,5 @@
 """Records of docs/design.md. Field limits come from ``skill_rule.limits`` (named once)."""
+
 from __future__ import annotations
 
 import re
@@ -90,7 +91,8 @@ class IntentNode(models.Model):
             parent = self.parent
             if parent.level >= self.Level.TOPIC:
                 errors["parent"] = _("'%(code)s' is a topic (level 2); the tree has three levels.") % {
-                    "code": parent.intent_code}
+                    "code": parent.intent_code
+                }
             elif self.level != parent.level + 1:
                 self.level = parent.level + 1
         elif self.level != self.Level.DOMAIN:
@@ -115,11 +117,22 @@ class McpServer(models.Model):
         STDIO = "stdio", "stdio"
         HTTP = "streamable-http", "streamable HTTP"
 
-    name = models.CharField(_("name"), max_length=MCP_SERVER_NAME_MAX_LENGTH, unique=True,
-                            validators=[RegexValidator(MCP_SERVER_NAME_PATTERN, code="server_name_invalid", message=_(
-                                "%(value)r is not a server name: a lowercase letter first, then 1–39 lowercase "
-                                "letters, digits, _ or -."))],
-                            help_text=_("Stable name: lowercase letter first, then lowercase letters, digits, _ or -."))
+    name = models.CharField(
+        _("name"),
+        max_length=MCP_SERVER_NAME_MAX_LENGTH,
+        unique=True,
+        validators=[
+            RegexValidator(
+                MCP_SERVER_NAME_PATTERN,
+                code="server_name_invalid",
+                message=_(
+                    "%(value)r is not a server name: a lowercase letter first, then 1–39 lowercase "
+                    "letters, digits, _ or -."
+                ),
+            )
+        ],
+        help_text=_("Stable name: lowercase letter first, then lowercase letters, digits, _ or -."),
+    )
     transport = models.CharField(_("transport"), max_length=20, choices=Transport.choices, default=Transport.STDIO)
     command = models.CharField(_("command"), max_length=500, blank=True)
     args = models.JSONField(_("arguments"), default=list, blank=True)
@@ -155,8 +168,9 @@ class McpServer(models.Model):
             errors["args"] = _("arguments must be a list of strings.")
         for field in ("env", "headers"):
             value = getattr(self, field)
-            if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                      for k, v in value.items()):
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+            ):
                 errors[field] = _("must map names to string values.")
             else:
                 problem = (_header_problem if field == "headers" else _env_problem)(value)
@@ -186,11 +200,13 @@ def _header_problem(headers: dict[str, str]) -> str:
     save time instead of as a transport error at the next sync."""
     for name, value in headers.items():
         if not _HEADER_NAME.fullmatch(name):
-            return _("header %(name)s is not a valid HTTP header name (no spaces, colons or non-ASCII "
-                     "characters).") % {"name": repr(name)}
+            return _("header %(name)s is not a valid HTTP header name (no spaces, colons or non-ASCII characters).") % {
+                "name": repr(name)
+            }
         if not _HEADER_VALUE.fullmatch(value):
-            return _("the value of header %(name)s must be printable ASCII (other text cannot be sent in an "
-                     "HTTP header).") % {"name": repr(name)}
+            return _(
+                "the value of header %(name)s must be printable ASCII (other text cannot be sent in an HTTP header)."
+            ) % {"name": repr(name)}
     return ""
 
 
@@ -198,8 +214,9 @@ def _env_problem(env: dict[str, str]) -> str:
     """Why this environment could never be given to a process (the first bad variable), else ""."""
     for name, value in env.items():
         if not _ENV_NAME.fullmatch(name):
-            return _("environment variable %(name)s: a name is letters, digits and _, not starting with a "
-                     "digit.") % {"name": repr(name)}
+            return _("environment variable %(name)s: a name is letters, digits and _, not starting with a digit.") % {
+                "name": repr(name)
+            }
         if "\x00" in value:
             return _("environment variable %(name)s: the value contains a NUL character.") % {"name": repr(name)}
     return ""
@@ -228,8 +245,9 @@ class McpTool(models.Model):
     output_schema = models.JSONField(_("outputSchema"), null=True, blank=True)
     annotations = models.JSONField(_("annotations"), default=dict, blank=True)
     server = models.CharField(_("MCP server"), max_length=100, blank=True)
-    mcp_server = models.ForeignKey(McpServer, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="tools", verbose_name=_("MCP server"))
+    mcp_server = models.ForeignKey(
+        McpServer, null=True, blank=True, on_delete=models.SET_NULL, related_name="tools", verbose_name=_("MCP server")
+    )
     tool_name = models.CharField(_("tool name on the server"), max_length=TOOL_NAME_MAX_LENGTH, blank=True)
     naming_warning = models.TextField(_("naming warning"), blank=True)
     synced_at = models.DateTimeField(_("synced at"), null=True, blank=True)
@@ -245,8 +263,11 @@ class McpTool(models.Model):
         verbose_name = _("MCP tool")
         verbose_name_plural = _("MCP tools")
         constraints = [
-            models.UniqueConstraint(fields=["mcp_server", "tool_name"], condition=Q(mcp_server__isnull=False),
-                                    name="unique_server_tool_name"),
+            models.UniqueConstraint(
+                fields=["mcp_server", "tool_name"],
+                condition=Q(mcp_server__isnull=False),
+                name="unique_server_tool_name",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -302,8 +323,7 @@ class McpTool(models.Model):
         errors: dict[str, list] = {}
         for problem in validate_tool_definition(self.name, self.input_schema):
             field = "name" if problem.code == "tool_name_invalid" else "input_schema"
-            errors.setdefault(field, []).append(
-                ValidationError(_tool_problem_text(problem), code=problem.code))
+            errors.setdefault(field, []).append(ValidationError(_tool_problem_text(problem), code=problem.code))
         if errors:
             raise ValidationError(errors)
 
@@ -329,8 +349,9 @@ class McpSyncRecord(models.Model):
     #: or no worker took it: the server's time limit plus ``SKILL_CONSOLE_TASK_MARGIN`` after the
     #: sync was asked for (renewed when a worker starts it)
     deadline_at = models.DateTimeField(_("abandoned after"), null=True, blank=True)
-    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     started_by_name = models.CharField(_("started by"), max_length=150, blank=True)
     trigger = models.CharField(_("trigger"), max_length=40, blank=True)
     outcome = models.CharField(_("outcome"), max_length=10, choices=Outcome.choices)
@@ -360,8 +381,9 @@ class McpSyncRecord(models.Model):
     def abandoned(self) -> bool:
         """``running`` past its deadline: whatever ran it is gone; it is read as failed (computed
         when read, so a worker killed with nothing left to write still leaves an explained row)."""
-        return (self.outcome == self.Outcome.RUNNING and self.deadline_at is not None
-                and timezone.now() > self.deadline_at)
+        return (
+            self.outcome == self.Outcome.RUNNING and self.deadline_at is not None and timezone.now() > self.deadline_at
+        )
 
     @property
     def failed(self) -> bool:
@@ -448,8 +470,9 @@ class Skill(models.Model):
 class Restriction(models.Model):
     """Common shape of access profiles and stages: a name and a set of MCP tool names."""
 
-    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
-                            validators=[RegexValidator(SKILL_CODE_PATTERN)])
+    name = models.CharField(
+        _("name"), max_length=NAME_MAX_LENGTH, unique=True, validators=[RegexValidator(SKILL_CODE_PATTERN)]
+    )
     description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
     tools = models.JSONField(_("tools"), default=list, blank=True)
 
@@ -484,8 +507,9 @@ class Stage(Restriction):
 class Scenario(models.Model):
     """A saved simulation: a YAML script (docs/simulator.md) with optional per-round expectations."""
 
-    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, unique=True,
-                            validators=[RegexValidator(SKILL_CODE_PATTERN)])
+    name = models.CharField(
+        _("name"), max_length=NAME_MAX_LENGTH, unique=True, validators=[RegexValidator(SKILL_CODE_PATTERN)]
+    )
     description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
     description_en = models.CharField(_("description (English)"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
     script = models.TextField(_("script"))
@@ -515,18 +539,25 @@ class ConsoleSettings(models.Model):
     (docs/runtime-api.md), and which demo catalog (if any) the data came from."""
 
     marker_key = models.CharField(
-        _("loaded-skill marker key"), max_length=64, default="ragent_loaded_skill",
+        _("loaded-skill marker key"),
+        max_length=64,
+        default="ragent_loaded_skill",
         validators=[RegexValidator(r"\A[A-Za-z_][A-Za-z0-9_.-]{2,63}\Z")],
     )
     # A short prefix would make ordinary tool results (a manual starting with "#", say) count as
     # evicted, so no manual could ever stay loaded.
-    eviction_prefix = models.CharField(_("eviction placeholder prefix"), max_length=128,
-                                       default="[历史工具结果已省略，原长 ", validators=[MinLengthValidator(6)])
+    eviction_prefix = models.CharField(
+        _("eviction placeholder prefix"),
+        max_length=128,
+        default="[历史工具结果已省略，原长 ",
+        validators=[MinLengthValidator(6)],
+    )
     catalog_name = models.CharField(_("catalog"), max_length=64, blank=True)
     # The lines above the skill catalog in load_skill's description; never blank (the model would
     # get a bare list with no instruction to load a manual first).
     load_skill_header = models.TextField(
-        _("load_skill description header"), max_length=LOAD_SKILL_HEADER_MAX_LENGTH,
+        _("load_skill description header"),
+        max_length=LOAD_SKILL_HEADER_MAX_LENGTH,
         default=DEFAULT_LOAD_SKILL_HEADER,
         error_messages={"blank": _("the load_skill description header cannot be blank.")},
         validators=[MaxLengthValidator(LOAD_SKILL_HEADER_MAX_LENGTH), ProhibitNullCharactersValidator()],
@@ -581,8 +612,14 @@ class Release(models.Model):
 
     number = models.PositiveIntegerField(_("number"), unique=True)
     sha256 = models.CharField(_("sha256"), max_length=64)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="+", verbose_name=_("author"))
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("author"),
+    )
     author_name = models.CharField(_("author"), max_length=150, blank=True)
     created_at = models.DateTimeField(_("published at"), auto_now_add=True)
     note = models.TextField(_("note"))
@@ -616,8 +653,9 @@ class ReleaseLabel(models.Model):
     """A named pointer to a release (``production``, ``staging``, any name); moved by
     ``releases.label_move``, each move recorded as a ``LabelMove``."""
 
-    name = models.CharField(_("label"), max_length=LABEL_NAME_MAX_LENGTH, unique=True,
-                            validators=[RegexValidator(SKILL_CODE_PATTERN)])
+    name = models.CharField(
+        _("label"), max_length=LABEL_NAME_MAX_LENGTH, unique=True, validators=[RegexValidator(SKILL_CODE_PATTERN)]
+    )
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="labels", verbose_name=_("release"))
     moved_at = models.DateTimeField(_("moved at"), auto_now=True)
 
@@ -635,8 +673,9 @@ class LabelMove(models.Model):  # noqa: DJ008 — the history pages and the admi
     label = models.CharField(_("label"), max_length=LABEL_NAME_MAX_LENGTH, db_index=True)
     from_release = models.ForeignKey(Release, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     to_release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="+")
-    moved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="+")
+    moved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     moved_by_name = models.CharField(max_length=150, blank=True)
     moved_at = models.DateTimeField(_("moved at"), auto_now_add=True)
 
@@ -653,8 +692,9 @@ class RuntimeKey(AbstractAPIKey):
 
     read_drafts = models.BooleanField(_("may read drafts"), default=False)
     last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = _("runtime API key")

@@ -9,6 +9,7 @@ Every publish, rollback, label move and key change asks ``can_publish(user)`` fi
 
 Each write runs in one transaction (``@transaction.atomic``).
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -135,15 +136,18 @@ def release_catalog(release: Release) -> Catalog:
 
 def label_list() -> list[ReleaseLabel]:
     """Every label with its release (one query; the release's snapshot and body not loaded)."""
-    return list(ReleaseLabel.objects.select_related("release").defer(*(f"release__{f}" for f in _HEAVY))
-                .order_by("name"))
+    return list(
+        ReleaseLabel.objects.select_related("release").defer(*(f"release__{f}" for f in _HEAVY)).order_by("name")
+    )
 
 
 def label_moves(*, limit: int = 50) -> list[LabelMove]:
     """The latest label moves, newest first (the releases' snapshots and bodies not loaded)."""
-    return list(LabelMove.objects.select_related("from_release", "to_release")
-                .defer(*(f"{side}__{f}" for side in ("from_release", "to_release") for f in _HEAVY))
-                .order_by("-moved_at", "-id")[:limit])
+    return list(
+        LabelMove.objects.select_related("from_release", "to_release")
+        .defer(*(f"{side}__{f}" for side in ("from_release", "to_release") for f in _HEAVY))
+        .order_by("-moved_at", "-id")[:limit]
+    )
 
 
 def draft_sha256(draft: Catalog | None = None) -> str:
@@ -183,12 +187,15 @@ def publish_review() -> PublishReview:
         latest=latest_catalog,
         # kept on the draft catalog object (a new draft starts with none) per latest release, which
         # never changes: 2,000 tools compared once per change, not on every visit of /publish/
-        diff=draft.derived(f"release_diff:{latest.release_id}:{latest.sha256}" if latest
-                           else "release_diff:none",  # pragma: no mutate
-                           lambda: catalog_diff(latest_catalog, draft)),
+        diff=draft.derived(
+            f"release_diff:{latest.release_id}:{latest.sha256}" if latest else "release_diff:none",  # pragma: no mutate
+            lambda: catalog_diff(latest_catalog, draft),
+        ),
         # each scenario against each catalog runs once, then comes from the cache of results
         # (skills_app/scenario_results.py), which /scenarios/ shares
-        scenarios=rerun_scenarios(draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)),
+        scenarios=rerun_scenarios(
+            draft, latest_catalog, scenario_scripts(), run=scenario_results.cached_runner(digests)
+        ),
         unavailable=unavailable,
         orphaned=orphaned,
     )
@@ -209,8 +216,15 @@ def _lock_numbering() -> None:
 
 
 @transaction.atomic
-def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[str] = (),
-                   override_note: str = "", rollback_of: int | None = None) -> Release:
+def release_create(
+    *,
+    snapshot: dict,
+    user: Any,
+    note: str,
+    overrides: Iterable[str] = (),
+    override_note: str = "",
+    rollback_of: int | None = None,
+) -> Release:
     """Write a release with the next number (latest + 1) under the numbering lock, with the
     runtime catalog body it will be served as (``Release.catalog_json``). Low level: no gate and
     no permission check (``release_publish`` / ``release_rollback`` do both)."""
@@ -218,9 +232,18 @@ def release_create(*, snapshot: dict, user: Any, note: str, overrides: Iterable[
     number = (Release.objects.aggregate(n=Max("number"))["n"] or 0) + 1
     author, author_name = _author(user)
     body = catalog_body_json(catalog_from_snapshot(snapshot, release=number))
-    release = Release(number=number, snapshot=snapshot, sha256=body_sha256(snapshot), catalog_json=body,
-                      author=author, author_name=author_name, note=note.strip(), overrides=sorted(set(overrides)),
-                      override_note=override_note.strip(), rollback_of=rollback_of)
+    release = Release(
+        number=number,
+        snapshot=snapshot,
+        sha256=body_sha256(snapshot),
+        catalog_json=body,
+        author=author,
+        author_name=author_name,
+        note=note.strip(),
+        overrides=sorted(set(overrides)),
+        override_note=override_note.strip(),
+        rollback_of=rollback_of,
+    )
     release.full_clean()
     release.save()
     return release
@@ -237,14 +260,16 @@ def _label_set(*, name: str, release: Release, user: Any) -> ReleaseLabel:
     label.full_clean(validate_unique=False)  # pragma: no mutate
     label.save()
     who, who_name = _author(user)
-    LabelMove.objects.create(label=name, from_release=from_release, to_release=release, moved_by=who,
-                             moved_by_name=who_name)
+    LabelMove.objects.create(
+        label=name, from_release=from_release, to_release=release, moved_by=who, moved_by_name=who_name
+    )
     return label
 
 
 @transaction.atomic
-def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), override_note: str = "",
-                    move_labels: Iterable[str] = ()) -> Release:
+def release_publish(
+    *, user: Any, note: str, overrides: Iterable[str] = (), override_note: str = "", move_labels: Iterable[str] = ()
+) -> Release:
     """Publish the draft as a new release (docs/releases.md).
 
     ``overrides`` are the keys of overridable gate reasons (unmet scenario expectations) the
@@ -258,8 +283,9 @@ def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), over
         raise _field_error("note", "note_required", "a release needs a note: what changed and why.")
     overrides = [o for o in overrides if o]
     if overrides and not (override_note or "").strip():
-        raise _field_error("override_note", "override_note_required",
-                           "write why the ticked-off expectations may stay unmet.")
+        raise _field_error(
+            "override_note", "override_note_required", "write why the ticked-off expectations may stay unmet."
+        )
     _lock_numbering()  # the review below must see the latest release no concurrent publish is writing
     review = publish_review()
     reasons = gate(review)
@@ -267,8 +293,13 @@ def release_publish(*, user: Any, note: str, overrides: Iterable[str] = (), over
     if refusing:
         raise PublishRefused(refusing)
     used = [r.key for r in reasons]  # none blocks (just above): each is overridable and ticked off
-    release = release_create(snapshot=catalog_to_snapshot(review.draft), user=user, note=note,
-                             overrides=used, override_note=override_note if used else "")
+    release = release_create(
+        snapshot=catalog_to_snapshot(review.draft),
+        user=user,
+        note=note,
+        overrides=used,
+        override_note=override_note if used else "",
+    )
     for name in move_labels:
         _label_set(name=name, release=release, user=user)
     return release
@@ -296,13 +327,23 @@ def release_rollback(*, user: Any, number: int, note: str) -> Release:
     source = release_get(number=number)
     if source is None:
         known = list(Release.objects.order_by("number").values_list("number", flat=True))
-        raise ValidationError(Problem("release_not_found", "release %(number)s does not exist; releases: %(known)s",
-                                      {"number": number, "known": ", ".join(map(str, known)) or "none"}),
-                              code="release_not_found")
+        raise ValidationError(
+            Problem(
+                "release_not_found",
+                "release %(number)s does not exist; releases: %(known)s",
+                {"number": number, "known": ", ".join(map(str, known)) or "none"},
+            ),
+            code="release_not_found",
+        )
     latest = release_latest()
     if latest is not None and latest.sha256 == source.sha256:
-        raise PublishRefused([GateReason(Problem(
-            "gate_unchanged", "nothing changed since release %(number)s", {"number": latest.number}))])
+        raise PublishRefused(
+            [
+                GateReason(
+                    Problem("gate_unchanged", "nothing changed since release %(number)s", {"number": latest.number})
+                )
+            ]
+        )
     text = (note or "").strip() or f"rollback to release {number}"
     release = release_create(snapshot=source.snapshot, user=user, note=text, rollback_of=number)
     if ReleaseLabel.objects.filter(name=PRODUCTION).exists():
@@ -346,11 +387,19 @@ def api_key_create(*, user: Any, name: str, read_drafts: bool = False) -> Create
         raise _field_error("name", "key_name_required", "a key needs a name.")
     control = next((c for c in name if unicodedata.category(c) == "Cc"), None)
     if control is not None:  # a NUL would not even reach PostgreSQL (500); a bell garbles every list
-        raise _field_error("name", "key_name_control", "a key name cannot contain a control character (%(char)s).",
-                           char=f"U+{ord(control):04X}")
+        raise _field_error(
+            "name",
+            "key_name_control",
+            "a key name cannot contain a control character (%(char)s).",
+            char=f"U+{ord(control):04X}",
+        )
     if RuntimeKey.objects.filter(name=name, revoked=False).exists():
-        raise _field_error("name", "key_name_taken",
-                           "a key named '%(name)s' already exists; revoke it first or pick another name.", name=name)
+        raise _field_error(
+            "name",
+            "key_name_taken",
+            "a key named '%(name)s' already exists; revoke it first or pick another name.",
+            name=name,
+        )
     creator, _name = _author(user)
     probe = RuntimeKey(name=name, read_drafts=read_drafts)
     probe.full_clean(exclude=["id", "prefix", "hashed_key"])  # pragma: no mutate

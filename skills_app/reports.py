@@ -1,4 +1,5 @@
 """Plain-text rendering of a simulation for the CLI (``manage.py simulate``)."""
+
 from __future__ import annotations
 
 import json

@@ -18,6 +18,7 @@ The groups are made by migration ``0009_roles`` and topped up after every ``migr
 model's ``view_*``) lands in the roles without another data migration. Topping up only adds: a
 permission an administrator added to a group by hand stays.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -98,8 +99,9 @@ def _active(user: Any) -> bool:
 
 def can_view(user: Any) -> bool:
     """May read every page and run previews: any role (or a superuser)."""
-    return _active(user) and bool(user.has_perm(VIEW_PERMISSION) or user.has_perm(EDIT_PERMISSION)
-                                  or user.has_perm(PUBLISH_PERMISSION))
+    return _active(user) and bool(
+        user.has_perm(VIEW_PERMISSION) or user.has_perm(EDIT_PERMISSION) or user.has_perm(PUBLISH_PERMISSION)
+    )
 
 
 def can_edit(user: Any) -> bool:
@@ -155,7 +157,11 @@ def context_processor(request: Any) -> dict[str, Any]:
     template, so pages hide the controls a user may not use."""
     user = getattr(request, "user", None)
     return {
-        "console_can": {"view": can_view(user), "edit": can_edit(user), "publish": can_publish(user),
-                        "administer": can_administer(user)},
+        "console_can": {
+            "view": can_view(user),
+            "edit": can_edit(user),
+            "publish": can_publish(user),
+            "administer": can_administer(user),
+        },
         "console_role": role_of(user),
     }

@@ -23,6 +23,7 @@ in the cache and in ``VAR_DIR/runtime/keys`` (0600), refreshed on every key writ
 every ``KEYS_REFRESH`` seconds while the database answers; ``key_from_held`` verifies a key
 against them when the database is down. An unknown key is never accepted.
 """
+
 from __future__ import annotations
 
 import json
@@ -159,8 +160,9 @@ def bump_generation() -> None:
     except ValueError:
         cache.set(GENERATION_KEY, time.time_ns(), timeout=None)
     except Exception as exc:  # Redis unreachable: ResilientRedisCache.incr raises
-        logger.warning("runtime cache generation not bumped (%s); lookups expire within %ss",
-                       type(exc).__name__, lookup_ttl())
+        logger.warning(
+            "runtime cache generation not bumped (%s); lookups expire within %ss", type(exc).__name__, lookup_ttl()
+        )
 
 
 def releases_changed(**kwargs: Any) -> None:
@@ -181,8 +183,7 @@ def _query_pointer(*, release: int | None, label: str | None) -> Pointer | None:
         row = Release.objects.filter(number=release).values_list("pk", "number", "sha256").first()
         return Pointer(*row) if row else None
     name = label or PRODUCTION
-    row = ReleaseLabel.objects.filter(name=name).values_list(
-        "release_id", "release__number", "release__sha256").first()
+    row = ReleaseLabel.objects.filter(name=name).values_list("release_id", "release__number", "release__sha256").first()
     if row:
         return Pointer(*row, label=name)
     if label:
@@ -265,8 +266,13 @@ def hold(selector: str, pointer: Pointer, held: Entry) -> None:
         _held[selector] = (held, pointer.label)
     if previous is not None and (previous[0].number, previous[0].sha256) == (held.number, held.sha256):
         return
-    record = {"number": held.number, "sha256": held.sha256, "label": pointer.label, "snapshot": held.snapshot,
-              "body": held.body}
+    record = {
+        "number": held.number,
+        "sha256": held.sha256,
+        "label": pointer.label,
+        "snapshot": held.snapshot,
+        "body": held.body,
+    }
     cache.set(f"runtime:last:{selector}", record, timeout=None)
     try:
         _write_file(_runtime_dir() / f"{selector}.json", record)
@@ -289,8 +295,12 @@ def held(selector: str) -> tuple[Entry, str | None] | None:
         except (OSError, ValueError):
             return None
     try:
-        loaded = Entry(number=int(record["number"]), sha256=str(record["sha256"]), snapshot=record["snapshot"],
-                       body=record.get("body"))
+        loaded = Entry(
+            number=int(record["number"]),
+            sha256=str(record["sha256"]),
+            snapshot=record["snapshot"],
+            body=record.get("body"),
+        )
         loaded.catalog  # noqa: B018 — a record that does not read back is no release
     except Exception as exc:  # a damaged file or cache entry: nothing held
         logger.warning("the last release held for %s cannot be read: %s", selector, type(exc).__name__)
@@ -309,9 +319,15 @@ def _keys_record() -> dict[str, Any]:
 
     keys = {}
     for pk, prefix, name, hashed, read_drafts, expiry in RuntimeKey.objects.filter(revoked=False).values_list(
-            "pk", "prefix", "name", "hashed_key", "read_drafts", "expiry_date"):
-        keys[prefix] = {"id": pk, "name": name, "hashed_key": hashed, "read_drafts": read_drafts,
-                        "expiry": expiry.isoformat() if expiry else None}
+        "pk", "prefix", "name", "hashed_key", "read_drafts", "expiry_date"
+    ):
+        keys[prefix] = {
+            "id": pk,
+            "name": name,
+            "hashed_key": hashed,
+            "read_drafts": read_drafts,
+            "expiry": expiry.isoformat() if expiry else None,
+        }
     return {"refreshed_at": time.time(), "keys": keys}
 
 
@@ -370,5 +386,12 @@ def key_from_held(key: str):
     if not isinstance(item, dict) or not RuntimeKey.objects.key_generator.verify(key, str(item.get("hashed_key"))):
         return False
     expiry = datetime.fromisoformat(item["expiry"]) if item.get("expiry") else None
-    return RuntimeKey(id=item["id"], prefix=prefix, name=item["name"], hashed_key=item["hashed_key"],
-                      read_drafts=bool(item["read_drafts"]), expiry_date=expiry, revoked=False)
+    return RuntimeKey(
+        id=item["id"],
+        prefix=prefix,
+        name=item["name"],
+        hashed_key=item["hashed_key"],
+        read_drafts=bool(item["read_drafts"]),
+        expiry_date=expiry,
+        revoked=False,
+    )

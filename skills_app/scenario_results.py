@@ -19,6 +19,7 @@ The scenarios page reads the cache for the rows it shows (one ``get_many``) and 
 that is not cached load through its own request (``scenario_result``), so no request runs more
 than one scenario.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Reads. Every function here runs a fixed number of queries whatever the catalog size."""
+
 from __future__ import annotations
 
 import threading
@@ -73,8 +74,9 @@ def mcp_nodes(*, include_unavailable: bool = True) -> list[McpNodeRow]:
     """MCP nodes' tools in intent-tree order, one row per distinct tool id (two queries, or only the
     settings query when kept by ``draft_cache.draft_value``; rows are then shared, read-only).
     ``include_unavailable=False`` leaves out tools a sync found removed (not registered)."""
-    return list(draft_value(f"mcp_nodes:{include_unavailable}",
-                            lambda: _mcp_nodes(include_unavailable=include_unavailable)))
+    return list(
+        draft_value(f"mcp_nodes:{include_unavailable}", lambda: _mcp_nodes(include_unavailable=include_unavailable))
+    )
 
 
 def _mcp_nodes(*, include_unavailable: bool) -> list[McpNodeRow]:
@@ -96,8 +98,11 @@ def unavailable_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
     nodes whose tool a sync removed or is orphaned (docs/mcp.md). ``rows``: ``mcp_nodes()`` when
     the caller has them (else two queries)."""
     rows = mcp_nodes() if rows is None else rows
-    return {r.tool_id: (r.definition.mcp_server.name if r.definition.mcp_server_id else r.definition.server)
-            for r in rows if r.definition is not None and not r.definition.available}
+    return {
+        r.tool_id: (r.definition.mcp_server.name if r.definition.mcp_server_id else r.definition.server)
+        for r in rows
+        if r.definition is not None and not r.definition.available
+    }
 
 
 def orphaned_tools(rows: list[McpNodeRow] | None = None) -> dict[str, str]:
@@ -147,9 +152,7 @@ def tool_registry(tool_ids: Iterable[str] | str | None = None) -> ToolRegistry:
     if tool_ids is not None:
         return _tool_registry_for(frozenset(normalize_tool_ids(tool_ids)))
     enabled = frozenset(r.tool_id for r in mcp_nodes(include_unavailable=False))
-    named = frozenset(
-        IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)
-    )
+    named = frozenset(IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True))
     return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtin_tool_names())
 
 
@@ -167,15 +170,24 @@ def _tool_registry_for(ids: frozenset[str]) -> ToolRegistry:
     """``tool_registry`` limited to ``ids``: an id is enabled when some node naming it is a live,
     enabled leaf of kind MCP whose ancestors are all live and enabled (``intent_tree_order``) and
     its definition was not removed by a sync (``mcp_nodes(include_unavailable=False)``)."""
-    builtins = frozenset(BuiltinTool.objects.filter(name__in=ids).values_list("name", flat=True)) if ids else frozenset()
+    builtins = (
+        frozenset(BuiltinTool.objects.filter(name__in=ids).values_list("name", flat=True)) if ids else frozenset()
+    )
     builtins |= frozenset(BUILTIN_TOOL_NAMES)
     if not ids:
         return ToolRegistry(enabled=frozenset(), disabled=frozenset(), builtins=builtins)
     nodes = list(IntentNode.objects.filter(mcp_tool_id__in=ids).values(*_NODE_FIELDS))
     named = frozenset(n["mcp_tool_id"] for n in nodes)
     live = [n for n in nodes if n["deleted_at"] is None and n["enabled"] and n["kind"] == IntentNode.Kind.MCP]
-    with_children = set(IntentNode.objects.filter(parent_id__in=[n["id"] for n in live], deleted_at__isnull=True)
-                        .values_list("parent_id", flat=True)) if live else set()
+    with_children = (
+        set(
+            IntentNode.objects.filter(parent_id__in=[n["id"] for n in live], deleted_at__isnull=True).values_list(
+                "parent_id", flat=True
+            )
+        )
+        if live
+        else set()
+    )
     live = [n for n in live if n["id"] not in with_children]
     known: dict[int, dict] = {}
     pending = {n["parent_id"] for n in live if n["parent_id"] is not None}
@@ -196,8 +208,11 @@ def _tool_registry_for(ids: frozenset[str]) -> ToolRegistry:
         return True
 
     candidates = {n["mcp_tool_id"].strip() for n in live if reachable(n)} & ids
-    removed = set(McpTool.objects.filter(name__in=candidates, removed_at__isnull=False)
-                  .values_list("name", flat=True)) if candidates else set()
+    removed = (
+        set(McpTool.objects.filter(name__in=candidates, removed_at__isnull=False).values_list("name", flat=True))
+        if candidates
+        else set()
+    )
     enabled = frozenset(candidates - removed)
     return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtin_tool_names())
 
@@ -238,8 +253,14 @@ def live_skill_codes(codes: Iterable[str]) -> set[str]:
 
 def _domain_skill(s: Skill) -> dom.Skill:
     return dom.Skill(
-        code=s.skill_code, name=s.name, description=s.description, content=s.content,
-        tool_ids=tuple(s.tool_ids), sort_order=s.sort_order, enabled=s.enabled, version=s.version,
+        code=s.skill_code,
+        name=s.name,
+        description=s.description,
+        content=s.content,
+        tool_ids=tuple(s.tool_ids),
+        sort_order=s.sort_order,
+        enabled=s.enabled,
+        version=s.version,
     )
 
 
@@ -255,25 +276,36 @@ def catalog_draft() -> dom.Catalog:
 def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
     tools: list[dom.Tool] = []
     for b in BuiltinTool.objects.order_by("sort_order", "name"):
-        tools.append(dom.Tool(name=b.name, kind=dom.BUILTIN, description=b.description,
-                              input_schema=b.parameters or {"type": "object"}))
+        tools.append(
+            dom.Tool(
+                name=b.name,
+                kind=dom.BUILTIN,
+                description=b.description,
+                input_schema=b.parameters or {"type": "object"},
+            )
+        )
     for row in mcp_nodes(include_unavailable=False):
         d = row.definition
-        tools.append(dom.Tool(
-            name=row.tool_id, kind=dom.MCP,
-            title=(d.title if d else "") or row.node.name,
-            description=(d.description if d else "") or row.node.description,
-            input_schema=(d.input_schema if d and d.input_schema else {"type": "object"}),
-            annotations=(d.annotations if d else {}),
-            require_confirm=row.require_confirm,
-            # the call target (docs/mcp.md, "How a runtime maps calls back"): synced tools only
-            server=d.mcp_server.name if d and d.mcp_server_id else None,
-            mcp_name=d.real_name if d and d.mcp_server_id else None,
-        ))
+        tools.append(
+            dom.Tool(
+                name=row.tool_id,
+                kind=dom.MCP,
+                title=(d.title if d else "") or row.node.name,
+                description=(d.description if d else "") or row.node.description,
+                input_schema=(d.input_schema if d and d.input_schema else {"type": "object"}),
+                annotations=(d.annotations if d else {}),
+                require_confirm=row.require_confirm,
+                # the call target (docs/mcp.md, "How a runtime maps calls back"): synced tools only
+                server=d.mcp_server.name if d and d.mcp_server_id else None,
+                mcp_name=d.real_name if d and d.mcp_server_id else None,
+            )
+        )
     return dom.Catalog(
         tools=tuple(tools),
         skills=tuple(_domain_skill(s) for s in Skill.objects.live()),
-        profiles={p.name: dom.Restriction(p.name, frozenset(p.tools), p.description) for p in AccessProfile.objects.all()},
+        profiles={
+            p.name: dom.Restriction(p.name, frozenset(p.tools), p.description) for p in AccessProfile.objects.all()
+        },
         stages={p.name: dom.Restriction(p.name, frozenset(p.tools), p.description) for p in Stage.objects.all()},
         marker_key=settings.marker_key,
         eviction_prefix=settings.eviction_prefix,

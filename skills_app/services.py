@@ -4,6 +4,7 @@ so a rule lives in one place.
 
 Each write runs in one transaction (``@transaction.atomic``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -33,14 +34,31 @@ from .selectors import mcp_nodes, tool_registry
 
 #: The builtin tools of docs/design.md in registration order: (name, description, parameters).
 BUILTIN_TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
-    ("search_knowledge", "检索知识库，返回与问题最相关的条目。",
-     {"type": "object", "properties": {"query": {"type": "string", "minLength": 1}},
-      "required": ["query"], "additionalProperties": False}),
-    ("load_skill", "加载一份技能手册；手册在上下文中时，它所门控的工具才会提供给模型。",
-     {"type": "object", "properties": {"skill_code": {"type": "string"}},
-      "required": ["skill_code"], "additionalProperties": False}),
-    ("flush_memory", "把当前对话要点写入长期记忆并清理上下文。",
-     {"type": "object", "properties": {}, "additionalProperties": False}),
+    (
+        "search_knowledge",
+        "检索知识库，返回与问题最相关的条目。",
+        {
+            "type": "object",
+            "properties": {"query": {"type": "string", "minLength": 1}},
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    ),
+    (
+        "load_skill",
+        "加载一份技能手册；手册在上下文中时，它所门控的工具才会提供给模型。",
+        {
+            "type": "object",
+            "properties": {"skill_code": {"type": "string"}},
+            "required": ["skill_code"],
+            "additionalProperties": False,
+        },
+    ),
+    (
+        "flush_memory",
+        "把当前对话要点写入长期记忆并清理上下文。",
+        {"type": "object", "properties": {}, "additionalProperties": False},
+    ),
 )
 
 
@@ -51,10 +69,12 @@ def _problem(error_code: str, template: str, /, **params: Any) -> ValidationErro
 
 
 def _django_error(exc: SkillValidationError) -> ValidationError:
-    return ValidationError({
-        field: [_problem(p.code, p.template, **dict(p.params)) for p in problems]
-        for field, problems in exc.problems.items()
-    })
+    return ValidationError(
+        {
+            field: [_problem(p.code, p.template, **dict(p.params)) for p in problems]
+            for field, problems in exc.problems.items()
+        }
+    )
 
 
 def builtin_tools_ensure() -> list[BuiltinTool]:
@@ -81,8 +101,9 @@ def _save_new(obj: Any, taken: ValidationError) -> None:
 
 
 def _code_taken(code: str) -> ValidationError:
-    return ValidationError({"skill_code": [_problem(
-        "skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]})
+    return ValidationError(
+        {"skill_code": [_problem("skill_code_taken", "a live skill with code '%(code)s' already exists.", code=code)]}
+    )
 
 
 def _check_code_free(code: str) -> None:
@@ -107,16 +128,25 @@ def skill_create(
     bad field to messages that name the value (e.g. ``'load_skill' is a builtin tool …``);
     nothing is saved then."""
     try:
-        clean = clean_skill(skill_code=skill_code, name=name, description=description, content=content,
-                            tool_ids=tool_ids,
-                            registry=tool_registry(tool_ids),  # pragma: no mutate
-                            )
+        clean = clean_skill(
+            skill_code=skill_code,
+            name=name,
+            description=description,
+            content=content,
+            tool_ids=tool_ids,
+            registry=tool_registry(tool_ids),  # pragma: no mutate
+        )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     _check_code_free(clean.skill_code)  # pragma: no mutate
     skill = Skill(  # version: the model's default, 1
-        skill_code=clean.skill_code, name=clean.name, description=clean.description, content=clean.content,
-        tool_ids=list(clean.tool_ids), sort_order=sort_order, enabled=enabled,
+        skill_code=clean.skill_code,
+        name=clean.name,
+        description=clean.description,
+        content=clean.content,
+        tool_ids=list(clean.tool_ids),
+        sort_order=sort_order,
+        enabled=enabled,
         updated_by=user if getattr(user, "pk", None) else None,
     )
     skill.full_clean(validate_constraints=False)  # pragma: no mutate
@@ -141,8 +171,9 @@ def _record_who(obj: Any, user: Any, reason: str = "") -> None:
 
 
 @transaction.atomic
-def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None = None, reason: str = "",
-                 **changes: Any) -> Skill:
+def skill_update(
+    *, skill: Skill, user: Any = None, expected_version: int | None = None, reason: str = "", **changes: Any
+) -> Skill:
     """Change a skill's editable fields (``skill_code`` is immutable). A save that changes nothing
     writes nothing; ``version`` goes up by one only when name, description, manual or tool_ids
     changed (``VERSIONED_FIELDS``) — enabling, disabling or a new sort order is saved (and in the
@@ -152,31 +183,53 @@ def skill_update(*, skill: Skill, user: Any = None, expected_version: int | None
     code."""
     unknown = set(changes) - set(EDITABLE_FIELDS) - {"skill_code"}
     if unknown:
-        raise ValidationError({field: [_problem("not_editable", "not an editable field.")] for field in sorted(unknown)})
+        raise ValidationError(
+            {field: [_problem("not_editable", "not an editable field.")] for field in sorted(unknown)}
+        )
     if "skill_code" in changes and changes["skill_code"] != skill.skill_code:
-        raise ValidationError({"skill_code": [_problem(
-            "skill_code_immutable", "skill code '%(code)s' cannot be changed after creation.", code=skill.skill_code)]})
+        raise ValidationError(
+            {
+                "skill_code": [
+                    _problem(
+                        "skill_code_immutable",
+                        "skill code '%(code)s' cannot be changed after creation.",
+                        code=skill.skill_code,
+                    )
+                ]
+            }
+        )
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
     if expected_version is not None and locked.version != expected_version:
         raise _problem(
             "skill_stale",
             "This skill was saved as version %(current)s while you were editing version %(base)s. "
             "Reload the page to see the change, then edit again.",
-            current=locked.version, base=expected_version,
+            current=locked.version,
+            base=expected_version,
         )
     if locked.deleted_at is not None:
-        raise _problem("skill_deleted", "skill '%(code)s' is deleted; restore it before editing.", code=locked.skill_code)
+        raise _problem(
+            "skill_deleted", "skill '%(code)s' is deleted; restore it before editing.", code=locked.skill_code
+        )
     merged = {f: changes.get(f, getattr(locked, f)) for f in EDITABLE_FIELDS}
     try:
-        clean = clean_skill(skill_code=locked.skill_code, name=merged["name"], description=merged["description"],
-                            content=merged["content"], tool_ids=merged["tool_ids"],
-                            registry=tool_registry(merged["tool_ids"]),  # pragma: no mutate
-                            )
+        clean = clean_skill(
+            skill_code=locked.skill_code,
+            name=merged["name"],
+            description=merged["description"],
+            content=merged["content"],
+            tool_ids=merged["tool_ids"],
+            registry=tool_registry(merged["tool_ids"]),  # pragma: no mutate
+        )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     new_values = {
-        "name": clean.name, "description": clean.description, "content": clean.content,
-        "tool_ids": list(clean.tool_ids), "sort_order": int(merged["sort_order"]), "enabled": bool(merged["enabled"]),
+        "name": clean.name,
+        "description": clean.description,
+        "content": clean.content,
+        "tool_ids": list(clean.tool_ids),
+        "sort_order": int(merged["sort_order"]),
+        "enabled": bool(merged["enabled"]),
     }
     changed = [f for f, v in new_values.items() if getattr(locked, f) != v]
     if not changed:
@@ -202,15 +255,24 @@ def skill_revert(*, skill: Skill, history_id: int, user: Any = None) -> Skill:
     holds those values), or the field errors of ``skill_update``."""
     record = Skill.history.filter(id=skill.pk, history_id=history_id).first()
     if record is None:
-        raise _problem("revision_not_found", "revision %(id)s is not a revision of skill '%(code)s'.",
-                       id=history_id, code=skill.skill_code)
+        raise _problem(
+            "revision_not_found",
+            "revision %(id)s is not a revision of skill '%(code)s'.",
+            id=history_id,
+            code=skill.skill_code,
+        )
     values = {f: getattr(record, f) for f in EDITABLE_FIELDS}
     current = Skill.objects.get(pk=skill.pk)
     if all(getattr(current, f) == v for f, v in values.items()):
-        raise _problem("revision_current", "skill '%(code)s' already holds the values of revision %(id)s.",
-                       id=history_id, code=skill.skill_code)
-    return skill_update(skill=current, user=user, reason=f"restored revision {history_id} (version {record.version})",
-                        **values)
+        raise _problem(
+            "revision_current",
+            "skill '%(code)s' already holds the values of revision %(id)s.",
+            id=history_id,
+            code=skill.skill_code,
+        )
+    return skill_update(
+        skill=current, user=user, reason=f"restored revision {history_id} (version {record.version})", **values
+    )
 
 
 @transaction.atomic
@@ -241,10 +303,14 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
         return locked
     _check_code_free(locked.skill_code)  # the skill itself is deleted, so not among the live
     try:
-        clean_skill(skill_code=locked.skill_code, name=locked.name, description=locked.description,
-                    content=locked.content, tool_ids=locked.tool_ids,
-                    registry=tool_registry(locked.tool_ids),  # pragma: no mutate
-                    )
+        clean_skill(
+            skill_code=locked.skill_code,
+            name=locked.name,
+            description=locked.description,
+            content=locked.content,
+            tool_ids=locked.tool_ids,
+            registry=tool_registry(locked.tool_ids),  # pragma: no mutate
+        )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     locked.deleted_at = None
@@ -257,7 +323,12 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
 
 @transaction.atomic
 def scenario_save(
-    *, name: str, script: str, description: str = "", catalog: str = "", description_en: str | None = None,
+    *,
+    name: str,
+    script: str,
+    description: str = "",
+    catalog: str = "",
+    description_en: str | None = None,
     create: bool = False,
 ) -> Scenario:
     """Create or replace a saved scenario. The script must parse (``ValidationError`` naming the
@@ -268,8 +339,9 @@ def scenario_save(
         parse_script(script, source=f"scenario '{name}'")
     except ScriptError as exc:
         raise ValidationError({"script": [_problem("script_invalid", "%(message)s", message=exc.message)]}) from None
-    taken = ValidationError({"name": [_problem(
-        "scenario_name_taken", "A scenario named '%(name)s' already exists.", name=name)]})
+    taken = ValidationError(
+        {"name": [_problem("scenario_name_taken", "A scenario named '%(name)s' already exists.", name=name)]}
+    )
     existing = Scenario.objects.filter(name=name).first()
     if create and existing is not None:
         raise taken
@@ -287,8 +359,14 @@ def _restriction_save(model: type, *, name: str, description: str, tools: Iterab
     registered = {r.tool_id for r in mcp_nodes(include_unavailable=False)}  # pragma: no mutate
     unknown = [t for t in names if t not in registered]
     if unknown:
-        raise ValidationError({"tools": [_problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.",
-                                                  tool_id=t) for t in unknown]})
+        raise ValidationError(
+            {
+                "tools": [
+                    _problem("tool_not_registered", "'%(tool_id)s' is not a registered MCP tool.", tool_id=t)
+                    for t in unknown
+                ]
+            }
+        )
     taken = ValidationError({"name": [_problem("restriction_name_taken", "'%(name)s' already exists.", name=name)]})
     existing = model.objects.filter(name=name).first()
     if create and existing is not None:
@@ -301,8 +379,9 @@ def _restriction_save(model: type, *, name: str, description: str, tools: Iterab
 
 
 @transaction.atomic
-def access_profile_save(*, name: str, description: str = "", tools: Iterable[str] | str = (),
-                        create: bool = False) -> AccessProfile:
+def access_profile_save(
+    *, name: str, description: str = "", tools: Iterable[str] | str = (), create: bool = False
+) -> AccessProfile:
     """Create or replace an access profile; every tool must be a registered MCP tool.
     ``create=True`` never replaces: a name that exists, or is created by another request at the same
     moment, is refused (``restriction_name_taken`` on ``name``)."""
@@ -316,30 +395,52 @@ def stage_save(*, name: str, description: str = "", tools: Iterable[str] | str =
     return _restriction_save(Stage, name=name, description=description, tools=tools, create=create)
 
 
-def intent_node_gating_skills(*, node: IntentNode, enabled: bool = False, deleted: bool = False,
-                              kind: str | None = None, mcp_tool_id: str | None = None) -> list[str]:
+def intent_node_gating_skills(
+    *,
+    node: IntentNode,
+    enabled: bool = False,
+    deleted: bool = False,
+    kind: str | None = None,
+    mcp_tool_id: str | None = None,
+) -> list[str]:
     """Codes of the live, enabled skills that would lose a registered tool if ``node`` became
     ``enabled``/``deleted``/``kind``/``mcp_tool_id`` (docs/mcp.md, "Nodes"): the node registers a
     tool the skills gate and no other MCP node registers it. Empty when nothing would break."""
     old_tool = node.mcp_tool_id.strip()
-    if not node.pk or not old_tool or not node.enabled or node.deleted_at is not None or node.kind != IntentNode.Kind.MCP:
+    if (
+        not node.pk
+        or not old_tool
+        or not node.enabled
+        or node.deleted_at is not None
+        or node.kind != IntentNode.Kind.MCP
+    ):
         return []  # the node registers nothing today (or is not saved yet): changing it breaks nothing
-    keeps = (enabled and not deleted and (kind or node.kind) == IntentNode.Kind.MCP
-             and (mcp_tool_id if mcp_tool_id is not None else node.mcp_tool_id).strip() == old_tool)
+    keeps = (
+        enabled
+        and not deleted
+        and (kind or node.kind) == IntentNode.Kind.MCP
+        and (mcp_tool_id if mcp_tool_id is not None else node.mcp_tool_id).strip() == old_tool
+    )
     if keeps:
         return []
     if old_tool in _tools_registered_without(node.pk):
         return []
-    return [s.skill_code for s in Skill.objects.live().filter(enabled=True)  # catalog order: Skill.Meta.ordering
-            if old_tool in s.tool_ids]
+    return [
+        s.skill_code
+        for s in Skill.objects.live().filter(enabled=True)  # catalog order: Skill.Meta.ordering
+        if old_tool in s.tool_ids
+    ]
 
 
 def _tools_registered_without(pk: int) -> set[str]:
     """Tool ids registered by MCP nodes other than node ``pk`` (``selectors.intent_tree_order``)."""
     from .selectors import intent_tree_order
 
-    return {n.mcp_tool_id.strip() for n in intent_tree_order()
-            if n.pk != pk and n.kind == IntentNode.Kind.MCP and n.is_leaf and n.mcp_tool_id.strip()}
+    return {
+        n.mcp_tool_id.strip()
+        for n in intent_tree_order()
+        if n.pk != pk and n.kind == IntentNode.Kind.MCP and n.is_leaf and n.mcp_tool_id.strip()
+    }
 
 
 def _refuse_if_gated(node: IntentNode, *, force: bool, **future: Any) -> list[str]:
@@ -349,7 +450,10 @@ def _refuse_if_gated(node: IntentNode, *, force: bool, **future: Any) -> list[st
             "node_gated",
             "intent node '%(code)s' registers tool '%(tool)s', which skills %(skills)s gate; "
             "disabling or deleting it would break them (force it to flag them broken)",
-            code=node.intent_code, tool=node.mcp_tool_id, skills=", ".join(skills))
+            code=node.intent_code,
+            tool=node.mcp_tool_id,
+            skills=", ".join(skills),
+        )
     return skills
 
 
@@ -395,11 +499,14 @@ def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
     ``intent_node_save`` when enabled skills gate its tool, unless ``force``; returns the codes of
     the skills the deletion broke."""
     if IntentNode.objects.filter(parent=node, deleted_at__isnull=True).exists():
-        raise _problem("node_has_children", "intent node '%(code)s' has child nodes; delete them first",
-                       code=node.intent_code)
-    broken = _refuse_if_gated(node, force=force,
-                              deleted=True,  # pragma: no mutate
-                              )
+        raise _problem(
+            "node_has_children", "intent node '%(code)s' has child nodes; delete them first", code=node.intent_code
+        )
+    broken = _refuse_if_gated(
+        node,
+        force=force,
+        deleted=True,  # pragma: no mutate
+    )
     node.deleted_at = timezone.now()
     node.save(update_fields=["deleted_at"])
     return broken
@@ -407,8 +514,13 @@ def intent_node_delete(*, node: IntentNode, force: bool = False) -> list[str]:
 
 @transaction.atomic
 def mcp_tool_save(
-    *, name: str, title: str = "", description: str = "", input_schema: dict | None = None,
-    annotations: dict | None = None, server: str = "",
+    *,
+    name: str,
+    title: str = "",
+    description: str = "",
+    input_schema: dict | None = None,
+    annotations: dict | None = None,
+    server: str = "",
 ) -> McpTool:
     """Create or update an MCP tool definition (as ``tools/list`` returns it)."""
     obj = McpTool.objects.filter(name=name).first() or McpTool(name=name)
@@ -450,25 +562,49 @@ def _secret_map(new: dict[str, str] | None, old: dict[str, str], field: str) -> 
         else:
             unknown.append(k)
     if unknown:
-        raise ValidationError({field: [_problem(
-            "secret_mask_unknown", "%(name)s: %(mask)s stands for a stored value, but none is stored under this "
-            "name; type the value", name=repr(k), mask=SECRET_MASK) for k in unknown]})
+        raise ValidationError(
+            {
+                field: [
+                    _problem(
+                        "secret_mask_unknown",
+                        "%(name)s: %(mask)s stands for a stored value, but none is stored under this "
+                        "name; type the value",
+                        name=repr(k),
+                        mask=SECRET_MASK,
+                    )
+                    for k in unknown
+                ]
+            }
+        )
     return out
 
 
 @transaction.atomic
 def mcp_server_save(
-    *, name: str, transport: str, command: str = "", args: Iterable[str] = (), env: dict[str, str] | None = None,
-    url: str = "", headers: dict[str, str] | None = None, timeout_seconds: float | None = None,
-    enabled: bool = True, instance: McpServer | None = None,
+    *,
+    name: str,
+    transport: str,
+    command: str = "",
+    args: Iterable[str] = (),
+    env: dict[str, str] | None = None,
+    url: str = "",
+    headers: dict[str, str] | None = None,
+    timeout_seconds: float | None = None,
+    enabled: bool = True,
+    instance: McpServer | None = None,
 ) -> McpServer:
     """Create an MCP server record, or update ``instance`` (its ``name`` is stable and cannot
     change). A header or env value equal to ``SECRET_MASK`` keeps the stored value. Raises
     ``ValidationError`` naming the field (nothing saved)."""
     server = instance or McpServer(name=name)
     if instance is not None and name != instance.name:
-        raise ValidationError({"name": [_problem("server_name_immutable",
-                                                 "server name '%(name)s' cannot be changed.", name=instance.name)]})
+        raise ValidationError(
+            {
+                "name": [
+                    _problem("server_name_immutable", "server name '%(name)s' cannot be changed.", name=instance.name)
+                ]
+            }
+        )
     old_headers, old_env = dict(server.headers or {}), dict(server.env or {})
     server.transport, server.command, server.args = transport, (command or "").strip(), list(args)
     server.env = _secret_map(env, old_env, "env")

@@ -5,6 +5,7 @@ Parsing is plain Python (``domain/skill_files.py``); every write goes through ``
 and ``services.skill_update``, so tool ids are checked against the intent tree and versions move
 exactly as they do in the editor — there is no second validation path.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -75,11 +76,15 @@ class ImportReport:
     def summary(self) -> str:
         """One English line: what was (or would be) done."""
         c = self.counts
-        counts = (f"{c[CREATED]} created, {c[UPDATED]} updated, {c[UNCHANGED]} unchanged, "
-                  f"{c[ERROR]} with errors, {c[IGNORED]} ignored")
+        counts = (
+            f"{c[CREATED]} created, {c[UPDATED]} updated, {c[UNCHANGED]} unchanged, "
+            f"{c[ERROR]} with errors, {c[IGNORED]} ignored"
+        )
         if self.dry_run and self.held_back:
-            return (f"dry run, nothing written; importing would write nothing: {c[ERROR]} file(s) have errors "
-                    f"(all or nothing; --partial imports the rest): {counts}")
+            return (
+                f"dry run, nothing written; importing would write nothing: {c[ERROR]} file(s) have errors "
+                f"(all or nothing; --partial imports the rest): {counts}"
+            )
         if self.dry_run:
             return f"dry run, nothing written: {counts}"
         if not self.written:
@@ -117,13 +122,23 @@ def _apply(decl: SkillDeclaration, user: Any) -> ImportEntry:
     existing = Skill.objects.live().filter(skill_code=decl.skill_code).first()
     if existing is None:
         skill = services.skill_create(
-            skill_code=decl.skill_code, name=decl.name, description=decl.description, content=decl.content,
-            tool_ids=list(decl.tool_ids), sort_order=0 if decl.sort_order is None else decl.sort_order,
-            enabled=True if decl.enabled is None else decl.enabled, user=user)
+            skill_code=decl.skill_code,
+            name=decl.name,
+            description=decl.description,
+            content=decl.content,
+            tool_ids=list(decl.tool_ids),
+            sort_order=0 if decl.sort_order is None else decl.sort_order,
+            enabled=True if decl.enabled is None else decl.enabled,
+            user=user,
+        )
         return ImportEntry(decl.source, CREATED, skill_code=skill.skill_code, version=skill.version)
     before = _values(existing)
-    changes: dict[str, Any] = {"name": decl.name, "description": decl.description, "content": decl.content,
-                               "tool_ids": list(decl.tool_ids)}
+    changes: dict[str, Any] = {
+        "name": decl.name,
+        "description": decl.description,
+        "content": decl.content,
+        "tool_ids": list(decl.tool_ids),
+    }
     if decl.sort_order is not None:
         changes["sort_order"] = decl.sort_order
     if decl.enabled is not None:
@@ -134,14 +149,34 @@ def _apply(decl: SkillDeclaration, user: Any) -> ImportEntry:
     warnings: list[FileIssue] = []
     released = [t for t in before["tool_ids"] if t not in after["tool_ids"]]
     if released:
-        warnings.append(FileIssue(*decl.where("tool_ids"), Problem(
-            "import_releases", "no longer gates %(tools)s: released to every conversation unless another enabled "
-            "skill gates it", {"tools": ", ".join(released)})))
+        warnings.append(
+            FileIssue(
+                *decl.where("tool_ids"),
+                Problem(
+                    "import_releases",
+                    "no longer gates %(tools)s: released to every conversation unless another enabled skill gates it",
+                    {"tools": ", ".join(released)},
+                ),
+            )
+        )
     if before["enabled"] and not after["enabled"]:
-        warnings.append(FileIssue(*decl.where("enabled"), Problem(
-            "import_disables", "the skill is disabled by this file; its tools are released to every conversation")))
-    return ImportEntry(decl.source, UPDATED if changed else UNCHANGED, skill_code=skill.skill_code,
-                       changed=changed, warnings=tuple(warnings), version=skill.version)
+        warnings.append(
+            FileIssue(
+                *decl.where("enabled"),
+                Problem(
+                    "import_disables",
+                    "the skill is disabled by this file; its tools are released to every conversation",
+                ),
+            )
+        )
+    return ImportEntry(
+        decl.source,
+        UPDATED if changed else UNCHANGED,
+        skill_code=skill.skill_code,
+        changed=changed,
+        warnings=tuple(warnings),
+        version=skill.version,
+    )
 
 
 def skills_import(*, dataset: Dataset, partial: bool = False, dry_run: bool = False, user: Any = None) -> ImportReport:
@@ -170,12 +205,26 @@ def skills_import(*, dataset: Dataset, partial: bool = False, dry_run: bool = Fa
                     with transaction.atomic():
                         entry = _apply(decl, user)
                 except ValidationError as exc:
-                    report.entries.append(ImportEntry(item.source, ERROR, skill_code=decl.skill_code,
-                                                      errors=_messages(exc, decl), warnings=warnings))
+                    report.entries.append(
+                        ImportEntry(
+                            item.source,
+                            ERROR,
+                            skill_code=decl.skill_code,
+                            errors=_messages(exc, decl),
+                            warnings=warnings,
+                        )
+                    )
                     continue
-                report.entries.append(ImportEntry(
-                    entry.source, entry.status, skill_code=entry.skill_code, changed=entry.changed,
-                    warnings=warnings + entry.warnings, version=entry.version))
+                report.entries.append(
+                    ImportEntry(
+                        entry.source,
+                        entry.status,
+                        skill_code=entry.skill_code,
+                        changed=entry.changed,
+                        warnings=warnings + entry.warnings,
+                        version=entry.version,
+                    )
+                )
             if dry_run or (report.errors and not partial):
                 raise _Rollback
     except _Rollback:
@@ -190,8 +239,16 @@ def skills_export(*, format: str) -> dict[str, bytes]:
     ``format`` (``properties`` or ``skill-md``): relative path → UTF-8 bytes, read back by
     ``skills_import`` as the same records. Raises ``ValueError`` for an unknown format."""
     skills = [
-        DomainSkill(code=s.skill_code, name=s.name, description=s.description, content=s.content,
-                    tool_ids=tuple(s.tool_ids), sort_order=s.sort_order, enabled=s.enabled, version=s.version)
+        DomainSkill(
+            code=s.skill_code,
+            name=s.name,
+            description=s.description,
+            content=s.content,
+            tool_ids=tuple(s.tool_ids),
+            sort_order=s.sort_order,
+            enabled=s.enabled,
+            version=s.version,
+        )
         for s in Skill.objects.live().order_by("sort_order", "skill_code")
     ]
     return export_files(skills, format=format)

@@ -1,4 +1,5 @@
 """Console pages (namespace ``skills``)."""
+
 from django.urls import path
 
 from .views import history, mcp, preview, releases, restrictions, scenarios, skill_files, skills, tools

@@ -30,6 +30,7 @@ the staleness test (``tests/test_conformance.py``) fails until it is.
 real services, so the catalog body is the one the console serves): the management command makes a
 throwaway one, the staleness test has pytest-django's.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,8 +56,9 @@ def _publish(note: str) -> tuple[Catalog, dict[str, Any]]:
     from skills_app import releases, selectors
     from skills_app.api.runtime import runtime_served
 
-    release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
-                                      user=releases.COMMAND_LINE, note=note)
+    release = releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note=note
+    )
     catalog = runtime_served(release=release.number).catalog
     body = json.loads(release.catalog_json)
     if body != json.loads(json.dumps(catalog_body(catalog), ensure_ascii=False)):
@@ -73,15 +75,20 @@ def build_corpus() -> dict[str, Any]:
 
     builder = CorpusBuilder()
     demo_load(name="bitmall")
-    bitmall_1 = _register(builder, "bitmall", "demo catalog 'bitmall'",
-                          "the bitmall demo (seed 000, docs/demo.md) as release 1")
+    bitmall_1 = _register(
+        builder, "bitmall", "demo catalog 'bitmall'", "the bitmall demo (seed 000, docs/demo.md) as release 1"
+    )
     from tests.transcript_cases import MANUAL
 
     skill = selectors.skill_get(code="order_change")
     services.skill_update(skill=skill, content=MANUAL)  # as tests/transcript_cases.py order_change_v2()
-    bitmall_2 = _register(builder, "bitmall-order-change-v2", "order_change at version 2",
-                          "bitmall with order_change's manual saved again (version 2; version 1 is an "
-                          "earlier published manual), the catalog of tests/transcript_cases.py")
+    bitmall_2 = _register(
+        builder,
+        "bitmall-order-change-v2",
+        "order_change at version 2",
+        "bitmall with order_change's manual saved again (version 2; version 1 is an "
+        "earlier published manual), the catalog of tests/transcript_cases.py",
+    )
     _transcripts(builder, bitmall_2)
     _scenarios(builder, "bitmall", bitmall_1)
     _call_round_table(builder, bitmall_1)
@@ -92,8 +99,9 @@ def build_corpus() -> dict[str, Any]:
     _repeat_load_table(builder)
     with tempfile.TemporaryDirectory() as backups:
         demo_load(name="returns", replace=True, backup_dir=Path(backups))
-    returns = _register(builder, "returns", "demo catalog 'returns'",
-                        "the returns demo (seed 004): access profiles and stages")
+    returns = _register(
+        builder, "returns", "demo catalog 'returns'", "the returns demo (seed 004): access profiles and stages"
+    )
     _scenarios(builder, "returns", returns)
     return builder.corpus()
 
@@ -115,16 +123,27 @@ def _transcripts(builder: CorpusBuilder, catalog: str) -> None:
         raise CorpusError(f"catalog {catalog!r}: order_change is not at version {ORDER_CHANGE_VERSION}")
     order = [s.code for s in held.enabled_skills]
     for case in CASES:
-        stated_call = ({"verdict": "confirm", "reason": None} if "order_change" in case.loaded
-                       else {"verdict": "refused", "reason": "masked", "skill_code": "order_change"})
+        stated_call = (
+            {"verdict": "confirm", "reason": None}
+            if "order_change" in case.loaded
+            else {"verdict": "refused", "reason": "masked", "skill_code": "order_change"}
+        )
         builder.case(
-            f"transcripts/{case.id}", catalog, case.messages, source="tests/transcript_cases.py", note=case.note,
+            f"transcripts/{case.id}",
+            catalog,
+            case.messages,
+            source="tests/transcript_cases.py",
+            note=case.note,
             stated_round={"loaded": [code for code in order if code in case.loaded], "masked": case.masked()},
-            calls=[(CANCEL, stated_call)], loads=[("order_change", None)])
+            calls=[(CANCEL, stated_call)],
+            loads=[("order_change", None)],
+        )
         got = builder.cases[-1]["round"]["warnings"]
         if [(w["code"], w["index"]) for w in got] != list(case.warnings):
-            raise CorpusError(f"case {case.id!r}: the table says warnings {list(case.warnings)}, "
-                              f"the domain gives {[(w['code'], w['index']) for w in got]}")
+            raise CorpusError(
+                f"case {case.id!r}: the table says warnings {list(case.warnings)}, "
+                f"the domain gives {[(w['code'], w['index']) for w in got]}"
+            )
 
 
 def _scenarios(builder: CorpusBuilder, demo: str, catalog: str) -> None:
@@ -134,16 +153,32 @@ def _scenarios(builder: CorpusBuilder, demo: str, catalog: str) -> None:
     held = builder.catalogs[catalog].catalog
     for path in sorted((DEMO / demo / "scenarios").glob("*.yaml")):
         source = f"skills_app/demo/{demo}/scenarios/{path.name}"
-        _script_rounds(builder, catalog, held, parse_script(path.read_text(encoding="utf-8"), source=source),
-                       source, f"scenarios/{demo}/{path.stem}")
+        _script_rounds(
+            builder,
+            catalog,
+            held,
+            parse_script(path.read_text(encoding="utf-8"), source=source),
+            source,
+            f"scenarios/{demo}/{path.stem}",
+        )
 
 
-def _script_rounds(builder: CorpusBuilder, catalog: str, held: Catalog, script, source: str, prefix: str,
-                   stated: dict[str, Any] | None = None) -> None:
+def _script_rounds(
+    builder: CorpusBuilder,
+    catalog: str,
+    held: Catalog,
+    script,
+    source: str,
+    prefix: str,
+    stated: dict[str, Any] | None = None,
+) -> None:
     if any(step.kind in ("compact", "evict") for step in script.steps):
         return
-    options = {"access_profile": script.access_profile, "stage": script.stage,
-               "allowed_tools": list(script.allowed_tools) if script.allowed_tools is not None else None}
+    options = {
+        "access_profile": script.access_profile,
+        "stage": script.stage,
+        "allowed_tools": list(script.allowed_tools) if script.allowed_tools is not None else None,
+    }
     sim = simulate(held, script, budget=None)
     messages = [m.as_dict() for m in sim.messages]
     at = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
@@ -161,11 +196,21 @@ def _script_rounds(builder: CorpusBuilder, catalog: str, held: Catalog, script, 
         if "count" in sim_round.expect:
             want["count"] = sim_round.expect["count"]
         builder.case(
-            f"{prefix}/round {number}", catalog, context, source=source, restrictions=options, stated_round=want,
-            calls=[({"name": c["name"], "arguments": c["arguments"]},
-                    {"verdict": outcome.verdict.verdict, "reason": outcome.verdict.reason})
-                   for c, outcome in zip(calls, sim_round.calls)],
-            loads=[(c["arguments"].get("skill_code"), None) for c in calls if c["name"] == LOAD_SKILL])
+            f"{prefix}/round {number}",
+            catalog,
+            context,
+            source=source,
+            restrictions=options,
+            stated_round=want,
+            calls=[
+                (
+                    {"name": c["name"], "arguments": c["arguments"]},
+                    {"verdict": outcome.verdict.verdict, "reason": outcome.verdict.reason},
+                )
+                for c, outcome in zip(calls, sim_round.calls)
+            ],
+            loads=[(c["arguments"].get("skill_code"), None) for c in calls if c["name"] == LOAD_SKILL],
+        )
 
 
 def _withheld(builder: CorpusBuilder) -> None:
@@ -174,12 +219,21 @@ def _withheld(builder: CorpusBuilder) -> None:
     from tests.test_withheld import MASKED, PROFILE, SCRIPT, WITHHELD
 
     services.access_profile_save(name="support_lite", tools=PROFILE)
-    catalog = _register(builder, "bitmall-support-lite", "access profile support_lite",
-                        "bitmall (order_change at version 2) with the access profile support_lite "
-                        "of tests/test_withheld.py")
-    _script_rounds(builder, catalog, builder.catalogs[catalog].catalog, parse_script(SCRIPT),
-                   "tests/test_withheld.py", "withheld/after-sale-outside-profile",
-                   {"masked": MASKED, "withheld": WITHHELD})
+    catalog = _register(
+        builder,
+        "bitmall-support-lite",
+        "access profile support_lite",
+        "bitmall (order_change at version 2) with the access profile support_lite of tests/test_withheld.py",
+    )
+    _script_rounds(
+        builder,
+        catalog,
+        builder.catalogs[catalog].catalog,
+        parse_script(SCRIPT),
+        "tests/test_withheld.py",
+        "withheld/after-sale-outside-profile",
+        {"masked": MASKED, "withheld": WITHHELD},
+    )
 
 
 def _call_round_table(builder: CorpusBuilder, catalog: str) -> None:
@@ -193,8 +247,13 @@ def _call_round_table(builder: CorpusBuilder, catalog: str) -> None:
         raise CorpusError(f"catalog {catalog!r}: order_change is not at version 1")
     for case in CASES:
         verdict, reason, skill_code = case.expected
-        builder.case(f"call_round/{case.id}", catalog, case.messages, source="tests/call_round_cases.py",
-                     calls=[(case.call, {"verdict": verdict, "reason": reason, "skill_code": skill_code})])
+        builder.case(
+            f"call_round/{case.id}",
+            catalog,
+            case.messages,
+            source="tests/call_round_cases.py",
+            calls=[(case.call, {"verdict": verdict, "reason": reason, "skill_code": skill_code})],
+        )
 
 
 def _ambiguous_table(builder: CorpusBuilder, catalog: str) -> None:
@@ -210,21 +269,37 @@ def _ambiguous_table(builder: CorpusBuilder, catalog: str) -> None:
     held = builder.catalogs[catalog].catalog
     order = [s.code for s in held.enabled_skills]
     for case in CASES:
-        stated_call = ({"verdict": "confirm", "reason": None} if "order_change" in case.loaded
-                       else {"verdict": "refused", "reason": "masked", "skill_code": "order_change"})
+        stated_call = (
+            {"verdict": "confirm", "reason": None}
+            if "order_change" in case.loaded
+            else {"verdict": "refused", "reason": "masked", "skill_code": "order_change"}
+        )
         builder.case(
-            f"ambiguous/{case.id}", catalog, case.text, source="tests/ambiguous_cases.py",
+            f"ambiguous/{case.id}",
+            catalog,
+            case.text,
+            source="tests/ambiguous_cases.py",
             stated_round={"loaded": case.loaded_in(order), "masked": case.masked()},
-            calls=[(CANCEL, stated_call)], loads=[("order_change", None)])
+            calls=[(CANCEL, stated_call)],
+            loads=[("order_change", None)],
+        )
         got = builder.cases[-1]["round"]["warnings"]
         if [(w["code"], w["index"]) for w in got] != list(case.warnings) or (
-                case.first is not None and got[0]["message"] != case.first):
-            raise CorpusError(f"case {case.id!r}: the table says warnings {list(case.warnings)} ({case.first!r}), "
-                              f"the domain gives {[(w['code'], w['index'], w['message']) for w in got]}")
+            case.first is not None and got[0]["message"] != case.first
+        ):
+            raise CorpusError(
+                f"case {case.id!r}: the table says warnings {list(case.warnings)} ({case.first!r}), "
+                f"the domain gives {[(w['code'], w['index'], w['message']) for w in got]}"
+            )
     for call_case in (*CALL_CASES, *API_CALL_CASES):
         stated = {"verdict": call_case.verdict, "reason": call_case.reason, "message": call_case.message}
-        builder.case(f"ambiguous/call/{call_case.id}", catalog, [], source="tests/ambiguous_cases.py",
-                     calls=[(call_case.text, stated)])
+        builder.case(
+            f"ambiguous/call/{call_case.id}",
+            catalog,
+            [],
+            source="tests/ambiguous_cases.py",
+            calls=[(call_case.text, stated)],
+        )
 
 
 def _round_table(builder: CorpusBuilder) -> None:
@@ -232,10 +307,15 @@ def _round_table(builder: CorpusBuilder) -> None:
 
     for case in ROUND_CASES:
         catalog = builder.catalog("shop", case.catalog, note="the tiny shop of tests/domain/factories.py")
-        stated = {"loaded": list(case.expected["loaded"]), "masked": case.expected["masked"],
-                  "visible": list(case.expected["visible"]), "count": len(case.expected["visible"])}
-        builder.case(f"round/{case.id}", catalog, case.messages, source="tests/domain/test_round.py",
-                     stated_round=stated)
+        stated = {
+            "loaded": list(case.expected["loaded"]),
+            "masked": case.expected["masked"],
+            "visible": list(case.expected["visible"]),
+            "count": len(case.expected["visible"]),
+        }
+        builder.case(
+            f"round/{case.id}", catalog, case.messages, source="tests/domain/test_round.py", stated_round=stated
+        )
 
 
 def _guard_table(builder: CorpusBuilder) -> None:
@@ -244,10 +324,21 @@ def _guard_table(builder: CorpusBuilder) -> None:
     catalog = builder.catalog("guard-shop", CATALOG, note="the catalog of tests/domain/test_guard_verdicts.py")
     for case in CASES:
         want = case.expected
-        stated = {"verdict": want.verdict, "reason": want.reason, "skill_code": want.skill_code,
-                  "message": want.message, "target": want.target}
-        builder.case(f"guard/{case.id}", catalog, case.messages, source="tests/domain/test_guard_verdicts.py",
-                     restrictions=case.options, calls=[(case.call, stated)])
+        stated = {
+            "verdict": want.verdict,
+            "reason": want.reason,
+            "skill_code": want.skill_code,
+            "message": want.message,
+            "target": want.target,
+        }
+        builder.case(
+            f"guard/{case.id}",
+            catalog,
+            case.messages,
+            source="tests/domain/test_guard_verdicts.py",
+            restrictions=case.options,
+            calls=[(case.call, stated)],
+        )
 
 
 def _repeat_load_table(builder: CorpusBuilder) -> None:
@@ -255,7 +346,15 @@ def _repeat_load_table(builder: CorpusBuilder) -> None:
 
     catalog = builder.catalog("shop-alpha-v2", CATALOG, note="the catalog of tests/domain/test_load_skill.py")
     for case in REPEAT_CASES:
-        stated = ({"already_loaded": False, "version": 2, "metadata": FULL["metadata"], "state": "success"}
-                  if case.full else {"already_loaded": True, "version": 2, "metadata": STUB_META, "state": "success"})
-        builder.case(f"load_skill/{case.id}", catalog, case.messages, source="tests/domain/test_load_skill.py",
-                     loads=[(ALPHA_V2.code, stated)])
+        stated = (
+            {"already_loaded": False, "version": 2, "metadata": FULL["metadata"], "state": "success"}
+            if case.full
+            else {"already_loaded": True, "version": 2, "metadata": STUB_META, "state": "success"}
+        )
+        builder.case(
+            f"load_skill/{case.id}",
+            catalog,
+            case.messages,
+            source="tests/domain/test_load_skill.py",
+            loads=[(ALPHA_V2.code, stated)],
+        )

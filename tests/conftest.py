@@ -1,4 +1,5 @@
 """Shared fixtures: the demo catalogs loaded through the real services, and logged-in clients."""
+
 from __future__ import annotations
 
 import os

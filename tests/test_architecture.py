@@ -4,6 +4,7 @@ in them, directly or by reaching into the console (``skills_app``, ``console``) 
 distributions require none of those either, so ``pip install`` of the client pulls no Django.
 The same contracts run in CI as import-linter's (``make lint``, ``[tool.importlinter]``); this test
 also reads every function-local import and follows the installed distributions' requirements."""
+
 from __future__ import annotations
 
 import ast
@@ -79,9 +80,14 @@ def test_the_scanner_finds_what_it_must(source: str, also: tuple[str, ...], foun
 
 def test_the_packages_have_modules_to_scan() -> None:
     assert {p.name for p in PACKAGES["skill_rule"][0].glob("*.py")} >= {
-        "__init__.py", "catalog.py", "rules.py", "simulator.py", "validation.py", "runtime_catalog.py"}
-    assert {p.name for p in PACKAGES["skill_client"][0].glob("*.py")} == {
-        "__init__.py", "client.py", "conformance.py"}
+        "__init__.py",
+        "catalog.py",
+        "rules.py",
+        "simulator.py",
+        "validation.py",
+        "runtime_catalog.py",
+    }
+    assert {p.name for p in PACKAGES["skill_client"][0].glob("*.py")} == {"__init__.py", "client.py", "conformance.py"}
 
 
 @pytest.mark.parametrize(
@@ -97,17 +103,25 @@ def test_pure_module_imports_no_django(package: str, path: Path) -> None:
 def test_importing_the_packages_loads_no_django_module(tmp_path: Path) -> None:
     """Every module of both packages, imported from their own source roots only (not the
     repository: the console is not on the path), loads neither Django nor DRF nor the console."""
-    code = ("import importlib, pkgutil, sys\n"
-            "for top in ('skill_rule', 'skill_client'):\n"
-            "    package = importlib.import_module(top)\n"
-            "    for info in pkgutil.walk_packages(package.__path__, top + '.'):\n"
-            "        importlib.import_module(info.name)\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules}"
-            " & {'django', 'rest_framework', 'gunicorn', 'skills_app', 'console'}),"
-            " sorted(m for m in sys.modules if m.startswith('skill_client.')))\n")
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "for top in ('skill_rule', 'skill_client'):\n"
+        "    package = importlib.import_module(top)\n"
+        "    for info in pkgutil.walk_packages(package.__path__, top + '.'):\n"
+        "        importlib.import_module(info.name)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'django', 'rest_framework', 'gunicorn', 'skills_app', 'console'}),"
+        " sorted(m for m in sys.modules if m.startswith('skill_client.')))\n"
+    )
     path = f"{RULE / 'src'}:{CLIENT / 'src'}"
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": path})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": path},
+    )
     assert out.stdout.strip() == "[] ['skill_client.client', 'skill_client.conformance']"
 
 
@@ -151,7 +165,9 @@ def test_the_installed_distributions_pull_no_django(dist: str, directory: Path) 
     """As installed (``make install``): the distribution's ``Requires-Dist`` is its pyproject's, its
     files are its source tree's, and everything it pulls, followed through the installed
     distributions, holds no Django, DRF, gunicorn or console."""
-    assert sorted(metadata.requires(dist) or []) == sorted(str(Requirement(r)) for r in _project(directory)["dependencies"])
+    assert sorted(metadata.requires(dist) or []) == sorted(
+        str(Requirement(r)) for r in _project(directory)["dependencies"]
+    )
     assert Path(metadata.distribution(dist).locate_file("")).exists()
     pulled = _closure(dist)
     assert not pulled & FORBIDDEN_DISTRIBUTIONS

@@ -1,5 +1,6 @@
 """``make bench``'s package imports and its large catalog has exactly 500 skills and 2,000 MCP tools
 (docs/benchmarks.md). Built in memory: no database, no server, no timing."""
+
 from bench import catalog as bench_catalog
 from bench import floors, http, inproc  # noqa: F401  (imports without a server or a database)
 
@@ -28,8 +29,9 @@ def test_generated_scripts_have_the_rounds_and_calls_asked_for():
 def test_the_rounds_body_holds_200_messages():
     import json
 
-    body = json.loads(http.rounds_body({"marker_key": "m", "skills": [
-        {"code": "a_b", "name": "n", "version": 1, "tool_ids": ["t"]}]}))
+    body = json.loads(
+        http.rounds_body({"marker_key": "m", "skills": [{"code": "a_b", "name": "n", "version": 1, "tool_ids": ["t"]}]})
+    )
     assert len(body["messages"]) == 200
 
 
@@ -49,8 +51,7 @@ def test_page_runs_merge_into_the_median_of_their_medians_and_the_most_queries()
         return {"skills": 5, "/skills/": {"queries": queries, "ms": {"median": ms, "min": low, "n": 9}}}
 
     merged = merge_page_runs([run(4.0, 4, 3.5), run(9.0, 5, 3.1), run(5.0, 4, 4.2)])
-    assert merged == {"skills": 5, "runs": 3,
-                      "/skills/": {"queries": 5, "ms": {"median": 5.0, "min": 3.1, "n": 27}}}
+    assert merged == {"skills": 5, "runs": 3, "/skills/": {"queries": 5, "ms": {"median": 5.0, "min": 3.1, "n": 27}}}
 
 
 def test_the_simulator_rows_compare_the_fastest_runs_and_note_the_medians():
@@ -59,8 +60,11 @@ def test_the_simulator_rows_compare_the_fastest_runs_and_note_the_medians():
     def size(low: float, median: float, calls: int, n: int) -> dict:
         return {"min": low, "median": median, "n": n, "calls": calls}
 
-    sim = {"20x2": size(0.001, 0.0015, 40, 14), "200x2": size(0.0105, 0.0110, 400, 7),
-           "200x40": size(0.1, 0.2, 8000, 3)}
+    sim = {
+        "20x2": size(0.001, 0.0015, 40, 14),
+        "200x2": size(0.0105, 0.0110, 400, 7),
+        "200x40": size(0.1, 0.2, 8000, 3),
+    }
     rows = rows_from({"sim": {"large": sim}})
     growth, per_call = rows
     assert growth["metric"] == "simulate 200 vs 20 rounds ×2 calls, large"

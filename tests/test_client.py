@@ -3,6 +3,7 @@
 seen on the next refresh, and without the console it answers from its last good copy, flagged stale —
 or refuses clearly when it has none it can trust.
 """
+
 from __future__ import annotations
 
 import json
@@ -86,8 +87,11 @@ def make_client(tmp_path, key):
 def server_post(url: str, key: str, endpoint: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """POST JSON to ``/api/v1/runtime/<endpoint>`` of the live server → ``(status, body)``."""
     request = urllib.request.Request(
-        f"{url}/api/v1/runtime/{endpoint}", data=json.dumps(body).encode(), method="POST",
-        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+        f"{url}/api/v1/runtime/{endpoint}",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -114,8 +118,11 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
     """Run ``script`` as an agent would with the client, asking the server the same questions at
     every step (rounds in two formats, check-call for every call, load-skill for every allowed
     load); assert equal answers; return the tool count of each round."""
-    restrictions = {"access_profile": script.access_profile, "stage": script.stage,
-                    "allowed_tools": list(script.allowed_tools) if script.allowed_tools is not None else None}
+    restrictions = {
+        "access_profile": script.access_profile,
+        "stage": script.stage,
+        "allowed_tools": list(script.allowed_tools) if script.allowed_tools is not None else None,
+    }
     messages: list[dict[str, Any]] = []
     counts = []
     for step in script.steps:
@@ -127,8 +134,11 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
         elif step.kind == "evict":
             assert step.evict_tool in (None, LOAD_SKILL), "this walk evicts load_skill results or indices only"
             catalog = client.catalog
-            targets = set(step.drop) | {i for i, m in enumerate(messages, start=1) if step.evict_tool == LOAD_SKILL
-                                        and m.get("metadata", {}).get(catalog.marker_key)}
+            targets = set(step.drop) | {
+                i
+                for i, m in enumerate(messages, start=1)
+                if step.evict_tool == LOAD_SKILL and m.get("metadata", {}).get(catalog.marker_key)
+            }
             for i in targets:
                 evicted = eviction_placeholder(catalog, parse_messages([messages[i - 1]])[0])
                 messages[i - 1] = evicted.as_dict()
@@ -137,17 +147,20 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
             status, served = server_post(url, key, "rounds", {"messages": messages, **restrictions})
             assert status == 200, served
             same_as_server({"release": client.release, **view.as_dict()}, served)
-            status, served = server_post(url, key, "rounds", {"messages": messages, **restrictions,
-                                                              "tools_format": "openai"})
+            status, served = server_post(
+                url, key, "rounds", {"messages": messages, **restrictions, "tools_format": "openai"}
+            )
             assert client.visible_tools(messages, **restrictions) == served["tools"]
             counts.append(view.count)
             seen = list(messages)
-            messages.append({"role": "assistant", "content": step.text,
-                             "tool_calls": [c.as_dict() for c in step.calls]})
+            messages.append(
+                {"role": "assistant", "content": step.text, "tool_calls": [c.as_dict() for c in step.calls]}
+            )
             for c in step.calls:
                 verdict = client.check_call(seen, c.as_dict(), **restrictions)
-                status, served = server_post(url, key, "check-call",
-                                             {"messages": seen, "call": c.as_dict(), **restrictions})
+                status, served = server_post(
+                    url, key, "check-call", {"messages": seen, "call": c.as_dict(), **restrictions}
+                )
                 assert status == 200, served
                 same_as_server({"release": client.release, **verdict.as_dict(), "target": verdict.target}, served)
                 result: dict[str, Any] = {"role": "tool", "tool_call_id": c.id, "state": "success"}
@@ -155,14 +168,17 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
                     result.update(content=verdict.message, state="error")
                 elif c.name == LOAD_SKILL:
                     answer = client.load_skill(messages, c.arguments["skill_code"])
-                    status, served = server_post(url, key, "load-skill",
-                                                 {"messages": messages, "skill_code": c.arguments["skill_code"]})
+                    status, served = server_post(
+                        url, key, "load-skill", {"messages": messages, "skill_code": c.arguments["skill_code"]}
+                    )
                     assert status == 200, served
                     same_as_server({"release": client.release, **answer.as_dict()}, served)
                     result.update(content=answer.content, metadata=dict(answer.metadata))
                 else:
                     raw = step.results.get(c.name)
-                    result["content"] = neutral_result(c) if raw is None else raw if isinstance(raw, str) else raw["content"]
+                    result["content"] = (
+                        neutral_result(c) if raw is None else raw if isinstance(raw, str) else raw["content"]
+                    )
                 messages.append(result)
     return counts
 
@@ -216,27 +232,47 @@ def test_the_client_reads_the_release_the_server_answers_from(bitmall_live, make
     assert (view.count, dict(view.masked)) == (11, BITMALL_GATED)
     verdict = client.check_call([USER], {"name": "cancel_order", "arguments": {"order_no": "88239"}})
     assert (verdict.verdict, verdict.reason, verdict.skill_code) == ("refused", "masked", "order_change")
-    assert client.check_call([USER, *loaded("order_change")],
-                             {"id": "c2", "type": "function",
-                              "function": {"name": "cancel_order", "arguments": '{"order_no": "88239"}'}}
-                             ).verdict == "confirm"
+    assert (
+        client.check_call(
+            [USER, *loaded("order_change")],
+            {
+                "id": "c2",
+                "type": "function",
+                "function": {"name": "cancel_order", "arguments": '{"order_no": "88239"}'},
+            },
+        ).verdict
+        == "confirm"
+    )
     tools = client.visible_tools([USER])
     assert len(tools) == 11
     load = next(t["function"] for t in tools if t["function"]["name"] == LOAD_SKILL)
     assert load["parameters"]["properties"]["skill_code"]["enum"] == [
-        "after_sale_apply", "order_change", "fault_diagnosis", "order_checkout", "iot_bundle"]
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    ]
     assert client.visible_tools([USER], tools_format="names")[:3] == ["search_knowledge", "load_skill", "flush_memory"]
 
 
 def test_load_skill_gives_the_stub_on_repeat_and_the_body_after_eviction(bitmall_live, make_client):
     client = make_client(bitmall_live)
-    asked = [USER, {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]}]
+    asked = [
+        USER,
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}],
+        },
+    ]
     first = client.load_skill(asked, "order_change")
     assert first.content.startswith("# 订单修改")
     assert dict(first.metadata) == {"ragent_loaded_skill": "order_change", "skill_version": 1}
-    retained = [*asked, {"role": "tool", "tool_call_id": "c1", "content": first.content,
-                         "metadata": dict(first.metadata)}]
+    retained = [
+        *asked,
+        {"role": "tool", "tool_call_id": "c1", "content": first.content, "metadata": dict(first.metadata)},
+    ]
     again = client.load_skill(retained, "order_change")
     assert again.already_loaded and "无需重复加载" in again.content
     retained[-1]["content"] = "[历史工具结果已省略，原长 2048 字]"
@@ -245,8 +281,11 @@ def test_load_skill_gives_the_stub_on_repeat_and_the_body_after_eviction(bitmall
     assert unknown.state == "error" and "skills on offer: after_sale_apply, order_change" in unknown.content
 
 
-@pytest.mark.parametrize("schema", [[1, 2], {"type": "object", "properties": {"order_no": {"$ref": "#/$defs/missing"}}}],
-                         ids=["a list", "an unresolvable $ref"])
+@pytest.mark.parametrize(
+    "schema",
+    [[1, 2], {"type": "object", "properties": {"order_no": {"$ref": "#/$defs/missing"}}}],
+    ids=["a list", "an unresolvable $ref"],
+)
 def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall_live, make_client, key, schema):
     """A release written before the tool-definition rule (raw SQL, then the low-level release_create,
     as tests/api/test_bad_tool_definition.py does): the client warns and refuses as the server does."""
@@ -256,10 +295,15 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
     from skills_app.models import McpTool
 
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {McpTool._meta.db_table} SET input_schema = %s WHERE name = %s",
-                       [json.dumps(schema), "query_order"])
-    releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=COMMAND_LINE,
-                            note="written before the tool-definition rule")
+        cursor.execute(
+            f"UPDATE {McpTool._meta.db_table} SET input_schema = %s WHERE name = %s",
+            [json.dumps(schema), "query_order"],
+        )
+    releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+        user=COMMAND_LINE,
+        note="written before the tool-definition rule",
+    )
     client = make_client(bitmall_live)
     assert client.release == 2
     _status, served = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": "anthropic"})
@@ -294,15 +338,20 @@ def test_call_targets_are_answered_as_the_server_does(bitmall_live, make_client,
     assert client.call_target("cancel_order") == {"server": "bitmall", "tool": "orders.cancel"}
     assert client.call_target("query_order") == {"server": "bitmall", "tool": "query_order"}
     assert client.call_target("load_skill") is None
-    with pytest.raises(LookupError, match=re.escape("unknown tool 'orders.cancel'; tools on offer: search_knowledge, ")):
+    with pytest.raises(
+        LookupError, match=re.escape("unknown tool 'orders.cancel'; tools on offer: search_knowledge, ")
+    ):
         client.call_target("orders.cancel")
     messages = [USER, *loaded("order_change")]
     call = {"name": "cancel_order", "arguments": {"order_no": "88239"}}
     verdict = client.check_call(messages, call)
     status, served = server_post(bitmall_live, key, "check-call", {"messages": messages, "call": call})
     assert status == 200, served
-    assert (verdict.verdict, verdict.target) == (served["verdict"], served["target"]) == (
-        "confirm", {"server": "bitmall", "tool": "orders.cancel"})
+    assert (
+        (verdict.verdict, verdict.target)
+        == (served["verdict"], served["target"])
+        == ("confirm", {"server": "bitmall", "tool": "orders.cancel"})
+    )
 
 
 def test_a_publish_is_seen_on_the_next_refresh(bitmall_live, make_client):
@@ -332,8 +381,13 @@ def test_the_copy_on_disk_is_private_and_written_whole(bitmall_live, make_client
     assert [p.name for p in client.cache_path.parent.iterdir()] == [client.cache_path.name]
     saved = json.loads(client.cache_path.read_text(encoding="utf-8"))
     assert saved["catalog"]["release"] == 1 and saved["etag"] == client.etag
-    assert set(saved["manuals"]) == {"after_sale_apply", "order_change", "fault_diagnosis", "order_checkout",
-                                     "iot_bundle"}
+    assert set(saved["manuals"]) == {
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    }
 
 
 def test_a_label_is_followed(bitmall_live, make_client):
@@ -400,12 +454,18 @@ def corrupt(client: RuntimeClient, change) -> None:
     client.cache_path.write_text(json.dumps(saved, ensure_ascii=False), encoding="utf-8")
 
 
-@pytest.mark.parametrize(("change", "cause"), [
-    (lambda s: s["manuals"].update(order_change="# 订单修改\n随便取消。"),
-     "the manual of skill 'order_change' does not match its content_sha256"),
-    (lambda s: s["catalog"]["skills"][1].update(tool_ids=[]), "the catalog does not match its sha256"),
-    (lambda s: s.update(base_url="http://elsewhere"), "saved for 'http://elsewhere'"),
-], ids=["manual", "catalog", "other-console"])
+@pytest.mark.parametrize(
+    ("change", "cause"),
+    [
+        (
+            lambda s: s["manuals"].update(order_change="# 订单修改\n随便取消。"),
+            "the manual of skill 'order_change' does not match its content_sha256",
+        ),
+        (lambda s: s["catalog"]["skills"][1].update(tool_ids=[]), "the catalog does not match its sha256"),
+        (lambda s: s.update(base_url="http://elsewhere"), "saved for 'http://elsewhere'"),
+    ],
+    ids=["manual", "catalog", "other-console"],
+)
 def test_a_corrupt_copy_on_disk_is_refused_without_the_console(own_server, key, make_client, change, cause):
     publish_demo("bitmall")
     make_client(own_server.url).refresh()
@@ -491,11 +551,14 @@ def broken(bitmall_live):
     console.close()
 
 
-@pytest.mark.parametrize(("mode", "status", "reason"), [
-    ("500", 500, "the console answered 500"),
-    ("garbage", 200, "the catalog is not JSON"),
-    ("tampered", 200, "the catalog answer is not a valid catalog: the catalog does not match its sha256"),
-])
+@pytest.mark.parametrize(
+    ("mode", "status", "reason"),
+    [
+        ("500", 500, "the console answered 500"),
+        ("garbage", 200, "the catalog is not JSON"),
+        ("tampered", 200, "the catalog answer is not a valid catalog: the catalog does not match its sha256"),
+    ],
+)
 def test_a_5xx_or_garbage_keeps_the_last_copy_flagged_stale(broken, make_client, mode, status, reason):
     client = make_client(broken.url)
     assert client.refresh().outcome == FETCHED
@@ -543,10 +606,18 @@ def test_nothing_published_is_a_clear_error(live_server, make_client):
 
 
 def test_the_client_imports_no_django():
-    code = ("import sys, skill_client.client; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework'}))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys, skill_client.client; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)},
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -558,12 +629,25 @@ def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_pa
     assert '"http://127.0.0.1:8000"' in example and len(example.splitlines()) <= 20
     script = tmp_path / "example.py"
     script.write_text(example.replace("http://127.0.0.1:8000", bitmall_live), encoding="utf-8")
-    out = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
-                              "SKILL_CONSOLE_KEY": key, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PYTHONPATH": str(ROOT),
+            "SKILL_CONSOLE_KEY": key,
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        },
+    )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["round 1: 11 tools, load_skill: allowed", "round 2: 13 tools, query_order: allowed",
-                                       "round 3: 13 tools, cancel_order: confirm"]
+    assert out.stdout.splitlines() == [
+        "round 1: 11 tools, load_skill: allowed",
+        "round 2: 13 tools, query_order: allowed",
+        "round 3: 13 tools, cancel_order: confirm",
+    ]
     assert (tmp_path / "cache" / "skill-console").is_dir()
 
 
@@ -591,13 +675,17 @@ def test_the_transcript_table_gets_the_same_answers_locally(bitmall_live, make_c
     for case in CASES:
         view = client.round(case.messages)
         assert (list(view.loaded), dict(view.masked), [(w.code, w.params["index"]) for w in view.warnings]) == (
-            expected_loaded_in_catalog_order(case, order), case.masked(), list(case.warnings)), case.id
+            expected_loaded_in_catalog_order(case, order),
+            case.masked(),
+            list(case.warnings),
+        ), case.id
         verdict = client.check_call(case.messages, {"name": "cancel_order", "arguments": {"order_no": "88239"}})
         want = ("confirm", None) if "order_change" in case.loaded else ("refused", "masked")
         assert (verdict.verdict, verdict.reason) == want, case.id
         result = client.load_skill(case.messages, "order_change")
         assert (result.already_loaded, result.content, result.version) == (
-            (True, STUB, ORDER_CHANGE_VERSION) if stub_expected(case) else (False, MANUAL, ORDER_CHANGE_VERSION)), case.id
+            (True, STUB, ORDER_CHANGE_VERSION) if stub_expected(case) else (False, MANUAL, ORDER_CHANGE_VERSION)
+        ), case.id
 
 
 # --- OpenAI Responses input items (docs/transcripts.md, "OpenAI Responses") --------------------
@@ -625,24 +713,39 @@ def test_responses_items_are_read_locally_as_the_server_reads_them(bitmall_live,
         assert [(w.code, w.params["index"]) for w in view.warnings] == list(case.warnings), case.id
     messages = next(c for c in rows if c.loaded == frozenset({"order_change"})).messages
     for call, expected in (
-        ({"type": "function_call", "call_id": "call_7", "name": "cancel_order",
-          "arguments": json.dumps({"order_no": "88239"})}, ("confirm", None)),
+        (
+            {
+                "type": "function_call",
+                "call_id": "call_7",
+                "name": "cancel_order",
+                "arguments": json.dumps({"order_no": "88239"}),
+            },
+            ("confirm", None),
+        ),
         (rs_load("call_8", "after_sale_apply"), ("allowed", None)),
-        ({"type": "custom_tool_call", "call_id": "call_9", "name": "cancel_order", "input": "88239"},
-         ("refused", "invalid_arguments")),
+        (
+            {"type": "custom_tool_call", "call_id": "call_9", "name": "cancel_order", "input": "88239"},
+            ("refused", "invalid_arguments"),
+        ),
     ):
         verdict = client.check_call(messages, call)
         status, served = server_post(bitmall_live, key, "check-call", {"messages": messages, "call": call})
         assert status == 200, served
         same_as_server({"release": client.release, **verdict.as_dict()}, served)
         assert (served["verdict"], served["reason"]) == expected, call
-    assert served["message"] == ("invalid arguments for 'cancel_order': custom_tool_call (cancel_order): its input "
-                                 "is free text, not JSON arguments; read as no arguments")
-    status, served = server_post(bitmall_live, key, "rounds", {"messages": [
-        {"type": "web_search_call", "id": "ws_1", "status": "completed"}]})
+    assert served["message"] == (
+        "invalid arguments for 'cancel_order': custom_tool_call (cancel_order): its input "
+        "is free text, not JSON arguments; read as no arguments"
+    )
+    status, served = server_post(
+        bitmall_live, key, "rounds", {"messages": [{"type": "web_search_call", "id": "ws_1", "status": "completed"}]}
+    )
     assert (status, served["error"]["code"], served["error"]["message"]) == (
-        400, "invalid_messages", "messages[0]: item type 'web_search_call' is not understood (OpenAI Responses "
-                                 "items read: message, function_call, function_call_output, custom_tool_call, "
-                                 "custom_tool_call_output, reasoning)")
+        400,
+        "invalid_messages",
+        "messages[0]: item type 'web_search_call' is not understood (OpenAI Responses "
+        "items read: message, function_call, function_call_output, custom_tool_call, "
+        "custom_tool_call_output, reasoning)",
+    )
     with pytest.raises(Exception, match="item type 'web_search_call' is not understood"):
         client.round([{"type": "web_search_call", "id": "ws_1", "status": "completed"}])

@@ -3,6 +3,7 @@ against a live server (the transcript table runs through the client in tests/tes
 the client's local ``round`` and ``check_call`` give the exact values the domain, the API and the
 preview give (docs/transcripts.md, docs/rule.md). One live server and one client per table: each
 case is checked in a loop, named in the assertion."""
+
 from __future__ import annotations
 
 from .call_round_cases import CASES as CALL_CASES

@@ -1,6 +1,7 @@
 """``manage.py simulate`` and ``manage.py load_demo`` (ISSUE 2 "Done when"): the seed's numbers
 11 / 13 / 13, the 6×3 matrix, the confirmation stop in round 3, clear one-line CLI errors, and an
 idempotent, switchable demo loader."""
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,7 @@ def text_matrix(text: str) -> dict[str, list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("gated tool"))
     rows = {}
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.strip():
             break
         tool, *states = line.split()
@@ -54,7 +55,7 @@ def check_seed_text(text: str) -> None:
     heads = [line for line in text.splitlines() if line.startswith("round ")]
     assert [h.split(" · ")[1] for h in heads] == ["11 tools", "13 tools", "13 tools"]
     assert text_matrix(text) == SEED_MATRIX
-    assert "call cancel_order(order_no=\"88239\") → confirm" in text
+    assert 'call cancel_order(order_no="88239") → confirm' in text
     assert text.rstrip().endswith("all expectations met")
 
 
@@ -65,17 +66,27 @@ def check_seed_json(doc: dict) -> None:
     assert "cancel_order" in rounds[1]["visible"] and "cancel_order" in rounds[2]["visible"]
     assert list(rounds[0]["masked"]) == GATED
     assert list(rounds[1]["masked"]) == STILL_MASKED and list(rounds[2]["masked"]) == STILL_MASKED
-    assert rounds[0]["masked"] == {"apply_after_sale": "after_sale_apply", "cancel_order": "order_change",
-                                   "change_address": "order_change", "update_cart_item": "order_checkout",
-                                   "create_order": "order_checkout", "pay_order": "order_checkout"}
+    assert rounds[0]["masked"] == {
+        "apply_after_sale": "after_sale_apply",
+        "cancel_order": "order_change",
+        "change_address": "order_change",
+        "update_cart_item": "order_checkout",
+        "create_order": "order_checkout",
+        "pay_order": "order_checkout",
+    }
     assert doc["matrix"] == SEED_MATRIX
     (cancel,) = rounds[2]["calls"]
     assert (cancel["name"], cancel["arguments"], cancel["verdict"], cancel["reason"]) == (
-        "cancel_order", {"order_no": "88239"}, "confirm", None)
+        "cancel_order",
+        {"order_no": "88239"},
+        "confirm",
+        None,
+    )
     assert doc["passed"] is True
 
 
 # --- simulate through call_command ------------------------------------------------------------
+
 
 def test_simulate_prints_the_seed_rounds_and_matrix(bitmall) -> None:
     check_seed_text(run_command("simulate", "cancel-iphone"))
@@ -88,8 +99,9 @@ def test_simulate_json_gives_the_seed_numbers(bitmall) -> None:
 def test_simulate_a_missing_scenario_is_one_clear_line(bitmall) -> None:
     with pytest.raises(CommandError) as exc:
         run_command("simulate", "cancel-ipad")
-    assert str(exc.value) == ("cancel-ipad: no saved scenario by that name and no such file "
-                              "(saved scenarios: cancel-iphone)")
+    assert str(exc.value) == (
+        "cancel-ipad: no saved scenario by that name and no such file (saved scenarios: cancel-iphone)"
+    )
 
 
 def test_simulate_an_invalid_yaml_file_names_file_and_line(bitmall, tmp_path) -> None:
@@ -110,12 +122,14 @@ def test_simulate_a_malformed_step_names_file_and_line(bitmall, tmp_path) -> Non
 
 def test_simulate_fails_when_a_scripts_expectation_is_not_met(bitmall, tmp_path) -> None:
     path = tmp_path / "wrong.yaml"
-    path.write_text("steps:\n  - user: hi\n  - assistant:\n      expect: {count: 13, includes: [cancel_order]}\n",
-                    encoding="utf-8")
+    path.write_text(
+        "steps:\n  - user: hi\n  - assistant:\n      expect: {count: 13, includes: [cancel_order]}\n", encoding="utf-8"
+    )
     with pytest.raises(CommandError) as exc:
         run_command("simulate", str(path))
-    assert str(exc.value) == ("2 expectation(s) not met: round 1: expected 13 tools, got 11; "
-                              "round 1: expected 'cancel_order' to be visible")
+    assert str(exc.value) == (
+        "2 expectation(s) not met: round 1: expected 13 tools, got 11; round 1: expected 'cancel_order' to be visible"
+    )
 
 
 def test_simulate_an_unknown_profile_is_a_command_error(bitmall) -> None:
@@ -125,6 +139,7 @@ def test_simulate_an_unknown_profile_is_a_command_error(bitmall) -> None:
 
 
 # --- load_demo --------------------------------------------------------------------------------
+
 
 def snapshot() -> dict:
     return {
@@ -153,6 +168,7 @@ def test_load_demo_twice_is_idempotent(db) -> None:
 
 def test_load_demo_leaves_staff_edits_alone(bitmall) -> None:
     from skills_app import services
+
     services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装")
     run_command("load_demo")
     assert Skill.objects.live().get(skill_code="iot_bundle").name == "套装"
@@ -160,24 +176,37 @@ def test_load_demo_leaves_staff_edits_alone(bitmall) -> None:
 
 def test_load_demo_switches_catalogs_only_with_replace_and_backs_up_first(bitmall, settings) -> None:
     from skills_app import services
+
     services.scenario_save(name="mine", script="steps:\n  - assistant: {calls: []}\n")
     with pytest.raises(CommandError) as exc:
         run_command("load_demo", "returns")
-    assert str(exc.value) == ("the database holds the 'bitmall' demo catalog; run again with --replace to switch "
-                              "to 'returns' (the current catalog is saved to a backup file first)")
+    assert str(exc.value) == (
+        "the database holds the 'bitmall' demo catalog; run again with --replace to switch "
+        "to 'returns' (the current catalog is saved to a backup file first)"
+    )
     assert {s.skill_code for s in Skill.objects.live()} == BITMALL_SKILLS
 
     out = run_command("load_demo", "returns", "--replace")
     backups = sorted((settings.VAR_DIR / "backups").glob("*-bitmall.json"))
     assert len(backups) == 1
-    assert out.splitlines()[0] == (f"saved the previous catalog to {backups[0]} "
-                                   f"(restore it with: manage.py restore_catalog {backups[0]})")
+    assert out.splitlines()[0] == (
+        f"saved the previous catalog to {backups[0]} (restore it with: manage.py restore_catalog {backups[0]})"
+    )
     assert out.splitlines()[1].startswith("switched to demo catalog 'returns'")
     assert {s.skill_code for s in Skill.objects.all()} == RETURNS_SKILLS
     assert sorted(Scenario.objects.values_list("name", flat=True)) == [
-        "load-unknown-skill", "policy-query-member", "return-prepare", "return-prepare-no-tools", "return-query"]
+        "load-unknown-skill",
+        "policy-query-member",
+        "return-prepare",
+        "return-prepare-no-tools",
+        "return-query",
+    ]
     assert set(IntentNode.objects.exclude(mcp_tool_id="").values_list("mcp_tool_id", flat=True)) == {
-        "policy_search", "order_query", "prepare_return", "submit"}
+        "policy_search",
+        "order_query",
+        "prepare_return",
+        "submit",
+    }
     # `load_demo` without a name now tops up the returns demo instead of failing (make run keeps working)
     assert run_command("load_demo").startswith("loaded demo catalog 'returns'")
 
@@ -209,6 +238,7 @@ def test_restore_catalog_refuses_a_file_that_is_no_backup(bitmall, tmp_path) -> 
 
 def test_load_demo_refuses_over_a_catalog_staff_built(db) -> None:
     from skills_app import services
+
     services.intent_node_save(intent_code="mine", name="自建", kind="SYSTEM")
     assert run_command("load_demo").startswith("the database holds a catalog that staff built; no demo loaded")
     with pytest.raises(CommandError) as exc:
@@ -225,6 +255,7 @@ def test_load_demo_an_unknown_name_lists_the_demos(db) -> None:
 
 # --- one real run of manage.py against a fresh SQLite file ------------------------------------
 
+
 @pytest.fixture(scope="module")
 def manage(tmp_path_factory):
     """Run ``python manage.py …`` against a temporary SQLite database (migrated, demo loaded)."""
@@ -232,8 +263,9 @@ def manage(tmp_path_factory):
     env["SKILL_CONSOLE_SQLITE"] = str(tmp_path_factory.mktemp("cli") / "cli.sqlite3")
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
 
     for setup in (("migrate", "--noinput", "-v0"), ("load_demo",)):
         done = run(*setup)
@@ -256,7 +288,8 @@ def test_manage_py_errors_exit_non_zero_with_one_line(manage, tmp_path) -> None:
     assert missing.stdout == ""
     assert missing.stderr.strip().splitlines() == [
         "CommandError: no-such-scenario: no saved scenario by that name and no such file "
-        "(saved scenarios: cancel-iphone)"]
+        "(saved scenarios: cancel-iphone)"
+    ]
     path = tmp_path / "broken.yaml"
     path.write_text("steps:\n  - user: [unclosed\n", encoding="utf-8")
     broken = manage("simulate", str(path))
@@ -265,11 +298,14 @@ def test_manage_py_errors_exit_non_zero_with_one_line(manage, tmp_path) -> None:
     assert line.startswith(f"CommandError: {path}:3: invalid YAML: ")
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("[]", "holds no skills and no intent nodes; the catalog was left as it is"),
-    ("{}", "holds no skills and no intent nodes; the catalog was left as it is"),
-    ("garbage", "not a catalog backup: "),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[]", "holds no skills and no intent nodes; the catalog was left as it is"),
+        ("{}", "holds no skills and no intent nodes; the catalog was left as it is"),
+        ("garbage", "not a catalog backup: "),
+    ],
+)
 def test_restore_catalog_refuses_empty_or_garbled_files_and_keeps_the_catalog(bitmall, tmp_path, content, message):
     bad = tmp_path / "bad.json"
     bad.write_text(content)
@@ -280,8 +316,10 @@ def test_restore_catalog_refuses_empty_or_garbled_files_and_keeps_the_catalog(bi
 
 
 def test_restore_catalog_drops_editors_that_do_not_exist_here_and_new_rows_get_fresh_ids(
-        bitmall, settings, django_user_model) -> None:
+    bitmall, settings, django_user_model
+) -> None:
     from skills_app import services
+
     editor = django_user_model.objects.create_user(username="gone", password="x")
     services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装", user=editor)
     run_command("load_demo", "returns", "--replace")

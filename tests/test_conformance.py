@@ -2,6 +2,7 @@
 the committed file is what the rule's tables give today, and ``skill_client.client.RuntimeClient``
 — fetching each catalog over HTTP exactly as a runtime would, answering locally — passes every case.
 """
+
 from __future__ import annotations
 
 import copy
@@ -53,8 +54,13 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
 
     ids = [c["id"] for c in COMMITTED["cases"]]
     assert len(ids) == len(set(ids))
-    for prefix, table in (("transcripts", TRANSCRIPTS), ("round", ROUND_CASES), ("guard", GUARD),
-                          ("load_skill", REPEAT_CASES), ("call_round", CALL_ROUND)):
+    for prefix, table in (
+        ("transcripts", TRANSCRIPTS),
+        ("round", ROUND_CASES),
+        ("guard", GUARD),
+        ("load_skill", REPEAT_CASES),
+        ("call_round", CALL_ROUND),
+    ):
         assert [i for i in ids if i.startswith(f"{prefix}/")] == [f"{prefix}/{c.id}" for c in table]
     from tests.ambiguous_cases import API_CALL_CASES, CALL_CASES
     from tests.ambiguous_cases import CASES as AMBIGUOUS
@@ -63,21 +69,31 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
 
     by_id = {c["id"]: c for c in COMMITTED["cases"]}
     assert [i for i in ids if i.startswith("ambiguous/")] == [f"ambiguous/{c.id}" for c in AMBIGUOUS] + [
-        f"ambiguous/call/{c.id}" for c in AMBIGUOUS_CALLS]
-    assert all(by_id[f"ambiguous/{c.id}"]["messages_text"] == c.text and "messages" not in by_id[f"ambiguous/{c.id}"]
-               for c in AMBIGUOUS)  # the exact text: a duplicate key survives
+        f"ambiguous/call/{c.id}" for c in AMBIGUOUS_CALLS
+    ]
+    assert all(
+        by_id[f"ambiguous/{c.id}"]["messages_text"] == c.text and "messages" not in by_id[f"ambiguous/{c.id}"]
+        for c in AMBIGUOUS
+    )  # the exact text: a duplicate key survives
     assert [by_id[f"ambiguous/call/{c.id}"]["check_call"][0]["call_text"] for c in AMBIGUOUS_CALLS] == [
-        c.text for c in AMBIGUOUS_CALLS]
+        c.text for c in AMBIGUOUS_CALLS
+    ]
     cancel = [c for c in COMMITTED["cases"] if c["id"].startswith("scenarios/bitmall/cancel-iphone/")]
     assert [c["round"]["count"] for c in cancel] == [11, 13, 13]
     gated = ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
     assert [[t for t in gated if t in c["round"]["masked"]] for c in cancel] == [
-        gated, ["apply_after_sale", "update_cart_item", "create_order", "pay_order"],
-        ["apply_after_sale", "update_cart_item", "create_order", "pay_order"]]
+        gated,
+        ["apply_after_sale", "update_cart_item", "create_order", "pay_order"],
+        ["apply_after_sale", "update_cart_item", "create_order", "pay_order"],
+    ]
     assert [(v["verdict"], v["reason"]) for v in (c["check_call"][0]["answer"] for c in cancel)] == [
-        ("allowed", None), ("allowed", None), ("confirm", None)]
-    assert {name: e["catalog"]["release"] for name, e in COMMITTED["catalogs"].items() if name.startswith("bitmall")} == {
-        "bitmall": 1, "bitmall-order-change-v2": 2, "bitmall-support-lite": 3}
+        ("allowed", None),
+        ("allowed", None),
+        ("confirm", None),
+    ]
+    assert {
+        name: e["catalog"]["release"] for name, e in COMMITTED["catalogs"].items() if name.startswith("bitmall")
+    } == {"bitmall": 1, "bitmall-order-change-v2": 2, "bitmall-support-lite": 3}
 
 
 def test_the_diff_names_the_changed_case_and_field() -> None:
@@ -86,8 +102,10 @@ def test_the_diff_names_the_changed_case_and_field() -> None:
     del stale["cases"][1]
     lines = corpus_diff(stale, COMMITTED)
     first, second = COMMITTED["cases"][0], COMMITTED["cases"][1]
-    assert lines == [f"case {first['id']!r}: changed (round.count: {first['round']['count'] + 1} → "
-                     f"{first['round']['count']})", f"case {second['id']!r}: new"]
+    assert lines == [
+        f"case {first['id']!r}: changed (round.count: {first['round']['count'] + 1} → {first['round']['count']})",
+        f"case {second['id']!r}: new",
+    ]
     assert corpus_diff(COMMITTED, COMMITTED) == []
     assert corpus_diff(None, COMMITTED) == ["the file does not exist"]
 
@@ -99,8 +117,14 @@ def test_check_exits_1_naming_the_stale_case_and_the_command(tmp_path) -> None:
     path.write_text(corpus_text(stale), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("SKILL_CONSOLE_DB", "DJANGO_SETTINGS_MODULE")}
     env.update(SKILL_CONSOLE_VAR_DIR=str(tmp_path / "var"), SKILL_CONSOLE_SQLITE=str(tmp_path / "unused.sqlite3"))
-    run = subprocess.run([sys.executable, "manage.py", "export_conformance", str(path), "--check"], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "manage.py", "export_conformance", str(path), "--check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 1, run.stderr
     assert f"{path} is stale; run `python manage.py export_conformance {path}`:" in run.stderr
     assert f"case {COMMITTED['cases'][0]['id']!r}: changed (round.count:" in run.stderr
@@ -131,13 +155,16 @@ def test_the_runner_reports_a_case_the_implementation_answers_otherwise(clients,
     case = next(c for c in wrong["cases"] if c["id"].startswith("scenarios/bitmall/cancel-iphone/"))
     case["check_call"][0]["answer"]["verdict"] = "refused"
     assert run_corpus(wrong, clients.__getitem__) == [
-        f"{case['id']}: check_call[0].answer.verdict: \"refused\" → \"allowed\" (expected → got)"]
+        f'{case["id"]}: check_call[0].answer.verdict: "refused" → "allowed" (expected → got)'
+    ]
     path = tmp_path / "corpus.json"
     path.write_text(corpus_text(wrong), encoding="utf-8")
     assert main([str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out == [f"{case['id']}: check_call[0].answer.verdict: \"refused\" → \"allowed\" (expected → got)",
-                   f"{len(wrong['cases'])} cases, 1 failed"]
+    assert out == [
+        f'{case["id"]}: check_call[0].answer.verdict: "refused" → "allowed" (expected → got)',
+        f"{len(wrong['cases'])} cases, 1 failed",
+    ]
 
 
 def test_without_sentences_a_reworded_message_passes_and_a_changed_code_does_not(clients) -> None:
@@ -146,14 +173,17 @@ def test_without_sentences_a_reworded_message_passes_and_a_changed_code_does_not
     case["round"]["warnings"][0]["message"] = "reworded"
     guard = next(c for c in wrong["cases"] if c["id"] == "guard/a masked tool")
     guard["check_call"][0]["answer"]["message"] = "reworded"
-    unknown = next(c for c in wrong["cases"] if c.get("load_skill") and c["load_skill"][0]["answer"]["state"] == "error")
+    unknown = next(
+        c for c in wrong["cases"] if c.get("load_skill") and c["load_skill"][0]["answer"]["state"] == "error"
+    )
     unknown["load_skill"][0]["answer"].update(content="reworded", content_sha256="0" * 64)
     assert len(run_corpus(wrong, clients.__getitem__)) == 3
     assert run_corpus(wrong, clients.__getitem__, sentences=False) == []
     code = case["round"]["warnings"][0]["code"]
     case["round"]["warnings"][0]["code"] = "other_code"
     assert run_corpus(wrong, clients.__getitem__, sentences=False) == [
-        f"{case['id']}: round.warnings[0].code: \"other_code\" → \"{code}\" (expected → got)"]
+        f'{case["id"]}: round.warnings[0].code: "other_code" → "{code}" (expected → got)'
+    ]
 
 
 def test_the_readme_loop_runs_over_the_whole_corpus() -> None:
@@ -196,15 +226,22 @@ def test_a_value_a_table_states_that_the_domain_does_not_give_stops_the_export()
     builder = CorpusBuilder()
     name = builder.catalog("shop", shop())
     assert builder.catalog("again", shop()) == name  # the same catalog is registered once
-    builder.case("ok", name, loaded("alpha"), source="here", stated_round={"loaded": ["alpha"]},
-                 calls=[({"name": "ship", "arguments": {}}, {"verdict": "refused", "reason": "masked"})])
+    builder.case(
+        "ok",
+        name,
+        loaded("alpha"),
+        source="here",
+        stated_round={"loaded": ["alpha"]},
+        calls=[({"name": "ship", "arguments": {}}, {"verdict": "refused", "reason": "masked"})],
+    )
     with pytest.raises(CorpusError) as exc:
         builder.case("wrong", name, loaded("alpha"), source="here", stated_round={"loaded": ["beta"]})
     assert str(exc.value) == "case 'wrong': the table says round loaded = ['beta'], the domain gives ['alpha']"
     with pytest.raises(CorpusError) as exc:
         builder.case("wrong call", name, [], source="here", calls=[({"name": "ship"}, {"skill_code": "alpha"})])
-    assert str(exc.value) == ("case 'wrong call': the table says check_call 'ship' skill_code = 'alpha', "
-                              "the domain gives 'beta'")
+    assert str(exc.value) == (
+        "case 'wrong call': the table says check_call 'ship' skill_code = 'alpha', the domain gives 'beta'"
+    )
     with pytest.raises(CorpusError, match="case 'ok': the id is used twice"):
         builder.case("ok", name, [], source="here")
     assert [c["id"] for c in builder.corpus()["cases"]] == ["ok"]

@@ -1,5 +1,6 @@
 """The demo catalogs as shipped: bitmall (seed 000, docs/demo.md) and returns (seed 004, ISSUE 3 —
 access profiles and stages restrict MCP tools only; a path-like load_skill code is refused)."""
+
 from __future__ import annotations
 
 import json
@@ -15,11 +16,31 @@ from skills_app.demo_catalogs import DemoError, demo_load
 from skills_app.models import IntentNode, McpTool, Skill
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
-BITMALL_MCP = ["query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order",
-               "change_address", "search_product", "query_cart", "query_coupons", "update_cart_item",
-               "create_order", "pay_order", "submit_ticket", "current_date"]
-WRITE_TOOLS = {"apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order",
-               "pay_order", "submit_ticket"}
+BITMALL_MCP = [
+    "query_order",
+    "query_logistics",
+    "query_after_sale",
+    "apply_after_sale",
+    "cancel_order",
+    "change_address",
+    "search_product",
+    "query_cart",
+    "query_coupons",
+    "update_cart_item",
+    "create_order",
+    "pay_order",
+    "submit_ticket",
+    "current_date",
+]
+WRITE_TOOLS = {
+    "apply_after_sale",
+    "cancel_order",
+    "change_address",
+    "update_cart_item",
+    "create_order",
+    "pay_order",
+    "submit_ticket",
+}
 
 
 def simulate_json(*args: str) -> dict:
@@ -29,6 +50,7 @@ def simulate_json(*args: str) -> dict:
 
 
 # --- bitmall ------------------------------------------------------------------------------------
+
 
 def test_bitmall_registers_17_tools_in_design_order(bitmall) -> None:
     catalog = selectors.catalog_draft()
@@ -54,6 +76,7 @@ def test_bitmall_skills_gate_the_design_tools(bitmall) -> None:
 
 
 # --- returns: each scenario gives exactly its lists ----------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("scenario", "mcp_visible"),
@@ -99,8 +122,11 @@ def test_a_path_like_load_skill_code_is_refused_and_releases_nothing(returns) ->
     for manual in Skill.objects.values_list("content", flat=True):  # nothing read
         assert manual.strip().splitlines()[0] not in call["result"]
     assert [r["loaded"] for r in rounds] == [[], []]
-    assert rounds[1]["masked"] == rounds[0]["masked"] == {
-        "policy_search": "policy", "order_query": "return", "prepare_return": "return"}
+    assert (
+        rounds[1]["masked"]
+        == rounds[0]["masked"]
+        == {"policy_search": "policy", "order_query": "return", "prepare_return": "return"}
+    )
     assert rounds[1]["released"] == [] and rounds[1]["newly_released"] == []
 
 
@@ -108,8 +134,10 @@ def test_a_path_like_load_skill_code_is_refused_and_releases_nothing(returns) ->
     ("option", "message"),
     [
         (("--stage", "submit"), "unknown stage 'submit'; stages on offer: prepare, query"),
-        (("--profile", "guest"), "unknown access profile 'guest'; access profiles on offer: member_full, "
-                                 "no_business_tools"),
+        (
+            ("--profile", "guest"),
+            "unknown access profile 'guest'; access profiles on offer: member_full, no_business_tools",
+        ),
     ],
 )
 def test_an_unknown_stage_or_profile_is_a_clear_cli_error(returns, option, message) -> None:
@@ -147,14 +175,20 @@ def test_a_tool_removed_from_the_registry_drops_out_with_a_warning(returns) -> N
 
 # --- the loader is all or nothing ------------------------------------------------------------------
 
+
 def test_a_broken_demo_names_the_file_and_writes_nothing(db, tmp_path, monkeypatch) -> None:
     shutil.copytree(demo_catalogs.DEMO_DIR / "returns", tmp_path / "shop")
     catalog = tmp_path / "shop" / "catalog.yaml"
-    catalog.write_text(catalog.read_text(encoding="utf-8").replace(
-        "tool_ids: [order_query, prepare_return]", "tool_ids: [order_query, load_skill]"), encoding="utf-8")
+    catalog.write_text(
+        catalog.read_text(encoding="utf-8").replace(
+            "tool_ids: [order_query, prepare_return]", "tool_ids: [order_query, load_skill]"
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setattr(demo_catalogs, "DEMO_DIR", tmp_path)
     with pytest.raises(DemoError) as exc:
         demo_load(name="shop")
-    assert str(exc.value) == (f"{catalog}: skill return: "
-                              "'load_skill' is a builtin tool and can never be gated by a skill.")
+    assert str(exc.value) == (
+        f"{catalog}: skill return: 'load_skill' is a builtin tool and can never be gated by a skill."
+    )
     assert (IntentNode.objects.count(), McpTool.objects.count(), Skill.objects.count()) == (0, 0, 0)

@@ -1,5 +1,6 @@
 """The draft catalog is built once per committed change and process (skills_app/draft_cache.py):
 kept until a write commits, never kept inside a transaction, never renewed by a rolled-back write."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,9 @@ def test_a_second_read_reuses_the_built_catalog_in_one_query():
 
 def test_a_committed_skill_update_is_seen_on_the_next_read():
     before, old = selectors.catalog_draft(), token()
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"),
-                          description="Change or cancel an order (edited)")
+    services.skill_update(
+        skill=Skill.objects.get(skill_code="order_change"), description="Change or cancel an order (edited)"
+    )
     assert token() != old
     after = selectors.catalog_draft()
     assert after is not before
@@ -111,8 +113,9 @@ def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
     nothing_published = releases.publish_review()
     assert releases.publish_review().diff is nothing_published.diff  # compared once per draft
     assert len(nothing_published.diff.skills_added) == 5  # every enabled skill is new
-    releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE,
-                            note="first")
+    releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note="first"
+    )
     against_1 = releases.publish_review()  # the same draft, a new latest release: compared again
     assert against_1.diff is not nothing_published.diff and against_1.diff.empty
     services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="改过的描述")
@@ -125,12 +128,14 @@ def test_the_publish_review_names_the_latest_release_by_number_and_sha256_read_w
     from skill_rule.snapshot import catalog_to_snapshot
     from skills_app import releases
 
-    first = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
-                                    user=releases.COMMAND_LINE, note="first")
+    first = releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note="first"
+    )
     review = releases.publish_review()
     assert (review.latest_number, review.latest_sha256) == (1, first.sha256)
     services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="改过的描述")
-    second = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
-                                     user=releases.COMMAND_LINE, note="second")
+    second = releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note="second"
+    )
     review = releases.publish_review()
     assert (review.latest_number, review.latest_sha256) == (2, second.sha256) and second.sha256 != first.sha256

@@ -1,6 +1,7 @@
 """``GET /healthz`` and the JSON error handlers of ``console/faults.py`` in the embedded setup
 (SQLite, local-memory cache). The same against PostgreSQL and Redis, up and down, is in
 ``tests/production/``."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,11 @@ def test_healthz_reports_the_database_and_the_cache(client, db):
     assert response["Content-Type"] == "application/json"
     assert "no-store" in response["Cache-Control"]
     vendor = response.json()["database"]["vendor"]
-    assert response.json() == {"status": "ok", "database": {"ok": True, "vendor": vendor},
-                               "cache": {"ok": True, "backend": "locmem"}}
+    assert response.json() == {
+        "status": "ok",
+        "database": {"ok": True, "vendor": vendor},
+        "cache": {"ok": True, "backend": "locmem"},
+    }
     assert client.post("/healthz").status_code == 405
 
 

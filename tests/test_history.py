@@ -1,6 +1,7 @@
 """History and roles below the pages (docs/roles.md): every write through the services is a
 historical record with who and what; the version rule; restoring a revision through
 ``services.skill_revert``; the audit query's filters; the role groups and their upkeep."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -43,13 +44,21 @@ def test_enabling_and_disabling_is_in_the_history_but_keeps_the_version(bitmall,
     assert (disabled.version, enabled.version, reordered.version) == (1, 1, 1)
     rows = revisions(skill)[before:]
     assert [(r.enabled, r.sort_order, r.version, r.history_type, r.history_user) for r in rows] == [
-        (False, 20, 1, "~", alice), (True, 20, 1, "~", alice), (True, 99, 1, "~", alice)]
+        (False, 20, 1, "~", alice),
+        (True, 20, 1, "~", alice),
+        (True, 99, 1, "~", alice),
+    ]
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("name", "订单修改（新）"), ("description", "用户要取消订单或改地址时加载"),
-    ("content", "# 新手册\n先核对订单。"), ("tool_ids", ["cancel_order"]),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("name", "订单修改（新）"),
+        ("description", "用户要取消订单或改地址时加载"),
+        ("content", "# 新手册\n先核对订单。"),
+        ("tool_ids", ["cancel_order"]),
+    ],
+)
 def test_name_description_manual_and_tool_ids_make_a_new_version(bitmall, alice, field, value):
     skill = services.skill_update(skill=Skill.objects.get(skill_code="order_change"), user=alice, **{field: value})
     assert skill.version == 2
@@ -66,8 +75,9 @@ def test_a_save_that_changes_nothing_writes_no_history(bitmall, alice):
 # ---- who, when, what on every audited record -------------------------------------------------
 def test_every_service_write_of_every_audited_record_leaves_a_historical_record(bitmall, alice):
     start = timezone.now()
-    skill = services.skill_create(skill_code="refund_help", name="退款", description="退款时加载", content="先查订单。",
-                                  user=alice)
+    skill = services.skill_create(
+        skill_code="refund_help", name="退款", description="退款时加载", content="先查订单。", user=alice
+    )
     services.skill_delete(skill=skill, user=alice)
     services.skill_restore(skill=skill, user=alice)
     services.scenario_save(name="s-one", script=Scenario.objects.get(name="cancel-iphone").script)
@@ -77,9 +87,13 @@ def test_every_service_write_of_every_audited_record_leaves_a_historical_record(
     services.mcp_tool_save(name="query_order", title="查询订单", input_schema={"type": "object"})
     assert [r.history_type for r in skill.history.order_by("history_id")] == ["+", "~", "~"]
     assert [r.history_user for r in skill.history.all()] == [alice, alice, alice]
-    for model, key in ((Scenario, {"name": "s-one"}), (AccessProfile, {"name": "member"}),
-                       (Stage, {"name": "browse"}), (IntentNode, {"intent_code": "extra"}),
-                       (McpTool, {"name": "query_order"})):
+    for model, key in (
+        (Scenario, {"name": "s-one"}),
+        (AccessProfile, {"name": "member"}),
+        (Stage, {"name": "browse"}),
+        (IntentNode, {"intent_code": "extra"}),
+        (McpTool, {"name": "query_order"}),
+    ):
         record = model.history.filter(**key).latest("history_id")
         assert record.history_date >= start, model
 
@@ -96,8 +110,13 @@ def test_demo_reload_deletions_are_recorded(bitmall, tmp_path):
 def test_the_diff_of_two_revisions_is_field_by_field_with_the_manual_as_a_line_diff(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     first = skill.history.latest("history_id")
-    services.skill_update(skill=skill, user=alice, name="订单修改 v2", content=skill.content + "\n\n最后一步：告知用户结果。",
-                          enabled=False)
+    services.skill_update(
+        skill=skill,
+        user=alice,
+        name="订单修改 v2",
+        content=skill.content + "\n\n最后一步：告知用户结果。",
+        enabled=False,
+    )
     second = skill.history.latest("history_id")
     changes = {c.field: c for c in history.skill_revision_diff(first, second)}
     assert sorted(changes) == ["content", "enabled", "name", "version"]
@@ -110,10 +129,15 @@ def test_the_diff_of_two_revisions_is_field_by_field_with_the_manual_as_a_line_d
 
 
 def test_revision_diff_is_plain_python_over_mappings():
-    changes = revision_diff({"name": "a", "content": "x\ny", "tool_ids": ["t"]},
-                            {"name": "b", "content": "x\nz", "tool_ids": ["t"]}, ("name", "content", "tool_ids"))
+    changes = revision_diff(
+        {"name": "a", "content": "x\ny", "tool_ids": ["t"]},
+        {"name": "b", "content": "x\nz", "tool_ids": ["t"]},
+        ("name", "content", "tool_ids"),
+    )
     assert [(c.field, c.before, c.after, c.lines) for c in changes] == [
-        ("name", "a", "b", ()), ("content", "x\ny", "x\nz", ("@@ -1,2 +1,2 @@", " x", "-y", "+z"))]
+        ("name", "a", "b", ()),
+        ("content", "x\ny", "x\nz", ("@@ -1,2 +1,2 @@", " x", "-y", "+z")),
+    ]
 
 
 # ---- restore ---------------------------------------------------------------------------------
@@ -123,10 +147,17 @@ def test_restoring_a_revision_is_a_new_change_with_the_old_fields_and_a_new_vers
     services.skill_update(skill=skill, user=alice, name="改坏了", content="# 错误的手册", tool_ids=["cancel_order"])
     restored = services.skill_revert(skill=skill, history_id=original.history_id, user=bob)
     assert (restored.name, restored.content, restored.tool_ids, restored.version) == (
-        original.name, original.content, original.tool_ids, 3)
+        original.name,
+        original.content,
+        original.tool_ids,
+        3,
+    )
     last = skill.history.latest("history_id")
     assert (last.history_user, last.version, last.history_change_reason) == (
-        bob, 3, f"restored revision {original.history_id} (version 1)")
+        bob,
+        3,
+        f"restored revision {original.history_id} (version 1)",
+    )
     assert skill.history.count() == 3  # the restore added one record; none was rewritten
 
 
@@ -160,10 +191,15 @@ def test_a_refused_restore_keeps_the_code_and_params_a_page_translates_by(bitmal
     with pytest.raises(ValidationError) as exc:
         services.skill_revert(skill=skill, history_id=other.history_id, user=alice)
     assert (exc.value.code, exc.value.params) == (
-        "revision_not_found", {"id": other.history_id, "code": "order_change"})
+        "revision_not_found",
+        {"id": other.history_id, "code": "order_change"},
+    )
     with pytest.raises(ValidationError) as exc:
         services.skill_revert(skill=skill, history_id=current.history_id, user=alice)
-    assert (exc.value.code, exc.value.params) == ("revision_current", {"id": current.history_id, "code": "order_change"})
+    assert (exc.value.code, exc.value.params) == (
+        "revision_current",
+        {"id": current.history_id, "code": "order_change"},
+    )
 
 
 def test_restoring_goes_through_validation_a_tool_no_longer_registered_refuses_it(bitmall, alice):
@@ -200,7 +236,10 @@ def labels(flt: history.AuditFilter) -> list[tuple[str, str]]:
 
 def test_audit_filters_by_person(writes):
     assert labels(history.AuditFilter(user=writes["alice"].pk)) == [("skill", "iot_bundle"), ("skill", "order_change")]
-    assert labels(history.AuditFilter(user=writes["bob"].pk)) == [("accessprofile", "member"), ("skill", "order_change")]
+    assert labels(history.AuditFilter(user=writes["bob"].pk)) == [
+        ("accessprofile", "member"),
+        ("skill", "order_change"),
+    ]
 
 
 def test_audit_filters_by_record_type_and_record(writes):
@@ -234,9 +273,20 @@ def test_the_three_groups_exist_with_their_permissions(db):
     assert perms["editor"] - perms["viewer"] >= {"change_skill", "add_scenario", "change_intentnode", "delete_stage"}
     assert "publish_release" not in perms["editor"]
     assert perms["publisher"] - perms["editor"] == {
-        "publish_release", "add_release", "change_release", "delete_release", "add_releaselabel",
-        "change_releaselabel", "delete_releaselabel", "add_labelmove", "change_labelmove", "delete_labelmove",
-        "add_runtimekey", "change_runtimekey", "delete_runtimekey"}
+        "publish_release",
+        "add_release",
+        "change_release",
+        "delete_release",
+        "add_releaselabel",
+        "change_releaselabel",
+        "delete_releaselabel",
+        "add_labelmove",
+        "change_labelmove",
+        "delete_labelmove",
+        "add_runtimekey",
+        "change_runtimekey",
+        "delete_runtimekey",
+    }
 
 
 def test_migrate_puts_a_lost_permission_back_in_its_role(db):
@@ -246,8 +296,10 @@ def test_migrate_puts_a_lost_permission_back_in_its_role(db):
     assert viewer.permissions.filter(codename="view_skill").exists()
 
 
-@pytest.mark.parametrize(("role", "view", "edit", "publish"), [
-    ("viewer", True, False, False), ("editor", True, True, False), ("publisher", True, True, True)])
+@pytest.mark.parametrize(
+    ("role", "view", "edit", "publish"),
+    [("viewer", True, False, False), ("editor", True, True, False), ("publisher", True, True, True)],
+)
 def test_each_role_may_do_what_it_says(db, django_user_model, role, view, edit, publish):
     user = user_with_role(django_user_model, f"u_{role}", role)
     assert (roles.can_view(user), roles.can_edit(user), roles.can_publish(user)) == (view, edit, publish)

@@ -1,5 +1,6 @@
 """The load_skill description header: a setting carried with the catalog (services, selectors,
 runtime catalog JSON). docs/runtime-api.md "What the model sees"."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,12 +25,17 @@ def test_a_saved_header_is_read_by_the_draft_and_served_in_the_catalog_json(bitm
     assert body["load_skill_header"] == "第一行\n第二行"
 
 
-@pytest.mark.parametrize(("header", "message"), [
-    ("", "the load_skill description header cannot be blank."),
-    (" \n\t ", "the load_skill description header cannot be blank."),
-    ("长" * (LOAD_SKILL_HEADER_MAX_LENGTH + 1),
-     f"Ensure this value has at most {LOAD_SKILL_HEADER_MAX_LENGTH} characters (it has {LOAD_SKILL_HEADER_MAX_LENGTH + 1})."),
-])
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ("", "the load_skill description header cannot be blank."),
+        (" \n\t ", "the load_skill description header cannot be blank."),
+        (
+            "长" * (LOAD_SKILL_HEADER_MAX_LENGTH + 1),
+            f"Ensure this value has at most {LOAD_SKILL_HEADER_MAX_LENGTH} characters (it has {LOAD_SKILL_HEADER_MAX_LENGTH + 1}).",
+        ),
+    ],
+)
 def test_a_blank_or_too_long_header_is_refused_and_nothing_is_saved(bitmall, header, message):
     with translation.override("en"):
         with pytest.raises(ValidationError) as exc:

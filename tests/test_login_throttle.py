@@ -3,6 +3,7 @@
 even the right password is refused with a 429 page that says so in the user's language — while
 another address, or another username, still logs in. A success resets the count. (Every other
 test runs with django-axes off, ``tests/conftest.py``.)"""
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,7 @@ def throttled(settings, db, django_user_model):
 
 
 def _login(client: Client, username: str, password: str, addr: str = "10.0.0.1", lang: str = "en"):
-    return client.post(LOGIN, {"username": username, "password": password}, REMOTE_ADDR=addr,
-                       HTTP_ACCEPT_LANGUAGE=lang)
+    return client.post(LOGIN, {"username": username, "password": password}, REMOTE_ADDR=addr, HTTP_ACCEPT_LANGUAGE=lang)
 
 
 def test_three_failures_lock_the_username_at_that_address_out(throttled):

@@ -1,4 +1,5 @@
 """The models and the committed migrations agree (a missing migration fails here, not in CI's migrate)."""
+
 from io import StringIO
 
 import pytest
@@ -24,8 +25,9 @@ def test_roles_migration_makes_the_groups_and_a_first_revision_of_existing_rows(
     executor = MigrationExecutor(connection)
     executor.migrate([("skills_app", "0008_history")])
     old = executor.loader.project_state([("skills_app", "0008_history")]).apps
-    old.get_model("skills_app", "Skill").objects.create(skill_code="legacy", name="旧技能", description="d",
-                                                        content="# 旧", version=4)
+    old.get_model("skills_app", "Skill").objects.create(
+        skill_code="legacy", name="旧技能", description="d", content="# 旧", version=4
+    )
     Group.objects.filter(name__in=["viewer", "editor", "publisher"]).delete()
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
@@ -34,7 +36,11 @@ def test_roles_migration_makes_the_groups_and_a_first_revision_of_existing_rows(
 
     (record,) = Skill.objects.get(skill_code="legacy").history.all()
     assert (record.history_type, record.history_change_reason, record.version, record.content) == (
-        "~", "history started", 4, "# 旧")
+        "~",
+        "history started",
+        4,
+        "# 旧",
+    )
     assert sorted(Group.objects.values_list("name", flat=True)) == ["editor", "publisher", "viewer"]
 
 
@@ -54,8 +60,9 @@ def test_release_catalog_json_migration_fills_the_releases_published_before_it(t
     executor = MigrationExecutor(connection)
     executor.migrate([("skills_app", "0012_console_settings_draft_token")])
     old = executor.loader.project_state([("skills_app", "0012_console_settings_draft_token")]).apps
-    old.get_model("skills_app", "Release").objects.create(number=1, snapshot=snapshot, sha256=body_sha256(snapshot),
-                                                          note="before catalog_json")
+    old.get_model("skills_app", "Release").objects.create(
+        number=1, snapshot=snapshot, sha256=body_sha256(snapshot), note="before catalog_json"
+    )
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
@@ -73,16 +80,26 @@ def test_the_release_migration_keeps_every_value_and_puts_the_large_columns_last
     executor.migrate([("skills_app", "0013_release_catalog_json")])
     old = executor.loader.project_state([("skills_app", "0013_release_catalog_json")]).apps
     Release = old.get_model("skills_app", "Release")
-    Release.objects.create(number=1, snapshot={"skills": [{"code": "a_b"}], "format": 1}, sha256="a" * 64,
-                           catalog_json='{"release":1}', note="first", overrides=["x"], override_note="why")
+    Release.objects.create(
+        number=1,
+        snapshot={"skills": [{"code": "a_b"}], "format": 1},
+        sha256="a" * 64,
+        catalog_json='{"release":1}',
+        note="first",
+        overrides=["x"],
+        override_note="why",
+    )
     Release.objects.create(number=2, snapshot={"skills": []}, sha256="b" * 64, catalog_json=None, note="second")
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
     from skills_app.models import Release as Now
 
-    assert list(Now.objects.order_by("number").values_list(
-        "number", "snapshot", "sha256", "catalog_json", "note", "overrides", "override_note")) == [
+    assert list(
+        Now.objects.order_by("number").values_list(
+            "number", "snapshot", "sha256", "catalog_json", "note", "overrides", "override_note"
+        )
+    ) == [
         (1, {"skills": [{"code": "a_b"}], "format": 1}, "a" * 64, '{"release":1}', "first", ["x"], "why"),
         (2, {"skills": []}, "b" * 64, None, "second", [], ""),
     ]
@@ -95,11 +112,15 @@ def test_the_release_migration_keeps_every_value_and_puts_the_large_columns_last
     executor = MigrationExecutor(connection)
     executor.migrate([("skills_app", "0013_release_catalog_json")])
     before = executor.loader.project_state([("skills_app", "0013_release_catalog_json")]).apps
-    assert list(before.get_model("skills_app", "Release").objects.order_by("number").values_list(
-        "number", "snapshot", "catalog_json")) == [
-        (1, {"skills": [{"code": "a_b"}], "format": 1}, '{"release":1}'), (2, {"skills": []}, None)]
+    assert list(
+        before.get_model("skills_app", "Release")
+        .objects.order_by("number")
+        .values_list("number", "snapshot", "catalog_json")
+    ) == [(1, {"skills": [{"code": "a_b"}], "format": 1}, '{"release":1}'), (2, {"skills": []}, None)]
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert list(Now.objects.order_by("number").values_list("number", "snapshot", "catalog_json")) == [
-        (1, {"skills": [{"code": "a_b"}], "format": 1}, '{"release":1}'), (2, {"skills": []}, None)]
+        (1, {"skills": [{"code": "a_b"}], "format": 1}, '{"release":1}'),
+        (2, {"skills": []}, None),
+    ]

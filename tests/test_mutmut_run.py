@@ -1,4 +1,5 @@
 """tools/mutmut_run.py: mutmut mutates the ``@transaction.atomic`` writes, each call in one transaction."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -11,7 +12,7 @@ pytest.importorskip("mutmut")
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SOURCE = '''\
+SOURCE = """\
 from django.db import transaction
 
 
@@ -27,7 +28,7 @@ def other(x):
 
 def plain(x):
     return x + 1
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +43,7 @@ def mutated() -> str:
 
 def _copies(code: str, function: str) -> dict[str, str]:
     """The copies mutmut made of ``function`` (the original's and the mutants'), each with the line above it."""
-    return {name: above for above, name in
-                re.findall(rf"^(.*)\ndef (x_{function}__mutmut_\w+)\(", code, flags=re.M)}
+    return {name: above for above, name in re.findall(rf"^(.*)\ndef (x_{function}__mutmut_\w+)\(", code, flags=re.M)}
 
 
 def test_a_bare_transaction_atomic_function_is_mutated_like_an_undecorated_one(mutated):

@@ -1,5 +1,6 @@
 """``manage.py publish``, ``publish --rollback``, ``api_key`` and the runtime key of
 ``ensure_admin`` (docs/releases.md)."""
+
 from __future__ import annotations
 
 from io import StringIO
@@ -34,13 +35,19 @@ def test_publish_lists_every_reason_with_override_keys(bitmall):
         run("publish", "--note", "second")
     lines = str(refused.value).splitlines()
     assert lines[0] == "publish refused:"
-    assert lines[1] == ("  - skill 'after_sale_apply' gates apply_after_sale, which is not a registered tool "
-                        "(unknown, or its MCP node is disabled)")
-    assert lines[2] == ("  - scenario 'cancel-iphone': round 1: expected 11 tools, got 12   "
-                        "[override key: scenario:cancel-iphone:round 1: expected 11 tools, got 12]")
+    assert lines[1] == (
+        "  - skill 'after_sale_apply' gates apply_after_sale, which is not a registered tool "
+        "(unknown, or its MCP node is disabled)"
+    )
+    assert lines[2] == (
+        "  - scenario 'cancel-iphone': round 1: expected 11 tools, got 12   "
+        "[override key: scenario:cancel-iphone:round 1: expected 11 tools, got 12]"
+    )
     assert lines[3].startswith("  - scenario 'cancel-iphone': round 1: masked: ")
-    assert [line[:45] for line in lines[4:]] == ["  - scenario 'cancel-iphone': round 2: masked",
-                                            "  - scenario 'cancel-iphone': round 3: masked"]
+    assert [line[:45] for line in lines[4:]] == [
+        "  - scenario 'cancel-iphone': round 2: masked",
+        "  - scenario 'cancel-iphone': round 3: masked",
+    ]
     assert Release.objects.count() == 1
 
 
@@ -53,15 +60,26 @@ def test_override_and_rollback(bitmall):
     assert len(keys) == 2
     with pytest.raises(CommandError, match="write why"):
         run("publish", "--note", "second", *[a for k in keys for a in ("--override", k)])
-    out = run("publish", "--note", "second", *[a for k in keys for a in ("--override", k)],
-              "--override-note", "change_address moves to its own manual", "--label", "production")
+    out = run(
+        "publish",
+        "--note",
+        "second",
+        *[a for k in keys for a in ("--override", k)],
+        "--override-note",
+        "change_address moves to its own manual",
+        "--label",
+        "production",
+    )
     assert out == "2\n"
     two = Release.objects.get(number=2)
     assert (two.author_name, len(two.overrides), two.labels.get().name) == ("manage.py", 2, "production")
     assert run("publish", "--rollback", "1") == "3\n"
     three = Release.objects.get(number=3)
-    assert (three.rollback_of, three.sha256, three.labels.get().name) == (1, Release.objects.get(number=1).sha256,
-                                                                          "production")
+    assert (three.rollback_of, three.sha256, three.labels.get().name) == (
+        1,
+        Release.objects.get(number=1).sha256,
+        "production",
+    )
     with pytest.raises(CommandError, match="nothing changed since release 3"):
         run("publish", "--rollback", "1")
     with pytest.raises(CommandError, match="release 9 does not exist; releases: 1, 2, 3"):
@@ -90,8 +108,10 @@ def test_ensure_admin_prints_the_runtime_key_once(db):
     assert RuntimeKey.objects.get_from_key(key).name == "local-runtime"
     second = run("ensure_admin")
     assert key not in second
-    assert ("runtime API key 'local-runtime' exists (shown only when it was created; "
-            "make another: manage.py api_key create NAME)") in second
+    assert (
+        "runtime API key 'local-runtime' exists (shown only when it was created; "
+        "make another: manage.py api_key create NAME)"
+    ) in second
 
 
 def test_load_demo_publishes_release_1_once_and_then_says_the_draft_differs(db):
@@ -100,5 +120,6 @@ def test_load_demo_publishes_release_1_once_and_then_says_the_draft_differs(db):
     services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="智能家居套装（新）")
     assert run("load_demo").splitlines()[1] == (
         "the draft differs from release 1; the runtime serves releases only: publish on /publish/ or with: "
-        "manage.py publish --note TEXT")
+        "manage.py publish --note TEXT"
+    )
     assert Release.objects.count() == 1

@@ -2,6 +2,7 @@
 
 Real threads, each with its own database connection, against the real database (SQLite with WAL and
 IMMEDIATE transactions by default; PostgreSQL under ``make test-postgres``)."""
+
 from __future__ import annotations
 
 import threading
@@ -41,10 +42,9 @@ def _in_threads(*targets):
 
 def test_two_concurrent_releases_get_consecutive_numbers_and_keep_their_snapshots():
     snapshots = [{"format": 1, "tools": [], "skills": [], "settings": {}, "n": i} for i in range(2)]
-    results = _in_threads(*[
-        (lambda s=s: release_create(snapshot=s, user=COMMAND_LINE, note=f"thread {s['n']}"))
-        for s in snapshots
-    ])
+    results = _in_threads(
+        *[(lambda s=s: release_create(snapshot=s, user=COMMAND_LINE, note=f"thread {s['n']}")) for s in snapshots]
+    )
     assert all(isinstance(r, Release) for r in results), results
     assert sorted(r.number for r in results) == [1, 2]
     stored = {r.number: r for r in Release.objects.all()}

@@ -1,6 +1,7 @@
 """Security defaults (issue 10, item 6; docs/deploy.md): no fixed admin password, files under var/
 readable by their owner only from the start, and ``check --deploy`` clean with the documented
 production settings."""
+
 from __future__ import annotations
 
 import os
@@ -53,7 +54,9 @@ def test_the_environment_password_wins_and_is_neither_stored_nor_printed(db, set
     monkeypatch.setenv("SKILL_CONSOLE_ADMIN_PASSWORD", "from-the-env-123")
     out = run("ensure_admin")
     assert "from-the-env-123" not in out
-    assert out.splitlines()[0] == "admin login created: user 'admin', password the value of SKILL_CONSOLE_ADMIN_PASSWORD"
+    assert (
+        out.splitlines()[0] == "admin login created: user 'admin', password the value of SKILL_CONSOLE_ADMIN_PASSWORD"
+    )
     assert not (Path(settings.VAR_DIR) / "admin_password").exists()
     assert authenticate(username="admin", password="from-the-env-123") is not None
 
@@ -86,8 +89,9 @@ def test_a_fresh_var_dir_gets_a_0600_secret_key_and_database(tmp_path):
     """A new process on an empty var/: settings make the secret key and the SQLite file 0600."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILL_CONSOLE_", "PG"))}
     env["SKILL_CONSOLE_VAR_DIR"] = str(tmp_path / "var")
-    done = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     var = tmp_path / "var"
     assert mode(var) == 0o700 and mode(var / "static") == 0o700
@@ -111,8 +115,9 @@ def test_an_existing_wide_var_dir_is_narrowed_at_start(tmp_path):
     tmp_path.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SKILL_CONSOLE_", "PG"))}
     env["SKILL_CONSOLE_VAR_DIR"] = str(var)
-    done = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     for folder in (var, var / "backups", var / "runtime", var / "bench", var / "static"):
         assert mode(folder) == 0o700, folder
@@ -161,17 +166,29 @@ def documented_production_env() -> dict[str, str]:
 def _check_deploy(extra: dict[str, str], tmp_path) -> subprocess.CompletedProcess:
     # the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process (Playwright's event loop); a
     # deployment never has it, and check --deploy rightly refuses it (async.E001)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SKILL_CONSOLE_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("SKILL_CONSOLE_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
     env.update({"SKILL_CONSOLE_VAR_DIR": str(tmp_path / "var"), **extra})
-    return subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_check_deploy_is_clean_with_the_documented_production_settings(tmp_path):
     production = documented_production_env()
-    assert {"SKILL_CONSOLE_SSL_REDIRECT", "SKILL_CONSOLE_HSTS_SECONDS", "SKILL_CONSOLE_SECURE_COOKIES",
-            "SKILL_CONSOLE_CSRF_TRUSTED_ORIGINS", "SKILL_CONSOLE_PROXY_SSL_HEADER"} <= set(production)
+    assert {
+        "SKILL_CONSOLE_SSL_REDIRECT",
+        "SKILL_CONSOLE_HSTS_SECONDS",
+        "SKILL_CONSOLE_SECURE_COOKIES",
+        "SKILL_CONSOLE_CSRF_TRUSTED_ORIGINS",
+        "SKILL_CONSOLE_PROXY_SSL_HEADER",
+    } <= set(production)
     done = _check_deploy(production, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "System check identified no issues (0 silenced)." in done.stdout
@@ -182,17 +199,27 @@ def test_check_deploy_is_clean_with_the_documented_production_settings(tmp_path)
 
 
 def test_the_production_settings_take_effect(tmp_path):
-    code = ("from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS, "
-            "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.CSRF_TRUSTED_ORIGINS, s.SECURE_PROXY_SSL_HEADER)")
+    code = (
+        "from django.conf import settings as s; print(s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS, "
+        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.CSRF_TRUSTED_ORIGINS, s.SECURE_PROXY_SSL_HEADER)"
+    )
     # the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE in this process (Playwright's event loop); a
     # deployment never has it, and check --deploy rightly refuses it (async.E001)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SKILL_CONSOLE_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("SKILL_CONSOLE_") and k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+    }
     env.update({"SKILL_CONSOLE_VAR_DIR": str(tmp_path / "var"), **documented_production_env()})
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.stdout.strip().splitlines()[-1] == ("True 31536000 True True ['https://console.example.com'] "
-                                   "('HTTP_X_FORWARDED_PROTO', 'https')"), done.stderr
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.stdout.strip().splitlines()[-1] == (
+        "True 31536000 True True ['https://console.example.com'] ('HTTP_X_FORWARDED_PROTO', 'https')"
+    ), done.stderr
 
 
 def test_the_printed_curl_example_names_the_url_make_run_serves(db):

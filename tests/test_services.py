@@ -1,6 +1,7 @@
 """Writes through ``skills_app.services`` against the bitmall demo (docs/design.md): refused saves
 name the offending id and write nothing; versions move only on real changes; codes are immutable;
 soft delete and restore; disabling a skill releases its tools in the draft catalog."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,12 @@ from skill_rule import compute_round
 from skills_app import selectors, services
 from skills_app.models import IntentNode, Scenario, Skill
 
-NEW = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
-       "content": "# 退款\n先查订单。"}
+NEW = {
+    "skill_code": "refund_help",
+    "name": "退款说明",
+    "description": "用户询问退款时加载",
+    "content": "# 退款\n先查订单。",
+}
 
 
 def skill(code: str) -> Skill:
@@ -25,11 +30,17 @@ def masked_now() -> dict[str, str]:
 @pytest.mark.parametrize(
     ("tool_ids", "message"),
     [
-        pytest.param(["query_order", "load_skill"], "'load_skill' is a builtin tool and can never be gated by a skill.",
-                     id="a builtin name"),
+        pytest.param(
+            ["query_order", "load_skill"],
+            "'load_skill' is a builtin tool and can never be gated by a skill.",
+            id="a builtin name",
+        ),
         pytest.param(["cancel_orders"], "'cancel_orders' is not the tool of any MCP node.", id="an unknown id"),
-        pytest.param(["query_order", "cancel_order"], "'cancel_order' belongs only to a disabled or deleted MCP node.",
-                     id="the id of a disabled MCP node"),
+        pytest.param(
+            ["query_order", "cancel_order"],
+            "'cancel_order' belongs only to a disabled or deleted MCP node.",
+            id="the id of a disabled MCP node",
+        ),
     ],
 )
 def test_skill_create_refuses_bad_tool_ids_naming_them_and_saves_nothing(bitmall, tool_ids, message) -> None:
@@ -51,8 +62,13 @@ def test_a_node_under_a_disabled_parent_no_longer_registers_its_tool(bitmall) ->
 
 def test_a_tool_id_named_by_another_enabled_node_is_still_accepted(bitmall) -> None:
     IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
-    services.intent_node_save(intent_code="cancel_again", name="再次取消", kind=IntentNode.Kind.MCP,
-                              parent=IntentNode.objects.get(intent_code="order_query"), mcp_tool_id="cancel_order")
+    services.intent_node_save(
+        intent_code="cancel_again",
+        name="再次取消",
+        kind=IntentNode.Kind.MCP,
+        parent=IntentNode.objects.get(intent_code="order_query"),
+        mcp_tool_id="cancel_order",
+    )
     created = services.skill_create(**NEW, tool_ids=["cancel_order"])
     assert created.tool_ids == ["cancel_order"]
 
@@ -73,8 +89,14 @@ def test_skill_create_refuses_a_code_a_live_skill_has(bitmall) -> None:
 def test_skill_update_bumps_version_only_when_something_changed(bitmall) -> None:
     s = skill("order_change")
     assert s.version == 1
-    same = services.skill_update(skill=s, name=s.name, description=s.description, content=s.content,
-                                 tool_ids="cancel_order, change_address, cancel_order", sort_order=s.sort_order)
+    same = services.skill_update(
+        skill=s,
+        name=s.name,
+        description=s.description,
+        content=s.content,
+        tool_ids="cancel_order, change_address, cancel_order",
+        sort_order=s.sort_order,
+    )
     assert same.version == 1
     changed = services.skill_update(skill=s, description="取消订单或修改地址时加载")
     assert changed.version == 2
@@ -88,7 +110,8 @@ def test_a_refused_update_saves_nothing(bitmall) -> None:
     with pytest.raises(ValidationError) as exc:
         services.skill_update(skill=s, name="新名字", tool_ids=["cancel_order", "flush_memory"])
     assert exc.value.message_dict == {
-        "tool_ids": ["'flush_memory' is a builtin tool and can never be gated by a skill."]}
+        "tool_ids": ["'flush_memory' is a builtin tool and can never be gated by a skill."]
+    }
     fresh = skill("order_change")
     assert (fresh.name, fresh.tool_ids, fresh.version) == ("订单修改", ["cancel_order", "change_address"], 1)
 
@@ -97,8 +120,7 @@ def test_the_skill_code_is_immutable(bitmall) -> None:
     s = skill("order_change")
     with pytest.raises(ValidationError) as exc:
         services.skill_update(skill=s, skill_code="order_edit")
-    assert exc.value.message_dict == {
-        "skill_code": ["skill code 'order_change' cannot be changed after creation."]}
+    assert exc.value.message_dict == {"skill_code": ["skill code 'order_change' cannot be changed after creation."]}
     assert skill("order_change").version == 1
     assert not Skill.objects.filter(skill_code="order_edit").exists()
 
@@ -142,7 +164,8 @@ def test_restore_is_refused_when_a_tool_id_no_longer_validates(bitmall) -> None:
     with pytest.raises(ValidationError) as exc:
         services.skill_restore(skill=old)
     assert exc.value.message_dict == {
-        "tool_ids": ["'apply_after_sale' belongs only to a disabled or deleted MCP node."]}
+        "tool_ids": ["'apply_after_sale' belongs only to a disabled or deleted MCP node."]
+    }
     old.refresh_from_db()
     assert old.deleted_at is not None
 
@@ -151,8 +174,9 @@ def test_scenario_save_refuses_bad_yaml_naming_the_line(bitmall) -> None:
     before = Scenario.objects.count()
     with pytest.raises(ValidationError) as exc:
         services.scenario_save(name="broken", script="steps:\n  - user: hi\n   - assistant: x\n")
-    assert exc.value.message_dict == {"script": [
-        "scenario 'broken':3: invalid YAML: expected <block end>, but found '<block sequence start>'"]}
+    assert exc.value.message_dict == {
+        "script": ["scenario 'broken':3: invalid YAML: expected <block end>, but found '<block sequence start>'"]
+    }
     assert Scenario.objects.count() == before
 
 
@@ -160,7 +184,8 @@ def test_scenario_save_replaces_a_scenario_by_name(bitmall) -> None:
     services.scenario_save(name="probe", script="- assistant: x\n")
     services.scenario_save(name="probe", script="- assistant: y\n", description="second")
     assert list(Scenario.objects.filter(name="probe").values_list("script", "description")) == [
-        ("- assistant: y\n", "second")]
+        ("- assistant: y\n", "second")
+    ]
 
 
 def test_skill_update_refuses_a_save_over_a_newer_version(bitmall):
@@ -219,10 +244,17 @@ GATED_IN_ORDER = ["zz_first", "aa_tie", "bb_tie", "order_change", "late"]
 def cancel_gated_by_five(bitmall) -> IntentNode:
     """``cancel_order`` gated by five live, enabled skills (sort_order 5, 20, 20, 20, 90; the ties
     by code), plus a disabled and a deleted skill that gate it too and must not be named."""
-    for code, order, enabled in [("late", 90, True), ("bb_tie", 20, True), ("zz_first", 5, True),
-                                 ("aa_tie", 20, True), ("off_skill", 1, False), ("gone", 1, True)]:
-        services.skill_create(**{**NEW, "skill_code": code}, tool_ids=["cancel_order"], sort_order=order,
-                              enabled=enabled)
+    for code, order, enabled in [
+        ("late", 90, True),
+        ("bb_tie", 20, True),
+        ("zz_first", 5, True),
+        ("aa_tie", 20, True),
+        ("off_skill", 1, False),
+        ("gone", 1, True),
+    ]:
+        services.skill_create(
+            **{**NEW, "skill_code": code}, tool_ids=["cancel_order"], sort_order=order, enabled=enabled
+        )
     services.skill_delete(skill=skill("gone"))
     return IntentNode.objects.get(intent_code="cancel_order_topic")
 
@@ -234,12 +266,16 @@ def test_deleting_a_gated_node_names_the_enabled_live_skills_in_catalog_order(ca
         services.intent_node_delete(node=node)
     refusal = exc.value.error_list[0]
     assert refusal.code == "node_gated"
-    assert refusal.params == {"code": "cancel_order_topic", "tool": "cancel_order",
-                              "skills": "zz_first, aa_tie, bb_tie, order_change, late"}
+    assert refusal.params == {
+        "code": "cancel_order_topic",
+        "tool": "cancel_order",
+        "skills": "zz_first, aa_tie, bb_tie, order_change, late",
+    }
     assert str(exc.value.messages[0]) == (
         "intent node 'cancel_order_topic' registers tool 'cancel_order', which skills "
         "zz_first, aa_tie, bb_tie, order_change, late gate; disabling or deleting it would break them "
-        "(force it to flag them broken)")
+        "(force it to flag them broken)"
+    )
     assert IntentNode.objects.get(pk=node.pk).deleted_at is None
 
 
@@ -250,22 +286,36 @@ def test_a_forced_delete_of_a_gated_node_deletes_it_and_returns_the_skills_it_br
 
 
 def _save_like(node: IntentNode, **changes):
-    fields = dict(intent_code=node.intent_code, name=node.name, kind=node.kind, parent=node.parent,
-                  mcp_tool_id=node.mcp_tool_id, require_confirm=node.require_confirm,
-                  description=node.description, examples=node.examples, sort_order=node.sort_order)
+    fields = dict(
+        intent_code=node.intent_code,
+        name=node.name,
+        kind=node.kind,
+        parent=node.parent,
+        mcp_tool_id=node.mcp_tool_id,
+        require_confirm=node.require_confirm,
+        description=node.description,
+        examples=node.examples,
+        sort_order=node.sort_order,
+    )
     return services.intent_node_save(**{**fields, **changes})
 
 
-@pytest.mark.parametrize("change", [
-    pytest.param({"enabled": False}, id="disabling it"),
-    pytest.param({"mcp_tool_id": ""}, id="unbinding its tool"),
-    pytest.param({"mcp_tool_id": "cancel_order_v2"}, id="binding another tool"),
-    pytest.param({"kind": IntentNode.Kind.SYSTEM, "mcp_tool_id": ""}, id="making it a system node"),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"enabled": False}, id="disabling it"),
+        pytest.param({"mcp_tool_id": ""}, id="unbinding its tool"),
+        pytest.param({"mcp_tool_id": "cancel_order_v2"}, id="binding another tool"),
+        pytest.param({"kind": IntentNode.Kind.SYSTEM, "mcp_tool_id": ""}, id="making it a system node"),
+    ],
+)
 def test_saving_a_gated_node_so_it_no_longer_registers_the_tool_is_refused(cancel_gated_by_five, change) -> None:
     node = cancel_gated_by_five
-    future = {"enabled": change.get("enabled", True), "kind": change.get("kind"),
-              "mcp_tool_id": change.get("mcp_tool_id")}
+    future = {
+        "enabled": change.get("enabled", True),
+        "kind": change.get("kind"),
+        "mcp_tool_id": change.get("mcp_tool_id"),
+    }
     assert services.intent_node_gating_skills(node=node, **future) == GATED_IN_ORDER
     with pytest.raises(ValidationError) as exc:
         _save_like(node, **change)
@@ -290,16 +340,24 @@ def test_saving_a_gated_node_that_still_registers_its_tool_is_allowed(cancel_gat
 
 def test_a_node_whose_tool_another_mcp_node_registers_gates_nothing(cancel_gated_by_five) -> None:
     node = cancel_gated_by_five
-    services.intent_node_save(intent_code="cancel_again", name="再次取消", kind=IntentNode.Kind.MCP,
-                              parent=IntentNode.objects.get(intent_code="order_query"), mcp_tool_id="cancel_order")
+    services.intent_node_save(
+        intent_code="cancel_again",
+        name="再次取消",
+        kind=IntentNode.Kind.MCP,
+        parent=IntentNode.objects.get(intent_code="order_query"),
+        mcp_tool_id="cancel_order",
+    )
     assert services.intent_node_gating_skills(node=node, deleted=True) == []
     assert services.intent_node_delete(node=node) == []
 
 
-@pytest.mark.parametrize("state", [
-    pytest.param({"enabled": False}, id="a disabled node"),
-    pytest.param({"deleted_at": "now"}, id="a deleted node"),
-])
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param({"enabled": False}, id="a disabled node"),
+        pytest.param({"deleted_at": "now"}, id="a deleted node"),
+    ],
+)
 def test_a_node_that_registers_nothing_today_gates_nothing(cancel_gated_by_five, state) -> None:
     from django.utils import timezone
 

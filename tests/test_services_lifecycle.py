@@ -1,6 +1,7 @@
 """The skill lifecycle through ``skills_app.services`` with exact values: a skill created disabled
 stays disabled (it gates nothing), a soft-deleted skill cannot be edited, and deleting twice
 changes nothing the second time (docs/rule.md: disabling or deleting releases the tools)."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,13 @@ from skill_rule import compute_round
 from skills_app import selectors, services
 from skills_app.models import Skill
 
-NEW = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
-       "content": "# 退款\n先查订单。", "tool_ids": ["query_after_sale"]}
+NEW = {
+    "skill_code": "refund_help",
+    "name": "退款说明",
+    "description": "用户询问退款时加载",
+    "content": "# 退款\n先查订单。",
+    "tool_ids": ["query_after_sale"],
+}
 
 
 def test_a_skill_created_disabled_is_stored_disabled_and_gates_nothing(bitmall) -> None:

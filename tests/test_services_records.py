@@ -2,6 +2,7 @@
 who changed a skill, what a saved access profile or stage holds, which runtime key a revoke
 touches and in what order keys are listed. Each test here was added for a change that mutation
 testing showed no test noticed (docs/testing.md)."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,13 @@ from skills_app import services
 from skills_app.models import AccessProfile, Release, ReleaseLabel, RuntimeKey, Skill, Stage
 from skills_app.releases import COMMAND_LINE, api_key_create, api_key_list, api_key_revoke, label_move, release_publish
 
-NEW_SKILL = {"skill_code": "refund_help", "name": "退款说明", "description": "用户询问退款时加载",
-             "content": "# 退款\n先查订单。", "tool_ids": ["query_after_sale"]}
+NEW_SKILL = {
+    "skill_code": "refund_help",
+    "name": "退款说明",
+    "description": "用户询问退款时加载",
+    "content": "# 退款\n先查订单。",
+    "tool_ids": ["query_after_sale"],
+}
 
 
 @pytest.fixture
@@ -24,7 +30,11 @@ def test_disabling_a_skill_records_who_disabled_it(bitmall, editor) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
     services.skill_set_enabled(skill=skill, enabled=False, user=editor)
     stored = Skill.objects.get(pk=skill.pk)
-    assert (stored.enabled, stored.version, stored.updated_by) == (False, 1, editor)  # a disable keeps the version (docs/roles.md)
+    assert (stored.enabled, stored.version, stored.updated_by) == (
+        False,
+        1,
+        editor,
+    )  # a disable keeps the version (docs/roles.md)
 
 
 def test_a_stage_is_saved_with_its_name_description_and_tools_in_order(bitmall) -> None:
@@ -49,15 +59,21 @@ def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> No
         services.stage_save(name="browse", tools=["search_product", "no_such_tool"])
     assert refused.value.message_dict == {"tools": ["'no_such_tool' is not a registered MCP tool."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["tools"]] == [
-        ("tool_not_registered", {"tool_id": "no_such_tool"})]
+        ("tool_not_registered", {"tool_id": "no_such_tool"})
+    ]
     assert not Stage.objects.filter(name="browse").exists()
 
 
 def test_a_refused_skill_keeps_the_code_and_value_a_page_translates_by(bitmall) -> None:
     """``message_catalog.translate_error`` renders the Chinese message from the error's code and params."""
     with pytest.raises(ValidationError) as refused:
-        services.skill_create(skill_code="refund_help", name="退款说明", description="退款时加载", content="# 退款",
-                              tool_ids=["query_order", "load_skill"])
+        services.skill_create(
+            skill_code="refund_help",
+            name="退款说明",
+            description="退款时加载",
+            content="# 退款",
+            tool_ids=["query_order", "load_skill"],
+        )
     [error] = refused.value.error_dict["tool_ids"]
     assert (error.code, error.params) == ("tool_id_builtin", {"tool_id": "load_skill"})
 
@@ -83,24 +99,64 @@ def test_keys_are_listed_usable_first_then_newest_first(db) -> None:
     assert [(k.name, k.revoked) for k in api_key_list()] == [("second", False), ("first", False), ("third", True)]
 
 
-@pytest.mark.parametrize(("write", "field", "code", "message"), [
-    (lambda: release_publish(user=COMMAND_LINE, note="  "), "note", "note_required",
-     "a release needs a note: what changed and why."),
-    (lambda: release_publish(user=COMMAND_LINE, note="n", overrides=["scenario:x"]), "override_note",
-     "override_note_required", "write why the ticked-off expectations may stay unmet."),
-    (lambda: label_move(user=COMMAND_LINE, label="staging", number=9), "release", "release_not_found",
-     "release 9 does not exist."),
-    (lambda: api_key_create(user=COMMAND_LINE, name=" "), "name", "key_name_required", "a key needs a name."),
-    (lambda: api_key_create(user=COMMAND_LINE, name="test-runtime"), "name", "key_name_taken",
-     "a key named 'test-runtime' already exists; revoke it first or pick another name."),
-    (lambda: api_key_create(user=COMMAND_LINE, name="a\x00b"), "name", "key_name_control",
-     "a key name cannot contain a control character (U+0000)."),
-    (lambda: api_key_create(user=COMMAND_LINE, name="ring\x07"), "name", "key_name_control",
-     "a key name cannot contain a control character (U+0007)."),
-    (lambda: api_key_revoke(user=COMMAND_LINE, name="test-runtime\x00"), "name", "key_not_found",
-     "no usable key named 'test-runtime\x00'."),
-], ids=["blank note", "override without a reason", "label to a missing release", "blank key name",
-        "key name in use", "NUL in a key name", "bell in a key name", "NUL in a key to revoke"])
+@pytest.mark.parametrize(
+    ("write", "field", "code", "message"),
+    [
+        (
+            lambda: release_publish(user=COMMAND_LINE, note="  "),
+            "note",
+            "note_required",
+            "a release needs a note: what changed and why.",
+        ),
+        (
+            lambda: release_publish(user=COMMAND_LINE, note="n", overrides=["scenario:x"]),
+            "override_note",
+            "override_note_required",
+            "write why the ticked-off expectations may stay unmet.",
+        ),
+        (
+            lambda: label_move(user=COMMAND_LINE, label="staging", number=9),
+            "release",
+            "release_not_found",
+            "release 9 does not exist.",
+        ),
+        (lambda: api_key_create(user=COMMAND_LINE, name=" "), "name", "key_name_required", "a key needs a name."),
+        (
+            lambda: api_key_create(user=COMMAND_LINE, name="test-runtime"),
+            "name",
+            "key_name_taken",
+            "a key named 'test-runtime' already exists; revoke it first or pick another name.",
+        ),
+        (
+            lambda: api_key_create(user=COMMAND_LINE, name="a\x00b"),
+            "name",
+            "key_name_control",
+            "a key name cannot contain a control character (U+0000).",
+        ),
+        (
+            lambda: api_key_create(user=COMMAND_LINE, name="ring\x07"),
+            "name",
+            "key_name_control",
+            "a key name cannot contain a control character (U+0007).",
+        ),
+        (
+            lambda: api_key_revoke(user=COMMAND_LINE, name="test-runtime\x00"),
+            "name",
+            "key_not_found",
+            "no usable key named 'test-runtime\x00'.",
+        ),
+    ],
+    ids=[
+        "blank note",
+        "override without a reason",
+        "label to a missing release",
+        "blank key name",
+        "key name in use",
+        "NUL in a key name",
+        "bell in a key name",
+        "NUL in a key to revoke",
+    ],
+)
 def test_a_refused_release_write_names_the_field_and_code(runtime_key, write, field, code, message) -> None:
     with pytest.raises(ValidationError) as refused:
         write()
@@ -141,11 +197,15 @@ def test_a_header_saved_after_the_settings_row_was_removed_is_the_one_read(bitma
     assert selectors.catalog_draft().load_skill_header == "先加载手册"
 
 
-@pytest.mark.parametrize(("header", "stored"), [
-    ("第一行\r\n第二行", "第一行\n第二行"),
-    ("第一行\r第二行\r", "第一行\n第二行"),
-    ("第一行\n\n第二行 \n\n", "第一行\n\n第二行"),
-], ids=["CRLF", "bare CR", "trailing blank lines"])
+@pytest.mark.parametrize(
+    ("header", "stored"),
+    [
+        ("第一行\r\n第二行", "第一行\n第二行"),
+        ("第一行\r第二行\r", "第一行\n第二行"),
+        ("第一行\n\n第二行 \n\n", "第一行\n\n第二行"),
+    ],
+    ids=["CRLF", "bare CR", "trailing blank lines"],
+)
 def test_a_header_is_stored_with_newline_line_endings(db, header, stored) -> None:
     assert services.load_skill_header_set(header=header).load_skill_header == stored
 
@@ -154,7 +214,10 @@ def test_an_update_naming_a_field_that_is_not_editable_is_refused_and_saves_noth
     skill = Skill.objects.live().get(skill_code="order_change")
     with pytest.raises(ValidationError) as refused:
         services.skill_update(skill=skill, name="新名字", version=9, deleted_at=None)
-    assert refused.value.message_dict == {"deleted_at": ["not an editable field."], "version": ["not an editable field."]}
+    assert refused.value.message_dict == {
+        "deleted_at": ["not an editable field."],
+        "version": ["not an editable field."],
+    }
     assert [e.code for e in refused.value.error_dict["version"]] == ["not_editable"]
     stored = Skill.objects.get(pk=skill.pk)
     assert (stored.name, stored.version) == (skill.name, 1)
@@ -189,7 +252,8 @@ def test_a_create_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, 
         services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
     assert refused.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
-        ("skill_code_taken", {"code": "order_change"})]
+        ("skill_code_taken", {"code": "order_change"})
+    ]
     assert Skill.objects.filter(skill_code="order_change").count() == 1
 
 
@@ -201,9 +265,13 @@ def test_the_builtin_tools_are_registered_in_order_1_2_3_and_ensuring_again_repa
     again = services.builtin_tools_ensure()
     assert [t.pk for t in again] == [t.pk for t in first]
     assert list(BuiltinTool.objects.order_by("sort_order").values_list("name", "sort_order")) == [
-        ("search_knowledge", 1), ("load_skill", 2), ("flush_memory", 3)]
+        ("search_knowledge", 1),
+        ("load_skill", 2),
+        ("flush_memory", 3),
+    ]
     assert [(t.name, t.description, t.parameters) for t in BuiltinTool.objects.order_by("sort_order")] == [
-        (name, description, params) for name, description, params in services.BUILTIN_TOOLS]
+        (name, description, params) for name, description, params in services.BUILTIN_TOOLS
+    ]
 
 
 def test_confirming_a_tool_records_the_choice_who_set_it_and_when(bitmall, editor) -> None:
@@ -217,17 +285,27 @@ def test_confirming_a_tool_records_the_choice_who_set_it_and_when(bitmall, edito
     saved = services.mcp_tool_set_confirm(tool=tool, require_confirm=True, user=editor)
     stored = McpTool.objects.get(pk=tool.pk)
     assert (stored.require_confirm_override, stored.confirm_set_by, stored.description) == (
-        True, "editor", "changed meanwhile")
+        True,
+        "editor",
+        "changed meanwhile",
+    )
     assert before <= stored.confirm_set_at <= timezone.now()
     assert (saved.require_confirm_override, saved.confirm_set_by, saved.confirm_set_at) == (
-        True, "editor", stored.confirm_set_at)
+        True,
+        "editor",
+        stored.confirm_set_at,
+    )
 
 
-@pytest.mark.parametrize(("user", "choice", "recorded_by"), [
-    (None, False, "command"),
-    (COMMAND_LINE, None, "manage.py"),
-    (object(), True, ""),
-], ids=["no user", "the command line, back to the annotations", "an actor without a name"])
+@pytest.mark.parametrize(
+    ("user", "choice", "recorded_by"),
+    [
+        (None, False, "command"),
+        (COMMAND_LINE, None, "manage.py"),
+        (object(), True, ""),
+    ],
+    ids=["no user", "the command line, back to the annotations", "an actor without a name"],
+)
 def test_a_confirmation_set_without_a_console_user_names_where_it_came_from(bitmall, user, choice, recorded_by) -> None:
     from skills_app.models import McpTool
 
@@ -242,32 +320,69 @@ def test_a_confirmation_set_without_a_console_user_names_where_it_came_from(bitm
 def test_an_mcp_server_is_saved_with_exactly_the_values_given(db) -> None:
     from skills_app.models import McpServer
 
-    server = services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command="  python  ",
-                                      args=("-m", "shop"), env={"TOKEN": "t-1"}, url="  ", headers={"X-Key": "k-1"},
-                                      timeout_seconds=30, enabled=False)
+    server = services.mcp_server_save(
+        name="shop",
+        transport=McpServer.Transport.STDIO,
+        command="  python  ",
+        args=("-m", "shop"),
+        env={"TOKEN": "t-1"},
+        url="  ",
+        headers={"X-Key": "k-1"},
+        timeout_seconds=30,
+        enabled=False,
+    )
     stored = McpServer.objects.get(pk=server.pk)
-    assert (stored.name, stored.transport, stored.command, stored.args, stored.env, stored.url, stored.headers,
-            stored.timeout_seconds, stored.enabled) == (
-        "shop", "stdio", "python", ["-m", "shop"], {"TOKEN": "t-1"}, "", {"X-Key": "k-1"}, 30.0, False)
+    assert (
+        stored.name,
+        stored.transport,
+        stored.command,
+        stored.args,
+        stored.env,
+        stored.url,
+        stored.headers,
+        stored.timeout_seconds,
+        stored.enabled,
+    ) == ("shop", "stdio", "python", ["-m", "shop"], {"TOKEN": "t-1"}, "", {"X-Key": "k-1"}, 30.0, False)
     default = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url=" https://mcp.example/ ")
     stored = McpServer.objects.get(pk=default.pk)
-    assert (stored.command, stored.args, stored.env, stored.url, stored.headers, stored.timeout_seconds,
-            stored.enabled) == ("", [], {}, "https://mcp.example/", {}, 20.0, True)
+    assert (
+        stored.command,
+        stored.args,
+        stored.env,
+        stored.url,
+        stored.headers,
+        stored.timeout_seconds,
+        stored.enabled,
+    ) == ("", [], {}, "https://mcp.example/", {}, 20.0, True)
 
 
 def test_saving_an_mcp_server_with_masked_secrets_keeps_the_stored_ones(db) -> None:
     """A page posts ``SECRET_MASK`` back for a header or env value it did not change."""
     from skills_app.models import SECRET_MASK, McpServer
 
-    server = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/",
-                                      headers={"Authorization": "Bearer s-1", "X-Team": "a"}, env={"K": "v-1"},
-                                      timeout_seconds=45)
-    services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/v2",
-                             headers={"Authorization": SECRET_MASK, "X-Team": "b"},
-                             env={"K": SECRET_MASK}, instance=server)
+    server = services.mcp_server_save(
+        name="web",
+        transport=McpServer.Transport.HTTP,
+        url="https://mcp.example/",
+        headers={"Authorization": "Bearer s-1", "X-Team": "a"},
+        env={"K": "v-1"},
+        timeout_seconds=45,
+    )
+    services.mcp_server_save(
+        name="web",
+        transport=McpServer.Transport.HTTP,
+        url="https://mcp.example/v2",
+        headers={"Authorization": SECRET_MASK, "X-Team": "b"},
+        env={"K": SECRET_MASK},
+        instance=server,
+    )
     stored = McpServer.objects.get(pk=server.pk)
     assert (stored.url, stored.headers, stored.env, stored.timeout_seconds) == (
-        "https://mcp.example/v2", {"Authorization": "Bearer s-1", "X-Team": "b"}, {"K": "v-1"}, 45.0)
+        "https://mcp.example/v2",
+        {"Authorization": "Bearer s-1", "X-Team": "b"},
+        {"K": "v-1"},
+        45.0,
+    )
     assert McpServer.objects.count() == 1
 
 
@@ -277,22 +392,37 @@ def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_no
     server's bare 401. Now the save is refused, naming each entry, and the record is unchanged."""
     from skills_app.models import SECRET_MASK, McpServer
 
-    server = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/",
-                                      headers={"Authorization": "Bearer s-1"}, env={"K": "v-1"})
+    server = services.mcp_server_save(
+        name="web",
+        transport=McpServer.Transport.HTTP,
+        url="https://mcp.example/",
+        headers={"Authorization": "Bearer s-1"},
+        env={"K": "v-1"},
+    )
     with pytest.raises(ValidationError) as refused:
-        services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url="https://mcp.example/v2",
-                                 headers={"authorization": SECRET_MASK, "X-New": SECRET_MASK, "X-Team": "b"},
-                                 env={"K": SECRET_MASK}, instance=server)
+        services.mcp_server_save(
+            name="web",
+            transport=McpServer.Transport.HTTP,
+            url="https://mcp.example/v2",
+            headers={"authorization": SECRET_MASK, "X-New": SECRET_MASK, "X-Team": "b"},
+            env={"K": SECRET_MASK},
+            instance=server,
+        )
     said = "stands for a stored value, but none is stored under this name; type the value"
-    assert refused.value.message_dict == {"headers": [f"'authorization': {SECRET_MASK} {said}",
-                                                      f"'X-New': {SECRET_MASK} {said}"]}
+    assert refused.value.message_dict == {
+        "headers": [f"'authorization': {SECRET_MASK} {said}", f"'X-New': {SECRET_MASK} {said}"]
+    }
     assert [e.code for e in refused.value.error_dict["headers"]] == ["secret_mask_unknown"] * 2
     stored = McpServer.objects.get(pk=server.pk)
-    assert (stored.url, stored.headers, stored.env) == ("https://mcp.example/", {"Authorization": "Bearer s-1"},
-                                                        {"K": "v-1"})
+    assert (stored.url, stored.headers, stored.env) == (
+        "https://mcp.example/",
+        {"Authorization": "Bearer s-1"},
+        {"K": "v-1"},
+    )
     with pytest.raises(ValidationError) as refused:
-        services.mcp_server_save(name="fresh", transport=McpServer.Transport.STDIO, command="python",
-                                 env={"TOKEN": SECRET_MASK})
+        services.mcp_server_save(
+            name="fresh", transport=McpServer.Transport.STDIO, command="python", env={"TOKEN": SECRET_MASK}
+        )
     assert refused.value.message_dict == {"env": [f"'TOKEN': {SECRET_MASK} {said}"]}
     assert not McpServer.objects.filter(name="fresh").exists()
 
@@ -304,7 +434,9 @@ def test_an_mcp_server_keeps_its_name_and_a_refused_save_changes_nothing(db) -> 
     with pytest.raises(ValidationError) as refused:
         services.mcp_server_save(name="shop2", transport=McpServer.Transport.STDIO, command="node", instance=server)
     assert refused.value.message_dict == {"name": ["server name 'shop' cannot be changed."]}
-    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [("server_name_immutable", {"name": "shop"})]
+    assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
+        ("server_name_immutable", {"name": "shop"})
+    ]
     with pytest.raises(ValidationError) as refused:
         services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command=" ", instance=server)
     assert list(refused.value.message_dict) == ["command"]
@@ -314,14 +446,24 @@ def test_an_mcp_server_keeps_its_name_and_a_refused_save_changes_nothing(db) -> 
 def test_an_mcp_tool_saved_with_only_its_name_gets_the_empty_defaults_and_saving_again_replaces_it(db) -> None:
     from skills_app.models import McpTool
 
-    first = services.mcp_tool_save(name="lookup", title="查", description="查一下", input_schema={"type": "object",
-                                   "properties": {"q": {"type": "string"}}}, annotations={"readOnlyHint": True},
-                                   server="shop")
+    first = services.mcp_tool_save(
+        name="lookup",
+        title="查",
+        description="查一下",
+        input_schema={"type": "object", "properties": {"q": {"type": "string"}}},
+        annotations={"readOnlyHint": True},
+        server="shop",
+    )
     bare = services.mcp_tool_save(name="lookup", annotations=None)
     stored = McpTool.objects.get(name="lookup")
     assert (bare.pk, stored.pk) == (first.pk, first.pk)
     assert (stored.title, stored.description, stored.input_schema, stored.annotations, stored.server) == (
-        "", "", {"type": "object"}, {}, "")
+        "",
+        "",
+        {"type": "object"},
+        {},
+        "",
+    )
 
 
 def test_restoring_a_skill_whose_code_was_taken_names_the_code_even_when_its_tools_are_gone_too(bitmall) -> None:
@@ -343,7 +485,10 @@ def test_a_node_with_live_children_is_not_deleted_naming_it(bitmall) -> None:
         services.intent_node_delete(node=parent, force=True)
     [error] = refused.value.error_list
     assert (error.code, error.params, refused.value.messages) == (
-        "node_has_children", {"code": "order_change"}, ["intent node 'order_change' has child nodes; delete them first"])
+        "node_has_children",
+        {"code": "order_change"},
+        ["intent node 'order_change' has child nodes; delete them first"],
+    )
     assert IntentNode.objects.get(pk=parent.pk).deleted_at is None
 
 
@@ -374,6 +519,7 @@ def test_deleting_a_leaf_that_registers_no_tool_breaks_nothing(bitmall) -> None:
 
 # --- release_rollback (skills_app/releases.py) ---
 
+
 @pytest.fixture
 def publisher(django_user_model):
     from skills_app.roles import assign
@@ -399,12 +545,23 @@ def test_a_rollback_copies_the_old_snapshot_as_a_new_release_and_moves_productio
     rolled = release_rollback(user=publisher, number=1, note="  back to one  ")
     one, stored = Release.objects.get(number=1), Release.objects.get(number=3)
     assert (rolled.pk, stored.rollback_of, stored.note, stored.sha256, stored.author, stored.author_name) == (
-        stored.pk, 1, "back to one", one.sha256, publisher, "pub")
+        stored.pk,
+        1,
+        "back to one",
+        one.sha256,
+        publisher,
+        "pub",
+    )
     assert (stored.snapshot, stored.overrides, stored.override_note) == (one.snapshot, [], "")
     assert dict(ReleaseLabel.objects.values_list("name", "release__number")) == {"production": 3, "staging": 2}
     move = LabelMove.objects.order_by("-id").first()
     assert (move.label, move.from_release.number, move.to_release.number, move.moved_by, move.moved_by_name) == (
-        "production", 2, 3, publisher, "pub")
+        "production",
+        2,
+        3,
+        publisher,
+        "pub",
+    )
 
 
 def test_a_rollback_without_a_note_says_what_it_rolled_back_to_and_adds_no_label(bitmall) -> None:
@@ -414,7 +571,9 @@ def test_a_rollback_without_a_note_says_what_it_rolled_back_to_and_adds_no_label
     rolled = release_rollback(user=COMMAND_LINE, number=1, note="  ")
     again = release_rollback(user=COMMAND_LINE, number=2, note=None)
     assert [(r.number, r.note, r.rollback_of, r.author, r.author_name) for r in (rolled, again)] == [
-        (3, "rollback to release 1", 1, None, "manage.py"), (4, "rollback to release 2", 2, None, "manage.py")]
+        (3, "rollback to release 1", 1, None, "manage.py"),
+        (4, "rollback to release 2", 2, None, "manage.py"),
+    ]
     assert ReleaseLabel.objects.count() == 0
 
 
@@ -433,8 +592,11 @@ def test_rolling_back_to_an_unknown_release_names_the_releases_there_are(bitmall
         release_rollback(user=COMMAND_LINE, number=9, note="")
     [error] = refused.value.error_list
     assert (refused.value.messages, error.code, error.message.code, dict(error.message.params)) == (
-        ["release 9 does not exist; releases: 1, 2"], "release_not_found", "release_not_found",
-        {"number": 9, "known": "1, 2"})
+        ["release 9 does not exist; releases: 1, 2"],
+        "release_not_found",
+        "release_not_found",
+        {"number": 9, "known": "1, 2"},
+    )
     assert Release.objects.count() == 2
 
 
@@ -446,9 +608,11 @@ def test_rolling_back_to_what_the_latest_release_holds_is_refused_as_unchanged(b
     with pytest.raises(PublishRefused) as refused:
         release_rollback(user=COMMAND_LINE, number=1, note="")
     assert [(r.message.code, str(r.message), dict(r.message.params)) for r in refused.value.reasons] == [
-        ("gate_unchanged", "nothing changed since release 3", {"number": 3})]
+        ("gate_unchanged", "nothing changed since release 3", {"number": 3})
+    ]
     assert [(e.code, e.message) for e in refused.value.error_list] == [
-        ("publish_refused", "nothing changed since release 3")]
+        ("publish_refused", "nothing changed since release 3")
+    ]
     assert Release.objects.count() == 3
 
 
@@ -465,7 +629,8 @@ def test_only_a_publisher_may_roll_back(bitmall, editor) -> None:
 
 
 def test_moving_a_label_records_who_moved_it_from_where_to_where_and_a_move_to_where_it_is_records_nothing(
-        bitmall, publisher) -> None:
+    bitmall, publisher
+) -> None:
     from skills_app.models import LabelMove
 
     _two_releases()
@@ -474,9 +639,10 @@ def test_moving_a_label_records_who_moved_it_from_where_to_where_and_a_move_to_w
     same = label_move(user=publisher, label="staging", number=2)
     assert (created.pk, moved.pk, same.pk) == (created.pk, created.pk, created.pk)
     assert list(ReleaseLabel.objects.values_list("name", "release__number")) == [("staging", 2)]
-    assert [(m.label, m.from_release and m.from_release.number, m.to_release.number, m.moved_by, m.moved_by_name)
-            for m in LabelMove.objects.order_by("id")] == [
-        ("staging", None, 1, publisher, "pub"), ("staging", 1, 2, None, "manage.py")]
+    assert [
+        (m.label, m.from_release and m.from_release.number, m.to_release.number, m.moved_by, m.moved_by_name)
+        for m in LabelMove.objects.order_by("id")
+    ] == [("staging", None, 1, publisher, "pub"), ("staging", 1, 2, None, "manage.py")]
 
 
 def test_a_label_name_off_the_pattern_is_refused_and_nothing_is_recorded(bitmall) -> None:
@@ -516,7 +682,8 @@ def test_a_blank_or_missing_label_name_is_refused_as_blank(bitmall) -> None:
 
 
 def test_label_moves_are_listed_newest_first_by_when_then_by_order_made_fifty_by_default(
-        bitmall, django_assert_num_queries) -> None:
+    bitmall, django_assert_num_queries
+) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
@@ -553,9 +720,10 @@ def test_a_key_is_created_by_its_publisher_and_a_revoked_keys_name_can_be_used_a
     first = api_key_create(user=publisher, name="ragent").record
     api_key_revoke(user=publisher, name="ragent")
     again = api_key_create(user=publisher, name=" ragent ", read_drafts=True).record
-    assert [(k.name, k.revoked, k.read_drafts, k.created_by) for k in
-            (RuntimeKey.objects.get(pk=first.pk), RuntimeKey.objects.get(pk=again.pk))] == [
-        ("ragent", True, False, publisher), ("ragent", False, True, publisher)]
+    assert [
+        (k.name, k.revoked, k.read_drafts, k.created_by)
+        for k in (RuntimeKey.objects.get(pk=first.pk), RuntimeKey.objects.get(pk=again.pk))
+    ] == [("ragent", True, False, publisher), ("ragent", False, True, publisher)]
     assert RuntimeKey.objects.count() == 2
 
 
@@ -591,7 +759,8 @@ def test_draft_sha256_is_the_hash_of_the_catalog_given_else_of_the_draft(bitmall
 
 
 def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fixed_queries(
-        bitmall, django_assert_num_queries) -> None:
+    bitmall, django_assert_num_queries
+) -> None:
     from skills_app.releases import label_list, release_page_queryset
 
     _two_releases()
@@ -601,10 +770,13 @@ def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fix
         assert [(label.name, label.release.number) for label in label_list()] == [("production", 1), ("staging", 2)]
     with django_assert_num_queries(2):
         assert [(r.number, [label.name for label in r.labels.all()]) for r in release_page_queryset()] == [
-            (2, ["staging"]), (1, ["production"])]
+            (2, ["staging"]),
+            (1, ["production"]),
+        ]
 
 
 # --- release_publish and publish_review (skills_app/releases.py) ---
+
 
 def _unmet_expectation_keys() -> list[str]:
     """After release 1: order_change loses change_address, so cancel-iphone's expectations are unmet."""
@@ -620,10 +792,16 @@ def test_a_publish_keeps_the_override_note_only_when_a_ticked_off_expectation_wa
     keys = ["scenario:cancel-iphone:round 9: stale tick"]
     first = release_publish(user=COMMAND_LINE, note="one", overrides=keys, override_note="no longer needed")
     keys = _unmet_expectation_keys()
-    second = release_publish(user=COMMAND_LINE, note="two", overrides=["", *keys, "scenario:gone:x"],
-                             override_note="  change_address moves to its own manual ")
-    assert [(r.number, r.overrides, r.override_note) for r in Release.objects.filter(pk__in=[first.pk, second.pk])
-            .order_by("number")] == [(1, [], ""), (2, sorted(keys), "change_address moves to its own manual")]
+    second = release_publish(
+        user=COMMAND_LINE,
+        note="two",
+        overrides=["", *keys, "scenario:gone:x"],
+        override_note="  change_address moves to its own manual ",
+    )
+    assert [
+        (r.number, r.overrides, r.override_note)
+        for r in Release.objects.filter(pk__in=[first.pk, second.pk]).order_by("number")
+    ] == [(1, [], ""), (2, sorted(keys), "change_address moves to its own manual")]
 
 
 def test_labels_moved_by_a_publish_record_the_publisher_as_who_moved_them(bitmall, publisher) -> None:
@@ -631,9 +809,10 @@ def test_labels_moved_by_a_publish_record_the_publisher_as_who_moved_them(bitmal
 
     release = release_publish(user=publisher, note="one", move_labels=["production", "staging"])
     assert dict(ReleaseLabel.objects.values_list("name", "release__number")) == {"production": 1, "staging": 1}
-    assert [(m.label, m.from_release, m.to_release_id, m.moved_by, m.moved_by_name)
-            for m in LabelMove.objects.order_by("id")] == [
-        ("production", None, release.pk, publisher, "pub"), ("staging", None, release.pk, publisher, "pub")]
+    assert [
+        (m.label, m.from_release, m.to_release_id, m.moved_by, m.moved_by_name)
+        for m in LabelMove.objects.order_by("id")
+    ] == [("production", None, release.pk, publisher, "pub"), ("staging", None, release.pk, publisher, "pub")]
 
 
 def test_the_publish_review_compares_the_draft_with_the_latest_release(bitmall) -> None:
@@ -648,9 +827,14 @@ def test_the_publish_review_compares_the_draft_with_the_latest_release(bitmall) 
     two = Release.objects.get(number=2)
     assert (review.latest_number, review.latest_sha256, review.latest.release) == (2, two.sha256, 2)
     assert (review.diff.skills_added, review.diff.skills_removed, [c.name for c in review.diff.skills_changed]) == (
-        (), (), ["order_change"])
+        (),
+        (),
+        ["order_change"],
+    )
     assert [(f.field, f.after) for f in review.diff.skills_changed[0].changes] == [
-        ("description", "新的说明。"), ("version", 2)]
+        ("description", "新的说明。"),
+        ("version", 2),
+    ]
 
 
 def test_a_draft_kept_across_a_publish_is_compared_with_the_new_release(bitmall, monkeypatch) -> None:
@@ -664,7 +848,11 @@ def test_a_draft_kept_across_a_publish_is_compared_with_the_new_release(bitmall,
     release_publish(user=COMMAND_LINE, note="one")
     review = publish_review()
     assert (review.draft is kept, review.latest_number, review.diff.skills_added, review.diff.skills_changed) == (
-        True, 1, (), ())
+        True,
+        1,
+        (),
+        (),
+    )
 
 
 def test_a_publish_names_the_server_of_a_gated_tool_that_is_unavailable_or_orphaned(bitmall) -> None:
@@ -678,12 +866,22 @@ def test_a_publish_names_the_server_of_a_gated_tool_that_is_unavailable_or_orpha
     McpTool.objects.filter(name="apply_after_sale").update(synced_at=now, server="shop", mcp_server=None)
     with pytest.raises(PublishRefused) as refused:
         release_publish(user=COMMAND_LINE, note="one")
-    assert [(r.code, str(r.message)) for r in refused.value.reasons
-            if r.code in ("gate_unavailable", "gate_orphaned", "gate_dangling")] == [
-        ("gate_orphaned", "skill 'after_sale_apply' is broken: it gates 'apply_after_sale', whose MCP server record "
-                          "'shop' was deleted (register the server again and sync it, or remove the tool from the skill)"),
-        ("gate_unavailable", "skill 'order_change' is broken: it gates 'change_address', which MCP server 'bitmall' "
-                             "no longer offers (sync the server again, or remove the tool from the skill)")]
+    assert [
+        (r.code, str(r.message))
+        for r in refused.value.reasons
+        if r.code in ("gate_unavailable", "gate_orphaned", "gate_dangling")
+    ] == [
+        (
+            "gate_orphaned",
+            "skill 'after_sale_apply' is broken: it gates 'apply_after_sale', whose MCP server record "
+            "'shop' was deleted (register the server again and sync it, or remove the tool from the skill)",
+        ),
+        (
+            "gate_unavailable",
+            "skill 'order_change' is broken: it gates 'change_address', which MCP server 'bitmall' "
+            "no longer offers (sync the server again, or remove the tool from the skill)",
+        ),
+    ]
     assert Release.objects.count() == 0
 
 
@@ -737,15 +935,19 @@ SCRIPT = "- user: 帮我取消订单\n- assistant: 好的\n"
 def test_a_scenario_is_saved_with_its_descriptions_and_catalog_and_a_replace_keeps_the_english_one(bitmall) -> None:
     from skills_app.models import Scenario
 
-    services.scenario_save(name="probe", script=SCRIPT, description="说明", catalog="bitmall",
-                           description_en="About it", create=True)
+    services.scenario_save(
+        name="probe", script=SCRIPT, description="说明", catalog="bitmall", description_en="About it", create=True
+    )
     saved = services.scenario_save(name="probe", script="- assistant: y\n", description="第二版")
-    assert list(Scenario.objects.filter(name="probe").values_list("pk", "script", "description", "description_en",
-                                                                  "catalog")) == [
-        (saved.pk, "- assistant: y\n", "第二版", "About it", "")]
+    assert list(
+        Scenario.objects.filter(name="probe").values_list("pk", "script", "description", "description_en", "catalog")
+    ) == [(saved.pk, "- assistant: y\n", "第二版", "About it", "")]
     bare = services.scenario_save(name="bare", script=SCRIPT)
     assert Scenario.objects.filter(pk=bare.pk).values_list("description", "description_en", "catalog").get() == (
-        "", "", "")
+        "",
+        "",
+        "",
+    )
 
 
 def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall) -> None:
@@ -756,7 +958,8 @@ def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothin
         services.scenario_save(name="cancel-iphone", script=SCRIPT, description="另一个", create=True)
     assert refused.value.message_dict == {"name": ["A scenario named 'cancel-iphone' already exists."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
-        ("scenario_name_taken", {"name": "cancel-iphone"})]
+        ("scenario_name_taken", {"name": "cancel-iphone"})
+    ]
     assert list(Scenario.objects.values_list("name", "script", "description")) == before
 
 
@@ -783,7 +986,8 @@ def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bit
     with pytest.raises(ValidationError) as refused:
         services.scenario_save(name="cancel-iphone", script=SCRIPT, create=True)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
-        ("scenario_name_taken", "A scenario named '%(name)s' already exists.", {"name": "cancel-iphone"})]
+        ("scenario_name_taken", "A scenario named '%(name)s' already exists.", {"name": "cancel-iphone"})
+    ]
     assert Scenario.objects.filter(name="cancel-iphone").count() == 1
 
 
@@ -801,20 +1005,63 @@ def test_an_intent_node_is_saved_with_exactly_the_values_given_and_saving_it_aga
     from skills_app.models import IntentNode
 
     category = IntentNode.objects.get(intent_code="after_sale")
-    fields = ("name", "kind", "parent_id", "level", "mcp_tool_id", "require_confirm", "description", "examples",
-              "sort_order", "enabled", "deleted_at")
-    node = services.intent_node_save(intent_code="refund_topic", name="退款", kind="MCP", parent=category,
-                                     mcp_tool_id="refund_money", require_confirm=True, description="退款到账",
-                                     examples=("我要退款", "钱退了吗"), sort_order=5, enabled=False)
+    fields = (
+        "name",
+        "kind",
+        "parent_id",
+        "level",
+        "mcp_tool_id",
+        "require_confirm",
+        "description",
+        "examples",
+        "sort_order",
+        "enabled",
+        "deleted_at",
+    )
+    node = services.intent_node_save(
+        intent_code="refund_topic",
+        name="退款",
+        kind="MCP",
+        parent=category,
+        mcp_tool_id="refund_money",
+        require_confirm=True,
+        description="退款到账",
+        examples=("我要退款", "钱退了吗"),
+        sort_order=5,
+        enabled=False,
+    )
     assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
-        "退款", "MCP", category.pk, 2, "refund_money", True, "退款到账", ["我要退款", "钱退了吗"], 5, False, None)
+        "退款",
+        "MCP",
+        category.pk,
+        2,
+        "refund_money",
+        True,
+        "退款到账",
+        ["我要退款", "钱退了吗"],
+        5,
+        False,
+        None,
+    )
     IntentNode.objects.filter(pk=node.pk).update(deleted_at=timezone.now())
     again = services.intent_node_save(intent_code="refund_topic", name="退款（新）", kind="SYSTEM", mcp_tool_id=None)
     assert again.pk == node.pk
     assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
-        "退款（新）", "SYSTEM", None, 0, "", False, "", [], 0, True, None)
-    under_domain = services.intent_node_save(intent_code="refund", name="退款", kind="SYSTEM",
-                                             parent=IntentNode.objects.get(intent_code="orders"))
+        "退款（新）",
+        "SYSTEM",
+        None,
+        0,
+        "",
+        False,
+        "",
+        [],
+        0,
+        True,
+        None,
+    )
+    under_domain = services.intent_node_save(
+        intent_code="refund", name="退款", kind="SYSTEM", parent=IntentNode.objects.get(intent_code="orders")
+    )
     assert IntentNode.objects.get(pk=under_domain.pk).level == 1
 
 
@@ -827,18 +1074,21 @@ def test_a_node_under_a_topic_is_refused_on_its_parent_alone(bitmall) -> None:
     with translation.override("en"), pytest.raises(ValidationError) as refused:
         services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
     assert refused.value.message_dict == {
-        "parent": ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]}
+        "parent": ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]
+    }
 
 
 # --- skill_update (skills_app/services.py) ---
+
 
 def test_an_update_records_who_made_it_and_why_and_no_reason_when_none_is_given(bitmall, editor) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
     services.skill_update(skill=skill, user=editor, reason="排到最前", sort_order=-1)
     services.skill_update(skill=skill, user=editor, description="发货前取消订单或改地址。")
-    assert [(r.history_user, r.history_change_reason, r.sort_order, r.version)
-            for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")][-2:] == [
-        (editor, "排到最前", -1, 1), (editor, None, -1, 2)]
+    assert [
+        (r.history_user, r.history_change_reason, r.sort_order, r.version)
+        for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")
+    ][-2:] == [(editor, "排到最前", -1, 1), (editor, None, -1, 2)]
     assert Skill.objects.get(pk=skill.pk).updated_by == editor
     services.skill_update(skill=skill, user=COMMAND_LINE, enabled=False)  # manage.py: no user row
     assert Skill.objects.filter(pk=skill.pk).values_list("enabled", "updated_by").get() == (False, None)
@@ -849,34 +1099,48 @@ def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by
     with pytest.raises(ValidationError) as refused:
         services.skill_update(skill=skill, skill_code="order_edit")
     assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
-        ("skill_code_immutable", {"code": "order_change"})]
+        ("skill_code_immutable", {"code": "order_change"})
+    ]
     services.skill_update(skill=skill, name="订单修改（他人先保存）")
     with pytest.raises(ValidationError) as refused:
         services.skill_update(skill=skill, name="我的修改", expected_version=1)
     assert (refused.value.messages, refused.value.code, refused.value.params) == (
-        ["This skill was saved as version 2 while you were editing version 1. "
-         "Reload the page to see the change, then edit again."], "skill_stale", {"current": 2, "base": 1})
+        [
+            "This skill was saved as version 2 while you were editing version 1. "
+            "Reload the page to see the change, then edit again."
+        ],
+        "skill_stale",
+        {"current": 2, "base": 1},
+    )
     services.skill_delete(skill=skill)
     with pytest.raises(ValidationError) as refused:
         services.skill_update(skill=skill, name="我的修改")
     assert (refused.value.messages, refused.value.code, refused.value.params) == (
-        ["skill 'order_change' is deleted; restore it before editing."], "skill_deleted", {"code": "order_change"})
+        ["skill 'order_change' is deleted; restore it before editing."],
+        "skill_deleted",
+        {"code": "order_change"},
+    )
     assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 3)
 
 
 # --- the first round's writes, run again (skills_app/services.py) ---
 
+
 @pytest.mark.parametrize("save", [services.access_profile_save, services.stage_save], ids=["access profile", "stage"])
-def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(bitmall, save) -> None:
+def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(
+    bitmall, save
+) -> None:
     model = AccessProfile if save is services.access_profile_save else Stage
     save(name="reader", description="只读", tools="query_order, query_cart", create=True)
     with pytest.raises(ValidationError) as refused:
         save(name="reader", description="另一个", tools=["query_order"], create=True)
     assert refused.value.message_dict == {"name": ["'reader' already exists."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
-        ("restriction_name_taken", {"name": "reader"})]
+        ("restriction_name_taken", {"name": "reader"})
+    ]
     assert list(model.objects.values_list("name", "description", "tools")) == [
-        ("reader", "只读", ["query_order", "query_cart"])]
+        ("reader", "只读", ["query_order", "query_cart"])
+    ]
 
 
 def test_a_new_profile_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
@@ -886,7 +1150,8 @@ def test_a_new_profile_that_loses_the_race_for_its_name_is_refused_as_taken(bitm
     with pytest.raises(ValidationError) as refused:
         services.access_profile_save(name="reader", tools=["query_cart"], create=True)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
-        ("restriction_name_taken", "'%(name)s' already exists.", {"name": "reader"})]
+        ("restriction_name_taken", "'%(name)s' already exists.", {"name": "reader"})
+    ]
     assert list(AccessProfile.objects.values_list("name", "tools")) == [("reader", ["query_order"])]
 
 
@@ -906,9 +1171,10 @@ def test_creating_deleting_and_restoring_name_the_user_and_no_reason_in_the_hist
     skill = Skill.objects.live().get(skill_code="order_change")
     services.skill_delete(skill=skill, user=editor)
     services.skill_restore(skill=skill, user=editor)
-    assert [(r.history_user, r.history_change_reason, r.version, r.deleted_at is None)
-            for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")][-2:] == [
-        (editor, None, 2, False), (editor, None, 3, True)]
+    assert [
+        (r.history_user, r.history_change_reason, r.version, r.deleted_at is None)
+        for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")
+    ][-2:] == [(editor, None, 2, False), (editor, None, 3, True)]
     created = services.skill_create(**NEW_SKILL, user=editor)
     assert [(r.history_user, r.history_change_reason) for r in created.history.all()] == [(editor, None)]
 
@@ -921,7 +1187,8 @@ def test_a_restore_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall,
     with pytest.raises(ValidationError) as refused:
         services.skill_restore(skill=old)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["skill_code"]] == [
-        ("skill_code_taken", "a live skill with code '%(code)s' already exists.", {"code": "order_change"})]
+        ("skill_code_taken", "a live skill with code '%(code)s' already exists.", {"code": "order_change"})
+    ]
     assert Skill.objects.get(pk=old.pk).deleted_at is not None
 
 
@@ -931,8 +1198,15 @@ def test_saving_a_gated_node_as_another_kind_with_its_tool_kept_is_refused_as_ga
 
     node = IntentNode.objects.get(intent_code="cancel_order_topic")
     with pytest.raises(ValidationError) as refused:
-        services.intent_node_save(intent_code=node.intent_code, name=node.name, kind=IntentNode.Kind.KB,
-                                  parent=node.parent, mcp_tool_id="cancel_order")
+        services.intent_node_save(
+            intent_code=node.intent_code,
+            name=node.name,
+            kind=IntentNode.Kind.KB,
+            parent=node.parent,
+            mcp_tool_id="cancel_order",
+        )
     assert (refused.value.code, refused.value.params) == (
-        "node_gated", {"code": "cancel_order_topic", "tool": "cancel_order", "skills": "order_change"})
+        "node_gated",
+        {"code": "cancel_order_topic", "tool": "cancel_order", "skills": "order_change"},
+    )
     assert IntentNode.objects.filter(pk=node.pk).values_list("kind", "mcp_tool_id").get() == ("MCP", "cancel_order")

@@ -1,5 +1,6 @@
 """Import and export of skills through the real services and commands (docs/import-export.md):
 round trips on the bitmall demo, all or nothing, --partial, --dry-run, refusals naming file and line."""
+
 from __future__ import annotations
 
 import io
@@ -38,7 +39,12 @@ def run(*args: str) -> tuple[str, str, BaseException | None]:
 def odd_bitmall(bitmall):
     """The demo plus a disabled skill with a tricky name and description, and a sort order < 0."""
     skill = Skill.objects.get(skill_code="iot_bundle")
-    skill.name, skill.description, skill.enabled, skill.sort_order = "IoT: 套装 #1", "a: b # c ! d = e 'q' \"dq\"", False, -5
+    skill.name, skill.description, skill.enabled, skill.sort_order = (
+        "IoT: 套装 #1",
+        "a: b # c ! d = e 'q' \"dq\"",
+        False,
+        -5,
+    )
     skill.save()
     return bitmall
 
@@ -100,14 +106,17 @@ def test_one_bad_skill_md_names_file_and_line_and_imports_nothing(bitmall, tmp_p
     assert str(exc) == "1 file(s) with errors; nothing was imported"
     assert "error     order-change/SKILL.md\n" in err
     assert "  error: order-change/SKILL.md:3: invalid YAML front matter: mapping values are not allowed here\n" in err
-    assert out.splitlines()[-1] == ("nothing imported: 1 file(s) have errors (all or nothing; --partial imports the rest): "
-                                    "4 created, 0 updated, 0 unchanged, 1 with errors, 0 ignored")
+    assert out.splitlines()[-1] == (
+        "nothing imported: 1 file(s) have errors (all or nothing; --partial imports the rest): "
+        "4 created, 0 updated, 0 unchanged, 1 with errors, 0 ignored"
+    )
     assert Skill.objects.count() == 0
     # the dry run says the same: all or nothing, so the import would write nothing
     out, err, exc = run("import_skills", str(folder), "--dry-run")
     assert out.splitlines()[-1] == (
         "dry run, nothing written; importing would write nothing: 1 file(s) have errors (all or nothing; --partial "
-        "imports the rest): 4 created, 0 updated, 0 unchanged, 1 with errors, 0 ignored")
+        "imports the rest): 4 created, 0 updated, 0 unchanged, 1 with errors, 0 ignored"
+    )
 
 
 def test_partial_imports_the_rest(bitmall, tmp_path):
@@ -127,7 +136,9 @@ def test_dry_run_writes_nothing_and_reports_what_would_happen(bitmall, tmp_path)
     out, err, exc = run("import_skills", str(folder), "--dry-run")
     assert exc is None and err == ""
     assert out.splitlines()[0] == "created   after-sale-apply/SKILL.md after_sale_apply"
-    assert out.splitlines()[-1] == "dry run, nothing written: 5 created, 0 updated, 0 unchanged, 0 with errors, 0 ignored"
+    assert (
+        out.splitlines()[-1] == "dry run, nothing written: 5 created, 0 updated, 0 unchanged, 0 with errors, 0 ignored"
+    )
     assert Skill.objects.count() == 0
 
 
@@ -150,44 +161,68 @@ def test_the_services_refuse_an_unknown_tool_naming_the_allowed_tools_line(bitma
     assert not report.written and not Skill.objects.filter(skill_code="order-change").exists()
 
 
-@pytest.mark.parametrize(("front", "expected"), [
-    ("name: Order\ndescription: x\n",
-     "order-change/SKILL.md:2: skill_code: skill code 'Order' must start with a lowercase letter and use only lowercase "
-     "letters, digits and single '_' or '-' separators."),
-    ("name: order-change\ndescription: |\n  two\n  lines\n",
-     "order-change/SKILL.md:3: description: description must be a single line (the model sees it in a catalog)."),
-    ("name: order-change\ndescription: " + "长" * 513 + "\n",
-     "order-change/SKILL.md:3: description: description has 513 characters; at most 512 allowed."),
-    ("name: order-change\ndescription: x\nmetadata:\n  skill-code: load_skill\n",
-     "order-change/SKILL.md:5: skill_code: skill code 'load_skill' is the name of a builtin tool; choose another code."),
-])
+@pytest.mark.parametrize(
+    ("front", "expected"),
+    [
+        (
+            "name: Order\ndescription: x\n",
+            "order-change/SKILL.md:2: skill_code: skill code 'Order' must start with a lowercase letter and use only lowercase "
+            "letters, digits and single '_' or '-' separators.",
+        ),
+        (
+            "name: order-change\ndescription: |\n  two\n  lines\n",
+            "order-change/SKILL.md:3: description: description must be a single line (the model sees it in a catalog).",
+        ),
+        (
+            "name: order-change\ndescription: " + "长" * 513 + "\n",
+            "order-change/SKILL.md:3: description: description has 513 characters; at most 512 allowed.",
+        ),
+        (
+            "name: order-change\ndescription: x\nmetadata:\n  skill-code: load_skill\n",
+            "order-change/SKILL.md:5: skill_code: skill code 'load_skill' is the name of a builtin tool; choose another code.",
+        ),
+    ],
+)
 def test_field_rules_come_from_the_services_with_file_and_line(bitmall, tmp_path, front, expected):
     [entry] = skills_import(dataset=read_path(skill_md(tmp_path, front))).entries
     assert tuple(map(str, entry.errors)) == (expected,)
 
 
 def test_a_blank_manual_names_the_line_where_it_should_start(bitmall, tmp_path):
-    [entry] = skills_import(dataset=read_path(skill_md(tmp_path, "name: order-change\ndescription: x\n", body=""))).entries
-    assert tuple(map(str, entry.errors)) == ("order-change/SKILL.md:6: content: the manual (content) must not be blank.",)
+    [entry] = skills_import(
+        dataset=read_path(skill_md(tmp_path, "name: order-change\ndescription: x\n", body=""))
+    ).entries
+    assert tuple(map(str, entry.errors)) == (
+        "order-change/SKILL.md:6: content: the manual (content) must not be blank.",
+    )
 
 
 def test_an_update_reports_the_changed_fields_and_what_it_releases(bitmall, tmp_path):
-    path = skill_md(tmp_path, "name: order-change\ndescription: 新的描述\nmetadata:\n  skill-code: order_change\n"
-                              "  display-name: 订单修改\n  enabled: 'true'\n  sort-order: '20'\n",
-                    body=Skill.objects.get(skill_code="order_change").content)
+    path = skill_md(
+        tmp_path,
+        "name: order-change\ndescription: 新的描述\nmetadata:\n  skill-code: order_change\n"
+        "  display-name: 订单修改\n  enabled: 'true'\n  sort-order: '20'\n",
+        body=Skill.objects.get(skill_code="order_change").content,
+    )
     report = skills_import(dataset=read_path(path))
     [entry] = report.entries
     assert (entry.status, entry.changed) == ("updated", ("description", "tool_ids"))
-    assert tuple(map(str, entry.warnings)) == ("order-change/SKILL.md: no longer gates cancel_order, change_address: "
-                                               "released to every conversation unless another enabled skill gates it",)
+    assert tuple(map(str, entry.warnings)) == (
+        "order-change/SKILL.md: no longer gates cancel_order, change_address: "
+        "released to every conversation unless another enabled skill gates it",
+    )
     skill = Skill.objects.get(skill_code="order_change")
     assert (skill.description, skill.tool_ids, skill.version) == ("新的描述", [], 2)
 
 
 def test_sort_order_and_enabled_are_kept_when_a_file_does_not_say(bitmall, tmp_path):
     skill = Skill.objects.get(skill_code="order_change")
-    path = skill_md(tmp_path, "name: order-change\ndescription: x\nallowed-tools: cancel_order change_address\n"
-                              "metadata:\n  skill-code: order_change\n  display-name: 订单修改\n", body=skill.content)
+    path = skill_md(
+        tmp_path,
+        "name: order-change\ndescription: x\nallowed-tools: cancel_order change_address\n"
+        "metadata:\n  skill-code: order_change\n  display-name: 订单修改\n",
+        body=skill.content,
+    )
     skills_import(dataset=read_path(path))
     after = Skill.objects.get(skill_code="order_change")
     assert (after.sort_order, after.enabled, after.description) == (skill.sort_order, skill.enabled, "x")
@@ -199,21 +234,32 @@ def test_an_archive_with_a_traversal_entry_is_a_command_error(bitmall, tmp_path)
         z.writestr("../x.properties", "skill-code=x\n")
     (tmp_path / "evil.zip").write_bytes(buffer.getvalue())
     _, _, exc = run("import_skills", str(tmp_path / "evil.zip"))
-    assert str(exc) == (f"{tmp_path / 'evil.zip'}: entry '../x.properties' has an unsafe path (absolute, '..' or '\\'); "
-                        "the archive is refused")
+    assert str(exc) == (
+        f"{tmp_path / 'evil.zip'}: entry '../x.properties' has an unsafe path (absolute, '..' or '\\'); "
+        "the archive is refused"
+    )
 
 
 def test_a_single_properties_file_with_its_manual_next_to_it(bitmall, tmp_path):
     (tmp_path / "m.md").write_text("# 新手册\n", encoding="utf-8")
     (tmp_path / "new.properties").write_text(
-        "skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\ntool-ids=query_order\n", encoding="utf-8")
+        "skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\ntool-ids=query_order\n",
+        encoding="utf-8",
+    )
     out, err, exc = run("import_skills", str(tmp_path))
     assert exc is None, err
-    assert out.splitlines() == ["created   new.properties price_protect",
-                                "1 created, 0 updated, 0 unchanged, 0 with errors, 0 ignored"]
+    assert out.splitlines() == [
+        "created   new.properties price_protect",
+        "1 created, 0 updated, 0 unchanged, 0 with errors, 0 ignored",
+    ]
     skill = Skill.objects.get(skill_code="price_protect")
     assert (skill.name, skill.content, skill.tool_ids, skill.sort_order, skill.enabled) == (
-        "价保", "# 新手册\n", ["query_order"], 0, True)
+        "价保",
+        "# 新手册\n",
+        ["query_order"],
+        0,
+        True,
+    )
 
 
 def test_other_files_are_listed_as_ignored(bitmall, tmp_path):
@@ -222,8 +268,10 @@ def test_other_files_are_listed_as_ignored(bitmall, tmp_path):
     (folder / "order-change" / "scripts" / "x.py").write_text("print()")
     out, _, exc = run("import_skills", str(folder))
     assert exc is None
-    assert ("ignored   order-change/scripts/x.py: not a skill file (*.properties or SKILL.md) nor a manual that a "
-            "declaration names; not imported") in out.splitlines()
+    assert (
+        "ignored   order-change/scripts/x.py: not a skill file (*.properties or SKILL.md) nor a manual that a "
+        "declaration names; not imported"
+    ) in out.splitlines()
 
 
 def test_read_zip_of_an_export_has_no_ignored_files(bitmall):

@@ -1,6 +1,7 @@
 """``selectors.tool_registry(tool_ids)`` reads only the names a skill save checks and gives the
 same verdicts as the whole registry (docs/design.md: a tool_id must be the tool of an enabled MCP
 node and no builtin), in a fixed number of queries whatever the catalog size."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,8 +13,18 @@ from skill_rule.validation import validate_tool_ids
 from skills_app import selectors
 from skills_app.models import IntentNode, McpTool
 
-NAMES = ["query_order", "cancel_order", "change_address", "create_order", "pay_order", "submit_ticket",
-         "load_skill", "no_such_tool", "query_cart", "current_date"]
+NAMES = [
+    "query_order",
+    "cancel_order",
+    "change_address",
+    "create_order",
+    "pay_order",
+    "submit_ticket",
+    "load_skill",
+    "no_such_tool",
+    "query_cart",
+    "current_date",
+]
 
 
 def verdicts(registry, names=NAMES) -> dict[str, str]:
@@ -38,20 +49,28 @@ def test_the_partial_registry_gives_the_whole_registry_s_verdicts(messy):
     whole, part = selectors.tool_registry(), selectors.tool_registry(NAMES)
     assert verdicts(part) == verdicts(whole)
     assert verdicts(part) == {
-        "query_order": "ok", "cancel_order": "tool_id_disabled", "change_address": "ok",
+        "query_order": "ok",
+        "cancel_order": "tool_id_disabled",
+        "change_address": "ok",
         "create_order": "tool_id_disabled",  # under the same disabled parent as pay_order
-        "pay_order": "tool_id_disabled", "submit_ticket": "tool_id_disabled", "load_skill": "tool_id_builtin",
-        "no_such_tool": "tool_id_unknown", "query_cart": "tool_id_disabled", "current_date": "ok",
+        "pay_order": "tool_id_disabled",
+        "submit_ticket": "tool_id_disabled",
+        "load_skill": "tool_id_builtin",
+        "no_such_tool": "tool_id_unknown",
+        "query_cart": "tool_id_disabled",
+        "current_date": "ok",
     }
     assert part.enabled <= frozenset(NAMES)
 
 
 def test_a_node_that_is_no_leaf_registers_nothing(bitmall):
     node = IntentNode.objects.get(mcp_tool_id="query_order")
-    IntentNode.objects.create(intent_code="child_of_query", name="child", level=2, parent=node,
-                              kind=IntentNode.Kind.KB)
-    assert verdicts(selectors.tool_registry(["query_order"]), ["query_order"]) == \
-        verdicts(selectors.tool_registry(), ["query_order"]) == {"query_order": "tool_id_disabled"}
+    IntentNode.objects.create(intent_code="child_of_query", name="child", level=2, parent=node, kind=IntentNode.Kind.KB)
+    assert (
+        verdicts(selectors.tool_registry(["query_order"]), ["query_order"])
+        == verdicts(selectors.tool_registry(), ["query_order"])
+        == {"query_order": "tool_id_disabled"}
+    )
 
 
 def test_the_partial_registry_costs_the_same_for_one_name_or_ten(bitmall):

@@ -1,4 +1,5 @@
 """Every refusal a page can show has a Chinese sentence, with the same placeholders."""
+
 import re
 
 import pytest
@@ -50,5 +51,10 @@ def test_the_message_catalog_imports_only_the_domain_and_django():
     tree = ast.parse(Path(mc.__file__).read_text(encoding="utf-8"))
     imported = {(node.level, node.module) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {(0, alias.name) for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    assert imported == {(0, "__future__"), (0, "typing"), (0, "django.core.exceptions"),
-                        (0, "django.utils.translation"), (1, "domain.errors")}
+    assert imported == {
+        (0, "__future__"),
+        (0, "typing"),
+        (0, "django.core.exceptions"),
+        (0, "django.utils.translation"),
+        (1, "domain.errors"),
+    }

@@ -6,6 +6,7 @@ in every round — never "masked → load after_sale_apply", never "+ apply_afte
 "released" — in the domain, ``manage.py simulate`` (text and JSON), ``POST runtime/rounds`` and
 the preview page.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,21 @@ BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
 #: Round 1 and 2 alike: the profile's four tools minus what order_change masks.
 MCP_VISIBLE = ["query_order", "query_logistics"]
 MASKED = {"cancel_order": "order_change", "change_address": "order_change"}
-WITHHELD = dict.fromkeys(["query_after_sale", "apply_after_sale", "search_product", "query_cart", "query_coupons", "update_cart_item", "create_order", "pay_order", "submit_ticket", "current_date"], "not_permitted")
+WITHHELD = dict.fromkeys(
+    [
+        "query_after_sale",
+        "apply_after_sale",
+        "search_product",
+        "query_cart",
+        "query_coupons",
+        "update_cart_item",
+        "create_order",
+        "pay_order",
+        "submit_ticket",
+        "current_date",
+    ],
+    "not_permitted",
+)
 
 
 @pytest.fixture
@@ -82,7 +97,8 @@ def test_simulate_text_and_json_never_say_released(support_lite, tmp_path):
     assert "released" not in text
     assert "+ apply_after_sale" not in text
     assert [ln.split() for ln in text.splitlines() if ln.startswith("apply_after_sale")] == [
-        ["apply_after_sale", "withheld", "withheld"]]
+        ["apply_after_sale", "withheld", "withheld"]
+    ]
     assert "masked (2): cancel_order → order_change, change_address → order_change" in text
     out = StringIO()
     call_command("simulate", str(path), "--json", stdout=out)
@@ -95,8 +111,9 @@ def test_simulate_text_and_json_never_say_released(support_lite, tmp_path):
 
 
 def test_runtime_rounds_lists_the_tool_in_withheld_only(support_lite, api_client):
-    body = api_client.post(ROUNDS, {"messages": loaded("after_sale_apply"), "access_profile": "support_lite"},
-                           format="json").json()
+    body = api_client.post(
+        ROUNDS, {"messages": loaded("after_sale_apply"), "access_profile": "support_lite"}, format="json"
+    ).json()
     assert body["loaded"] == ["after_sale_apply"]
     assert body["masked"] == MASKED
     assert body["withheld"] == WITHHELD
@@ -111,8 +128,10 @@ def test_the_preview_page_shows_withheld_and_no_released(support_lite, staff_cli
         assert r.values("data-withheld-tool")[:2] == ["query_after_sale", "apply_after_sale"]
         assert r.values("data-masked-tool") == ["cancel_order", "change_address"]
         assert r.values("data-newly-released") == [] and r.values("data-newly-visible") == []
-    cells = {(c["data-matrix-tool"], c["data-matrix-round"]): c["data-state"]
-             for c in doc.select("data-matrix-tool", tag="td")}
+    cells = {
+        (c["data-matrix-tool"], c["data-matrix-round"]): c["data-state"]
+        for c in doc.select("data-matrix-tool", tag="td")
+    }
     assert cells[("apply_after_sale", "1")] == cells[("apply_after_sale", "2")] == "withheld"
     assert "released" not in doc.one("data-matrix-legend").text()
     assert "已放行" not in html  # the Chinese for "released"

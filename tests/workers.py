@@ -8,6 +8,7 @@ process only (SQLite: a file per test process, ``skill-console-test-<pid>.sqlite
 server) see — which takes a test whose writes are committed (``transactional_db``, or
 ``django_db(transaction=True)``), not one rolled back at its end.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,10 +27,15 @@ def worker_env(**extra: str) -> dict[str, str]:
     from django.conf import settings
     from django.db import connection
 
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "console.settings", "SKILL_CONSOLE_TASKS_INLINE": "0",
-           "SKILL_CONSOLE_VAR_DIR": str(settings.VAR_DIR), "PYTHONUNBUFFERED": "1",
-           # the queue's packages are signed with the secret key: the worker needs this one
-           "SKILL_CONSOLE_SECRET_KEY": settings.SECRET_KEY}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "console.settings",
+        "SKILL_CONSOLE_TASKS_INLINE": "0",
+        "SKILL_CONSOLE_VAR_DIR": str(settings.VAR_DIR),
+        "PYTHONUNBUFFERED": "1",
+        # the queue's packages are signed with the secret key: the worker needs this one
+        "SKILL_CONSOLE_SECRET_KEY": settings.SECRET_KEY,
+    }
     if connection.vendor == "sqlite":
         env["SKILL_CONSOLE_SQLITE"] = connection.settings_dict["NAME"]
     else:
@@ -45,8 +51,14 @@ def task_worker(log: Path, **extra_env: str) -> Iterator[subprocess.Popen]:
     kills it kills the whole group)."""
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=worker_env(**extra_env),
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "manage.py", "qcluster"],
+            cwd=ROOT,
+            env=worker_env(**extra_env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             yield proc
         finally:

@@ -26,6 +26,7 @@ runs it, then ``mutmut run`` and ``tools/mutation_score.py`` inside ``DIR``). Ex
 repository's ``[tool.mutmut]`` no longer has the two keys as arrays (the generated file is checked by
 reading it back).
 """
+
 from __future__ import annotations
 
 import json

@@ -6,6 +6,7 @@ killed out of those checked, then lists every survivor by name (``mutmut show NA
 diff); with ``--files``, also one line per source file that has a result. Run from the repository
 root after ``mutmut run``; ``make mutation`` does both (docs/testing.md). Exit status 0 unless ``--fail-on-survivors`` is given and one survived.
 """
+
 from __future__ import annotations
 
 import json

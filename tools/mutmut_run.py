@@ -15,6 +15,7 @@ Usage: ``python tools/mutmut_run.py ARGS...``, the arguments of ``mutmut`` (``ru
 (``pyproject.toml`` keeps it below 3.9); it stops with a message naming what it cannot find when a
 later mutmut renames the two internals it wraps.
 """
+
 from __future__ import annotations
 
 import sys
@@ -40,8 +41,10 @@ def _patch() -> None:
     skip = getattr(visitor, "_skip_node_and_children", None)
     arrange = getattr(file_mutation, "function_trampoline_arrangement", None)
     if skip is None or arrange is None:
-        sys.exit("tools/mutmut_run.py: this mutmut has no MutationVisitor._skip_node_and_children or "
-                 "function_trampoline_arrangement (written for mutmut 3.8): update the launcher")
+        sys.exit(
+            "tools/mutmut_run.py: this mutmut has no MutationVisitor._skip_node_and_children or "
+            "function_trampoline_arrangement (written for mutmut 3.8): update the launcher"
+        )
     if getattr(skip, "_atomic_aware", False):
         return
 

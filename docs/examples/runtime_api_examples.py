@@ -6,6 +6,7 @@ Uses a fresh SQLite database under ``SKILL_CONSOLE_VAR_DIR`` (migrated, bitmall 
 runtime API key, sent as ``Authorization: Bearer``) and Django's test client, so nothing is invented: every body below is
 what the API answered. Long strings are cut to ``CUT`` characters and marked with ``…``.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,11 @@ from skills_app.releases import COMMAND_LINE, api_key_create  # noqa: E402
 
 CUT = 160
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，还没发货吧？帮我取消"}
-LOAD_CALL = {"role": "assistant", "content": "", "tool_calls": [
-    {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]}
+LOAD_CALL = {
+    "role": "assistant",
+    "content": "",
+    "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}],
+}
 
 
 def cut(value, depth=0):
@@ -64,35 +68,55 @@ def main():
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_create(user=COMMAND_LINE, name='examples').key}")
     post = lambda url, body: client.post(url, body, format="json")  # noqa: E731
 
-    r = show("GET catalog", client.get("/api/v1/runtime/catalog"),
-             keep=lambda d: {**d, "mcp_tools": d["mcp_tools"][:1] + ["…13 more"]})
+    r = show(
+        "GET catalog",
+        client.get("/api/v1/runtime/catalog"),
+        keep=lambda d: {**d, "mcp_tools": d["mcp_tools"][:1] + ["…13 more"]},
+    )
     show("GET catalog with If-None-Match", client.get("/api/v1/runtime/catalog", HTTP_IF_NONE_MATCH=r["ETag"]))
     show("GET skills/order_change", client.get("/api/v1/runtime/skills/order_change"))
     round_1 = {"messages": [USER]}
     show("rounds, round 1", post("/api/v1/runtime/rounds", round_1), round_1)
     loaded = post("/api/v1/runtime/load-skill", {"messages": [USER, LOAD_CALL], "skill_code": "order_change"})
     show("load-skill, first load", loaded, {"messages": [USER, LOAD_CALL], "skill_code": "order_change"})
-    result = {"role": "tool", "tool_call_id": "c1", "content": loaded.json()["content"], "state": "success",
-              "metadata": loaded.json()["metadata"]}
+    result = {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": loaded.json()["content"],
+        "state": "success",
+        "metadata": loaded.json()["metadata"],
+    }
     messages_2 = [USER, LOAD_CALL, result]
     show("rounds, round 2", post("/api/v1/runtime/rounds", {"messages": messages_2}))
-    show("load-skill, repeat", post("/api/v1/runtime/load-skill", {"messages": messages_2, "skill_code": "order_change"}))
+    show(
+        "load-skill, repeat", post("/api/v1/runtime/load-skill", {"messages": messages_2, "skill_code": "order_change"})
+    )
     for fmt in ("openai", "anthropic"):
         body = {"messages": [USER], "tools_format": fmt}
-        show(f"rounds, round 1, tools_format={fmt} (tools: load_skill and query_order shown)",
-             post("/api/v1/runtime/rounds", body), body,
-             keep=lambda d: {**d, "tools": [t for t in d["tools"]
-                                            if (t.get("function") or t)["name"] in ("load_skill", "query_order")]})
+        show(
+            f"rounds, round 1, tools_format={fmt} (tools: load_skill and query_order shown)",
+            post("/api/v1/runtime/rounds", body),
+            body,
+            keep=lambda d: {
+                **d,
+                "tools": [t for t in d["tools"] if (t.get("function") or t)["name"] in ("load_skill", "query_order")],
+            },
+        )
     full = post("/api/v1/runtime/rounds", {"messages": [USER], "tools_format": "openai"}).json()
     load_skill = next(t for t in full["tools"] if t["function"]["name"] == "load_skill")
     print("\n### load_skill description, as text\n" + load_skill["function"]["description"])
     call = {"name": "cancel_order", "arguments": {"order_no": "88239"}}
     show("check-call, round 1", post("/api/v1/runtime/check-call", {"messages": [USER], "call": call}))
-    show("check-call, after the manual is loaded", post("/api/v1/runtime/check-call", {"messages": messages_2, "call": call}))
+    show(
+        "check-call, after the manual is loaded",
+        post("/api/v1/runtime/check-call", {"messages": messages_2, "call": call}),
+    )
     bad = {"name": "cancel_order", "arguments": {"order_no": 88239}}
     show("check-call, bad arguments", post("/api/v1/runtime/check-call", {"messages": messages_2, "call": bad}))
-    show("check-call, unknown tool", post("/api/v1/runtime/check-call",
-                                          {"messages": [USER], "call": {"name": "refund_all", "arguments": {}}}))
+    show(
+        "check-call, unknown tool",
+        post("/api/v1/runtime/check-call", {"messages": [USER], "call": {"name": "refund_all", "arguments": {}}}),
+    )
     show("error: tools_format", post("/api/v1/runtime/rounds", {"messages": [USER], "tools_format": "xml"}))
     show("error: messages", post("/api/v1/runtime/rounds", {"messages": [{"role": "robot", "content": "hi"}]}))
     show("error: unknown skill", client.get("/api/v1/runtime/skills/refund"))

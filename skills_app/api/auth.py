@@ -8,6 +8,7 @@
 - A logged-in console user (any role, docs/roles.md) may call it too; a console login never needs a key.
 - Runtime keys open the runtime API only: console pages use Django sessions and ignore the header.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -59,7 +60,7 @@ def usable_key(key: str) -> RuntimeKey | None:
         sql, params = query.query.get_compiler(using=alias).as_sql()
         compiled = _usable_key_sql[alias] = (sql, tuple(params), list(params).index(_PREFIX_PLACEHOLDER))
     sql, params, at = compiled
-    found = list(RuntimeKey.objects.raw(sql, (*params[:at], prefix, *params[at + 1:])).using(alias))
+    found = list(RuntimeKey.objects.raw(sql, (*params[:at], prefix, *params[at + 1 :])).using(alias))
     if not found:
         return None
     runtime_key = found[0]
@@ -149,5 +150,8 @@ class RuntimeKeySchema(OpenApiAuthenticationExtension):
     name = "runtimeKey"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "http", "scheme": "bearer",
-                "description": "A runtime API key (`manage.py api_key create NAME`): `Authorization: Bearer <key>`."}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A runtime API key (`manage.py api_key create NAME`): `Authorization: Bearer <key>`.",
+        }

@@ -5,6 +5,7 @@ They subclass ``DomainError`` so the one exception handler
 ``{"error": {"code", "message", "details"}}`` with ``status_code`` as the HTTP status (domain
 errors without one answer 400).
 """
+
 from __future__ import annotations
 
 from skill_rule import DomainError
@@ -81,8 +82,7 @@ class ConflictingSelectorsError(ApiError):
     status_code = 400
 
     def __init__(self, names: list[str]) -> None:
-        super().__init__(f"give one of release, label or draft, not {' and '.join(names)}",
-                         details={"given": names})
+        super().__init__(f"give one of release, label or draft, not {' and '.join(names)}", details={"given": names})
 
 
 class InvalidSkillCodeError(ApiError):

@@ -14,6 +14,7 @@ Validation ``details`` map a field path (``call.arguments``, ``allowed_tools.0``
 belong to no field under ``non_field_errors``) to its list of messages. Anything else is not an
 API error: the handler returns ``None`` and Django answers 500.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -11,6 +11,7 @@ reader: JSON that readers disagree on is marked, never guessed. Then:
 - any other top-level field holding an ambiguity (``"release": 1e400``) → 400 ``malformed_json``
   naming the field.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -36,8 +37,10 @@ class AmbiguousBodyError(ApiError):
     status_code = 400
 
     def __init__(self, key: str, cause: str, where: str) -> None:
-        super().__init__(f"JSON parse error - {where}; JSON readers disagree on which value counts",
-                         details={"key": key, "cause": cause})
+        super().__init__(
+            f"JSON parse error - {where}; JSON readers disagree on which value counts",
+            details={"key": key, "cause": cause},
+        )
 
 
 def check_body(value: Any) -> None:

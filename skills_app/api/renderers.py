@@ -15,6 +15,7 @@ encoder was a fifth of that request's time, docs/benchmarks.md) made to answer w
   404's details), a lone surrogate (``"\ud800"`` sent in a tool call id, echoed in a warning) —
   by the standard library's encoder with ``\u`` escapes instead: valid JSON, never a 500.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,10 +47,15 @@ class RuntimeJSONRenderer(ORJSONRenderer):
         try:
             body = super().render(data, media_type, renderer_context)
         except (TypeError, orjson.JSONEncodeError):  # JSONEncodeError is a TypeError; named for the reader
-            return json.dumps(data, cls=encoders.JSONEncoder, ensure_ascii=True, separators=(",", ":"),
-                              default=RuntimeJSONRenderer.default).encode("ascii")
+            return json.dumps(
+                data,
+                cls=encoders.JSONEncoder,
+                ensure_ascii=True,
+                separators=(",", ":"),
+                default=RuntimeJSONRenderer.default,
+            ).encode("ascii")
         if body.isascii():  # the common answer (tool names, codes, English warnings): nothing to escape.
-            return body     # One pass in C; searching 55 KB for each separator took 0.08 ms (docs/benchmarks.md)
+            return body  # One pass in C; searching 55 KB for each separator took 0.08 ms (docs/benchmarks.md)
         for raw, escaped in _LINE_SEPARATORS:
             if raw in body:
                 body = body.replace(raw, escaped)

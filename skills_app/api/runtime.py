@@ -7,6 +7,7 @@ request sees; every endpoint goes through it, through the cached lookups of
 the JSON body of ``GET runtime/catalog`` without its ``sha256``; ``body_sha256`` (from
 ``skill_rule.snapshot``) hashes the canonical form of it.
 """
+
 from __future__ import annotations
 
 from skill_rule import Catalog
@@ -24,8 +25,19 @@ from .errors import (
     ReleaseNotFoundError,
 )
 
-__all__ = ["RELEASE_HEADER", "STALE_HEADER", "Served", "body_sha256", "canonical_json", "catalog_body",
-           "catalog_body_json", "catalog_payload", "content_sha256", "runtime_catalog", "runtime_served"]
+__all__ = [
+    "RELEASE_HEADER",
+    "STALE_HEADER",
+    "Served",
+    "body_sha256",
+    "canonical_json",
+    "catalog_body",
+    "catalog_body_json",
+    "catalog_payload",
+    "content_sha256",
+    "runtime_catalog",
+    "runtime_served",
+]
 
 
 class Served:
@@ -39,10 +51,18 @@ class Served:
     first use — a 304 needs neither.
     """
 
-    def __init__(self, *, sha256: str, number: int | None, label: str | None = None,
-                 catalog: Catalog | None = None, pointer: runtime_cache.Pointer | None = None,
-                 selector: str = runtime_cache.DEFAULT, entry: runtime_cache.Entry | None = None,
-                 stale: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        sha256: str,
+        number: int | None,
+        label: str | None = None,
+        catalog: Catalog | None = None,
+        pointer: runtime_cache.Pointer | None = None,
+        selector: str = runtime_cache.DEFAULT,
+        entry: runtime_cache.Entry | None = None,
+        stale: bool = False,
+    ) -> None:
         self.sha256, self.number, self.label, self.stale = sha256, number, label, stale
         self._catalog, self._pointer, self._selector, self._entry = catalog, pointer, selector, entry
 
@@ -97,8 +117,9 @@ RELEASE_HEADER = "X-Skill-Console-Release"
 STALE_HEADER = "X-Skill-Console-Stale"
 
 
-def runtime_served(*, release: int | None = None, label: str | None = None, draft: bool = False,
-                   drafts_allowed: bool = False) -> Served:
+def runtime_served(
+    *, release: int | None = None, label: str | None = None, draft: bool = False, drafts_allowed: bool = False
+) -> Served:
     """Decide which catalog a runtime request sees (docs/releases.md, "What the runtime serves").
 
     - ``draft=True`` → the live draft, only when ``drafts_allowed`` (a key made with ``--drafts``
@@ -130,20 +151,23 @@ def runtime_served(*, release: int | None = None, label: str | None = None, draf
         if held is None:
             raise
         entry, held_label = held
-        return Served(sha256=entry.sha256, number=entry.number, label=held_label, selector=selector, entry=entry,
-                      stale=True)
+        return Served(
+            sha256=entry.sha256, number=entry.number, label=held_label, selector=selector, entry=entry, stale=True
+        )
     if pointer is None:
         if release is not None:
             raise ReleaseNotFoundError(release, known=_known())
         if label:
-            raise LabelNotFoundError(label, known=list(ReleaseLabel.objects.order_by("name").values_list("name", flat=True)))
+            raise LabelNotFoundError(
+                label, known=list(ReleaseLabel.objects.order_by("name").values_list("name", flat=True))
+            )
         raise NoReleaseError()
-    return Served(sha256=pointer.sha256, number=pointer.number, label=pointer.label, pointer=pointer,
-                  selector=selector)
+    return Served(sha256=pointer.sha256, number=pointer.number, label=pointer.label, pointer=pointer, selector=selector)
 
 
-def runtime_catalog(*, release: int | None = None, label: str | None = None, draft: bool = False,
-                    drafts_allowed: bool = False) -> Catalog:
+def runtime_catalog(
+    *, release: int | None = None, label: str | None = None, draft: bool = False, drafts_allowed: bool = False
+) -> Catalog:
     """The catalog a runtime request is answered from: ``runtime_served(...).catalog``. The single
     switch point every runtime endpoint goes through."""
     return runtime_served(release=release, label=label, draft=draft, drafts_allowed=drafts_allowed).catalog

@@ -6,6 +6,7 @@ catalog items and the error shape. Messages are parsed by the domain (``parse_me
 bad message is refused with ``invalid_messages`` naming its 0-based index, exactly as in the
 console and the CLI.
 """
+
 from __future__ import annotations
 
 import copy
@@ -73,12 +74,15 @@ class MessageDocSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=ROLES)
     content = serializers.CharField(required=False, allow_blank=True, allow_null=True)
     tool_calls = serializers.ListField(
-        child=ToolCallDocSerializer(), required=False, max_length=MAX_CALLS_PER_ROUND,
-        help_text=f"At most {MAX_CALLS_PER_ROUND} calls per message (a round); more → 400 invalid_messages.")
+        child=ToolCallDocSerializer(),
+        required=False,
+        max_length=MAX_CALLS_PER_ROUND,
+        help_text=f"At most {MAX_CALLS_PER_ROUND} calls per message (a round); more → 400 invalid_messages.",
+    )
     tool_call_id = serializers.CharField(required=False)
     state = serializers.ChoiceField(choices=STATES, required=False, help_text="Tool results; default success.")
     metadata = serializers.DictField(
-        required=False, help_text="E.g. `{\"ragent_loaded_skill\": \"order_change\", \"skill_version\": 3}`."
+        required=False, help_text='E.g. `{"ragent_loaded_skill": "order_change", "skill_version": 3}`.'
     )
 
 
@@ -101,8 +105,10 @@ class StrictInputSerializer(serializers.Serializer):
         afterwards, so no request sees another's. A nested serializer keeps its bound fields,
         so it is deep-copied as DRF does.
         """
-        return {name: copy.deepcopy(field) if isinstance(field, serializers.BaseSerializer) else copy.copy(field)
-                for name, field in self._declared_fields.items()}
+        return {
+            name: copy.deepcopy(field) if isinstance(field, serializers.BaseSerializer) else copy.copy(field)
+            for name, field in self._declared_fields.items()
+        }
 
     def validate(self, attrs: Any) -> Any:
         if isinstance(self.initial_data, dict):
@@ -126,8 +132,10 @@ class MessagesField(serializers.Field):
     """
 
     def __init__(self, **kwargs: Any) -> None:
-        limits = (f"At most {MAX_MESSAGES} messages, {MAX_CALLS_PER_ROUND} calls per message and "
-                  f"{MAX_CALLS_PER_SCRIPT} calls in all; past a limit → 400 invalid_messages naming the message.")
+        limits = (
+            f"At most {MAX_MESSAGES} messages, {MAX_CALLS_PER_ROUND} calls per message and "
+            f"{MAX_CALLS_PER_SCRIPT} calls in all; past a limit → 400 invalid_messages naming the message."
+        )
         kwargs["help_text"] = f"{kwargs['help_text']} {limits}" if kwargs.get("help_text") else limits
         super().__init__(**kwargs)
         # Stated in the OpenAPI schema as ``maxItems`` (drf-spectacular reads field validators);
@@ -210,8 +218,9 @@ class CallInputSerializer(serializers.Serializer):
             data = {"id": data.get("call_id") or "", "name": data.get("name"), "arguments": data.get("arguments", {})}
         if isinstance(data, dict) and data.get("type") == "custom_tool_call":  # free-text input: never arguments
             call_id = data.get("call_id")
-            attrs = super().to_internal_value({"id": call_id if isinstance(call_id, str) else "", "name": data.get("name"),
-                                               "arguments": {}})
+            attrs = super().to_internal_value(
+                {"id": call_id if isinstance(call_id, str) else "", "name": data.get("name"), "arguments": {}}
+            )
             return {**attrs, "free_text": True, "ambiguity": ambiguity}
         if isinstance(data, dict) and "id" in data and not isinstance(data["id"], str):
             # an id of another type (5, null) is no id: the call's round is found by its name and
@@ -223,12 +232,17 @@ class CallInputSerializer(serializers.Serializer):
 
     def validate(self, attrs: dict[str, Any]) -> ToolCall:
         if attrs.get("free_text"):  # a custom_tool_call: refused invalid_arguments (docs/transcripts.md)
-            return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "",
-                            problem=free_text_problem(attrs["name"]))
+            return ToolCall(
+                name=attrs["name"], arguments={}, id=attrs.get("id") or "", problem=free_text_problem(attrs["name"])
+            )
         # Arguments are read by the domain: bad ones are a refused verdict (invalid_arguments), not a 400.
         if attrs.get("ambiguity"):
-            return ToolCall(name=attrs["name"], arguments={}, id=attrs.get("id") or "",
-                            problem=ambiguous_call(attrs["name"], attrs["ambiguity"]))
+            return ToolCall(
+                name=attrs["name"],
+                arguments={},
+                id=attrs.get("id") or "",
+                problem=ambiguous_call(attrs["name"], attrs["ambiguity"]),
+            )
         arguments, problem = parse_arguments(attrs["arguments"], name=attrs["name"])
         return ToolCall(name=attrs["name"], arguments=arguments, id=attrs.get("id") or "", problem=problem)
 
@@ -262,8 +276,11 @@ class DraftField(serializers.BooleanField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("required", False)
         kwargs.setdefault("default", False)
-        kwargs.setdefault("help_text", "Answer from the unpublished draft; needs a key allowed to read drafts "
-                                       "(403 `drafts_not_allowed` otherwise).")
+        kwargs.setdefault(
+            "help_text",
+            "Answer from the unpublished draft; needs a key allowed to read drafts "
+            "(403 `drafts_not_allowed` otherwise).",
+        )
         super().__init__(**kwargs)
 
 
@@ -282,13 +299,17 @@ class ReleaseQuerySerializer(serializers.Serializer):
         if unknown:
             on_offer = ", ".join(self.fields)
             raise serializers.ValidationError(
-                {key: [f"unknown query parameter '{key}'; parameters: {on_offer}."] for key in unknown})
+                {key: [f"unknown query parameter '{key}'; parameters: {on_offer}."] for key in unknown}
+            )
         getlist = getattr(self.initial_data, "getlist", None)
         repeated = [key for key in self.fields if getlist is not None and len(getlist(key)) > 1]
         if repeated:  # ?release=2&release=1 must not quietly serve one of them
             raise serializers.ValidationError(
-                {key: [f"query parameter '{key}' is given {len(getlist(key))} times; give it once."]
-                 for key in repeated})
+                {
+                    key: [f"query parameter '{key}' is given {len(getlist(key))} times; give it once."]
+                    for key in repeated
+                }
+            )
         return super().validate(attrs)
 
 
@@ -297,15 +318,21 @@ class RoundInputSerializer(StrictInputSerializer):
 
     messages = MessagesField(help_text="Messages retained in context at this moment.")
     access_profile = serializers.CharField(
-        required=False, allow_null=True, allow_blank=True,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
         help_text="Access profile name; empty or null = none; unknown → 400 unknown_restriction.",
     )
     allowed_tools = serializers.ListField(
-        child=serializers.CharField(), required=False, allow_null=True,
+        child=serializers.CharField(),
+        required=False,
+        allow_null=True,
         help_text="Explicit MCP tool names the user may use (stands in for or narrows a profile).",
     )
     stage = serializers.CharField(
-        required=False, allow_null=True, allow_blank=True,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
         help_text="Task stage name; empty or null = none; unknown → 400 unknown_restriction.",
     )
     release = ReleaseField()
@@ -343,18 +370,19 @@ class McpToolSerializer(serializers.Serializer):
     server = serializers.CharField(
         allow_null=True,
         help_text="Name of the MCP server record the tool was synced from: where a call to `name` goes. "
-                  "Null for a tool typed in without a server (the runtime runs it by `name`). "
-                  "docs/mcp.md, \"How a runtime maps calls back\".",
+        "Null for a tool typed in without a server (the runtime runs it by `name`). "
+        'docs/mcp.md, "How a runtime maps calls back".',
     )
     mcp_name = serializers.CharField(
         allow_null=True,
         help_text="The tool's real name on `server` (MCP allows `.` and up to 128 characters; `name` is the "
-                  "model-facing name derived from it). Send `tools/call` with this name. Null when `server` is.",
+        "model-facing name derived from it). Send `tools/call` with this name. Null when `server` is.",
     )
     problems = serializers.ListField(
-        child=serializers.CharField(), required=False,
+        child=serializers.CharField(),
+        required=False,
         help_text="Present only when the stored definition is invalid: why (calls to it are refused "
-                  "`invalid_tool_definition`; docs/transcripts.md).",
+        "`invalid_tool_definition`; docs/transcripts.md).",
     )
 
 
@@ -372,9 +400,13 @@ class SkillToolSerializer(serializers.Serializer):
 
     name = serializers.CharField(help_text="Model-facing name (one of `tool_ids`).")
     server = serializers.CharField(
-        allow_null=True, help_text="MCP server record the tool was synced from; null for a tool with no server "
-                                   "or one this release does not register.")
-    mcp_name = serializers.CharField(allow_null=True, help_text="The tool's real name on `server`; null when `server` is.")
+        allow_null=True,
+        help_text="MCP server record the tool was synced from; null for a tool with no server "
+        "or one this release does not register.",
+    )
+    mcp_name = serializers.CharField(
+        allow_null=True, help_text="The tool's real name on `server`; null when `server` is."
+    )
 
 
 @extend_schema_serializer(component_name="ManualDigest")
@@ -399,10 +431,12 @@ class CatalogSkillSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     content_sha256 = serializers.CharField(help_text="Hex SHA-256 of the manual's markdown (UTF-8).")
     earlier_manuals = ManualDigestSerializer(
-        many=True, required=False,
+        many=True,
+        required=False,
         help_text="Earlier published manuals of this skill (lower versions, other texts), newest first: a retained "
-                  "load_skill result holding one of them still loads the skill, as that version (manual_outdated). "
-                  "Absent when there are none (docs/transcripts.md, \"A whole published manual\").")
+        "load_skill result holding one of them still loads the skill, as that version (manual_outdated). "
+        'Absent when there are none (docs/transcripts.md, "A whole published manual").',
+    )
 
 
 @extend_schema_serializer(component_name="RoundWarning")
@@ -448,9 +482,13 @@ class AnthropicToolSerializer(serializers.Serializer):
     input_schema = serializers.DictField(help_text="JSON Schema: a builtin's parameters or an MCP tool's inputSchema.")
 
 
-@extend_schema_field(PolymorphicProxySerializer(
-    component_name="ChatTool", serializers=[OpenAiToolSerializer, AnthropicToolSerializer],
-    resource_type_field_name=None, many=True,
-))
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="ChatTool",
+        serializers=[OpenAiToolSerializer, AnthropicToolSerializer],
+        resource_type_field_name=None,
+        many=True,
+    )
+)
 class ToolsPayloadField(serializers.JSONField):
     """The ``tools`` array of ``skill_rule.payload.tools_payload``, passed through as built."""

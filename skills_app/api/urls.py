@@ -1,4 +1,5 @@
 """Runtime API routes, mounted at ``/api/v1/`` by ``console/urls.py`` (docs/runtime-api.md)."""
+
 from csp.constants import NONCE
 from csp.decorators import csp_update
 from django.urls import path, re_path
@@ -9,7 +10,8 @@ from . import views
 #: Swagger UI starts from an inline script and style (templates/api/docs.html): this page alone
 #: lets the Content-Security-Policy (console/settings.py) run the ones carrying its nonce.
 docs_view = csp_update({"script-src": [NONCE], "style-src": [NONCE]})(
-    SpectacularSwaggerView.as_view(url_name="api:schema", template_name="api/docs.html"))
+    SpectacularSwaggerView.as_view(url_name="api:schema", template_name="api/docs.html")
+)
 
 app_name = "api"
 

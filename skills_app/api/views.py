@@ -7,6 +7,7 @@ Authentication and permissions come from ``settings.REST_FRAMEWORK`` (token firs
 authenticated users only); every error is rendered by
 ``skills_app.api.exception_handlers.api_exception_handler``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -60,19 +61,28 @@ CACHE_CONTROL = "private, no-cache"
 
 RELEASE_PARAMETERS = [
     OpenApiParameter(
-        "release", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+        "release",
+        OpenApiTypes.INT,
+        OpenApiParameter.QUERY,
+        required=False,
         description="Pin release N (404 `release_not_found` if unknown). Default: the release labelled "
-                    "`production`, else the latest; with no release at all 404 `no_release`. POST "
-                    "endpoints accept the same as a body field.",
+        "`production`, else the latest; with no release at all 404 `no_release`. POST "
+        "endpoints accept the same as a body field.",
     ),
     OpenApiParameter(
-        "label", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+        "label",
+        OpenApiTypes.STR,
+        OpenApiParameter.QUERY,
+        required=False,
         description="Pin the release a label points at (404 `label_not_found`). Body field on POST too.",
     ),
     OpenApiParameter(
-        "draft", OpenApiTypes.BOOL, OpenApiParameter.QUERY, required=False,
+        "draft",
+        OpenApiTypes.BOOL,
+        OpenApiParameter.QUERY,
+        required=False,
         description="`1`/`true`: answer from the unpublished draft — only for a key created with `--drafts` "
-                    "or a publisher's console session (403 `drafts_not_allowed`). Body field on POST too.",
+        "or a publisher's console session (403 `drafts_not_allowed`). Body field on POST too.",
     ),
 ]
 RELEASE_PARAMETER = RELEASE_PARAMETERS  # one name for the endpoints below
@@ -83,14 +93,22 @@ def _answer_headers(*statuses: int) -> list[OpenApiParameter]:
     database is down")."""
     return [
         OpenApiParameter(
-            RELEASE_HEADER, OpenApiTypes.INT, OpenApiParameter.HEADER, required=False, response=list(statuses),
+            RELEASE_HEADER,
+            OpenApiTypes.INT,
+            OpenApiParameter.HEADER,
+            required=False,
+            response=list(statuses),
             description="The number of the release the answer was made from (absent for the draft).",
         ),
         OpenApiParameter(
-            STALE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=False, response=list(statuses),
+            STALE_HEADER,
+            OpenApiTypes.STR,
+            OpenApiParameter.HEADER,
+            required=False,
+            response=list(statuses),
             enum=["1"],
             description="`1` when the database cannot be reached and the answer comes from the last release "
-                        "this server holds for the selector (memory, cache, or `var/runtime`); absent otherwise.",
+            "this server holds for the selector (memory, cache, or `var/runtime`); absent otherwise.",
         ),
     ]
 
@@ -101,16 +119,16 @@ POST_PARAMETERS = [*RELEASE_PARAMETERS, *_answer_headers(200)]
 def _errors(*statuses: int) -> dict[int, OpenApiResponse]:
     text = {
         400: "Invalid input (`invalid`, `malformed_json`, `invalid_messages`, `unknown_restriction`, "
-             "`invalid_skill_code`).",
+        "`invalid_skill_code`).",
         401: "No, unknown or revoked API key (`not_authenticated`, `authentication_failed`); send "
-             "`Authorization: Bearer <key>`.",
+        "`Authorization: Bearer <key>`.",
         403: "`?draft=1` without a key allowed to read drafts (`drafts_not_allowed`), or a console session "
-             "that is not staff (`permission_denied`).",
+        "that is not staff (`permission_denied`).",
         404: "Nothing published yet (`no_release`), unknown release, label or skill (`release_not_found`, "
-             "`label_not_found`, `skill_not_found`).",
+        "`label_not_found`, `skill_not_found`).",
         503: "The database cannot be reached and this server holds no release for the selector "
-             "(`database_unavailable`, with `Retry-After`); with one held, the answer is that release, marked "
-             "`X-Skill-Console-Stale: 1`.",
+        "(`database_unavailable`, with `Retry-After`); with one held, the answer is that release, marked "
+        "`X-Skill-Console-Stale: 1`.",
     }
     return {s: OpenApiResponse(ErrorSerializer, description=text[s]) for s in statuses}
 
@@ -156,7 +174,9 @@ def _served(request: Request, body: dict[str, Any] | None = None) -> Served:
         if value is not None:
             chosen[name] = value
     return runtime_served(
-        release=chosen.get("release"), label=chosen.get("label"), draft=bool(chosen.get("draft")),
+        release=chosen.get("release"),
+        label=chosen.get("label"),
+        draft=bool(chosen.get("draft")),
         drafts_allowed=may_read_drafts(request) if chosen.get("draft") else False,
     )
 
@@ -185,13 +205,13 @@ class CatalogApi(RuntimeApi):
         release = serializers.IntegerField(allow_null=True, help_text="Release number; null = the draft (`?draft=1`).")
         sha256 = serializers.CharField(
             help_text="Hex SHA-256 of the canonical JSON of this body without `sha256` (sorted keys, "
-                      "separators `,` `:`, UTF-8 unescaped). Also the strong ETag."
+            "separators `,` `:`, UTF-8 unescaped). Also the strong ETag."
         )
         marker_key = serializers.CharField()
         eviction_prefix = serializers.CharField()
         load_skill_header = serializers.CharField(
             help_text="Opens the generated load_skill description; one line `- code（name）：description` "
-                      "per enabled skill follows it (see `tools_format` of runtime/rounds)."
+            "per enabled skill follows it (see `tools_format` of runtime/rounds)."
         )
         builtins = BuiltinToolSerializer(many=True)
         mcp_tools = McpToolSerializer(many=True, help_text="Registration (intent-tree) order.")
@@ -201,9 +221,14 @@ class CatalogApi(RuntimeApi):
         stages = RestrictionSerializer(many=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_catalog", parameters=[*RELEASE_PARAMETERS, *_answer_headers(200, 304)],
-        responses={200: OutputSerializer, 304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
-                   **_errors(400, 401, 403, 404, 503)},
+        tags=[TAG],
+        operation_id="runtime_catalog",
+        parameters=[*RELEASE_PARAMETERS, *_answer_headers(200, 304)],
+        responses={
+            200: OutputSerializer,
+            304: OpenApiResponse(description="`If-None-Match` matched the ETag."),
+            **_errors(400, 401, 403, 404, 503),
+        },
     )
     def get(self, request: Request) -> HttpResponse:
         served = _served(request)
@@ -228,14 +253,24 @@ class SkillDetailApi(RuntimeApi):
         content_sha256 = serializers.CharField()
         tool_ids = serializers.ListField(child=serializers.CharField())
         tools = SkillToolSerializer(
-            many=True, help_text="`tool_ids` in order with each tool's call target (docs/mcp.md, \"How a runtime maps "
-                                 "calls back\").")
+            many=True,
+            help_text="`tool_ids` in order with each tool's call target (docs/mcp.md, \"How a runtime maps "
+            'calls back").',
+        )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_skill",
-        parameters=[OpenApiParameter("code", SKILL_CODE_SCHEMA, OpenApiParameter.PATH,
-                                     description="Skill code (400 `invalid_skill_code` when it breaks the rule)."),
-                    *RELEASE_PARAMETERS, *_answer_headers(200)],
+        tags=[TAG],
+        operation_id="runtime_skill",
+        parameters=[
+            OpenApiParameter(
+                "code",
+                SKILL_CODE_SCHEMA,
+                OpenApiParameter.PATH,
+                description="Skill code (400 `invalid_skill_code` when it breaks the rule).",
+            ),
+            *RELEASE_PARAMETERS,
+            *_answer_headers(200),
+        ],
         responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def get(self, request: Request, code: str) -> Response:
@@ -246,12 +281,18 @@ class SkillDetailApi(RuntimeApi):
         skill = catalog.skill(code)
         if skill is None:
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills])
-        data = self.OutputSerializer({
-            "release": catalog.release, "code": skill.code, "name": skill.name, "version": skill.version,
-            "content": skill.content, "content_sha256": content_sha256(skill.content),
-            "tool_ids": list(skill.tool_ids),
-            "tools": [_skill_tool(catalog, name) for name in skill.tool_ids],
-        }).data
+        data = self.OutputSerializer(
+            {
+                "release": catalog.release,
+                "code": skill.code,
+                "name": skill.name,
+                "version": skill.version,
+                "content": skill.content,
+                "content_sha256": content_sha256(skill.content),
+                "tool_ids": list(skill.tool_ids),
+                "tools": [_skill_tool(catalog, name) for name in skill.tool_ids],
+            }
+        ).data
         return Response(data, headers={"Cache-Control": CACHE_CONTROL, **served.headers()})
 
 
@@ -273,11 +314,14 @@ class RoundsApi(RuntimeApi):
     @extend_schema_serializer(component_name="RoundsInput")
     class InputSerializer(RoundInputSerializer):
         tools_format = serializers.ChoiceField(
-            choices=list(TOOLS_FORMATS), required=False, default=NAMES,
-            error_messages={"invalid_choice": "unknown tools_format '{input}'; choose one of: "
-                                              + ", ".join(TOOLS_FORMATS) + "."},
+            choices=list(TOOLS_FORMATS),
+            required=False,
+            default=NAMES,
+            error_messages={
+                "invalid_choice": "unknown tools_format '{input}'; choose one of: " + ", ".join(TOOLS_FORMATS) + "."
+            },
             help_text="`names` (default): tool names only. `openai` / `anthropic`: also `tools`, the "
-                      "exact array a chat API receives this round, and `tools_chars`, its size in characters.",
+            "exact array a chat API receives this round, and `tools_chars`, its size in characters.",
         )
 
     @extend_schema_serializer(component_name="Round")
@@ -294,21 +338,26 @@ class RoundsApi(RuntimeApi):
         )
         warnings = serializers.ListField(child=serializers.CharField())
         warning_details = WarningSerializer(
-            many=True, help_text="The same warnings with their code and the 0-based message index they name.")
+            many=True, help_text="The same warnings with their code and the 0-based message index they name."
+        )
         tools = ToolsPayloadField(
             required=False,
             help_text="Only with `tools_format` `openai` or `anthropic`: the tools array of this round, in "
-                      "`visible` order; load_skill's description and `skill_code` enum are generated from "
-                      "the enabled skills.",
+            "`visible` order; load_skill's description and `skill_code` enum are generated from "
+            "the enabled skills.",
         )
         tools_chars = serializers.IntegerField(
-            required=False, min_value=0,
+            required=False,
+            min_value=0,
             help_text="Only with `tools`: its size in characters (Unicode code points) of "
-                      "`json.dumps(tools, ensure_ascii=False, separators=(',', ':'))`. Never tokens.",
+            "`json.dumps(tools, ensure_ascii=False, separators=(',', ':'))`. Never tokens.",
         )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_rounds", parameters=POST_PARAMETERS, request=InputSerializer,
+        tags=[TAG],
+        operation_id="runtime_rounds",
+        parameters=POST_PARAMETERS,
+        request=InputSerializer,
         responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
@@ -340,7 +389,8 @@ class LoadSkillApi(RuntimeApi):
     class InputSerializer(StrictInputSerializer):
         messages = MessagesField()
         skill_code = SkillCodeField(
-            help_text="The code the model passed to load_skill, exactly (a padded code is malformed).")
+            help_text="The code the model passed to load_skill, exactly (a padded code is malformed)."
+        )
         release = ReleaseField()
         label = LabelField()
         draft = DraftField()
@@ -351,13 +401,16 @@ class LoadSkillApi(RuntimeApi):
         state = serializers.ChoiceField(choices=["success", "error"])
         content = serializers.CharField(help_text="The full manual, or the short already-loaded stub.")
         metadata = serializers.DictField(
-            help_text="Full body: `{marker_key: code, \"skill_version\": v}`; stub: no marker key."
+            help_text='Full body: `{marker_key: code, "skill_version": v}`; stub: no marker key.'
         )
         already_loaded = serializers.BooleanField()
         version = serializers.IntegerField(allow_null=True)
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_load_skill", parameters=POST_PARAMETERS, request=InputSerializer,
+        tags=[TAG],
+        operation_id="runtime_load_skill",
+        parameters=POST_PARAMETERS,
+        request=InputSerializer,
         responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
@@ -371,8 +424,9 @@ class LoadSkillApi(RuntimeApi):
         result = load_skill(catalog, serializer.validated_data["messages"], code)
         if result.state != "success":
             raise SkillNotFoundError(code, known=[s.code for s in catalog.enabled_skills], message=result.content)
-        return Response(self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data,
-                        headers=served.headers())
+        return Response(
+            self.OutputSerializer({"release": catalog.release, **result.as_dict()}).data, headers=served.headers()
+        )
 
 
 class CheckCallApi(RuntimeApi):
@@ -387,8 +441,15 @@ class CheckCallApi(RuntimeApi):
         release = serializers.IntegerField(allow_null=True)
         verdict = serializers.ChoiceField(choices=["allowed", "refused", "confirm"])
         reason = serializers.ChoiceField(
-            choices=["masked", "unknown_tool", "unknown_skill", "not_permitted", "stage", "invalid_arguments",
-                     "invalid_tool_definition"],
+            choices=[
+                "masked",
+                "unknown_tool",
+                "unknown_skill",
+                "not_permitted",
+                "stage",
+                "invalid_arguments",
+                "invalid_tool_definition",
+            ],
             allow_null=True,
         )
         skill_code = serializers.CharField(
@@ -398,12 +459,15 @@ class CheckCallApi(RuntimeApi):
         target = CallTargetSerializer(
             allow_null=True,
             help_text="`allowed` or `confirm` call to a synced MCP tool: the server and the real tool name to send "
-                      "`tools/call` to (the call's `name` is the model-facing name). Null when refused, for "
-                      "builtins, and for tools with no server. docs/mcp.md, \"How a runtime maps calls back\".",
+            "`tools/call` to (the call's `name` is the model-facing name). Null when refused, for "
+            'builtins, and for tools with no server. docs/mcp.md, "How a runtime maps calls back".',
         )
 
     @extend_schema(
-        tags=[TAG], operation_id="runtime_check_call", parameters=POST_PARAMETERS, request=InputSerializer,
+        tags=[TAG],
+        operation_id="runtime_check_call",
+        parameters=POST_PARAMETERS,
+        request=InputSerializer,
         responses={200: OutputSerializer, **_errors(400, 401, 403, 404, 503)},
     )
     def post(self, request: Request) -> Response:
@@ -412,12 +476,15 @@ class CheckCallApi(RuntimeApi):
         served = _served(request, serializer.validated_data)
         catalog = served.catalog
         verdict = check_call(
-            catalog, serializer.validated_data["messages"], serializer.validated_data["call"],
+            catalog,
+            serializer.validated_data["messages"],
+            serializer.validated_data["call"],
             **serializer.restrictions(),
         )
-        return Response(self.OutputSerializer({"release": catalog.release, **verdict.as_dict(),
-                                               "target": verdict.target}).data,
-                        headers=served.headers())
+        return Response(
+            self.OutputSerializer({"release": catalog.release, **verdict.as_dict(), "target": verdict.target}).data,
+            headers=served.headers(),
+        )
 
 
 @extend_schema(exclude=True)

@@ -40,6 +40,7 @@ answers (``_send_as_written``): the SDK would never let its own server send them
 
 Only this file and the catalog YAML are read; no Django import, so the server starts fast.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,20 +76,34 @@ HINTS: dict[str, dict[str, Any]] = {
 
 #: Canned answers by tool (JSON, as a real backend would send).
 CANNED: dict[str, Any] = {
-    "query_order": {"orders": [
-        {"order_no": "88239", "status": "待发货", "items": [{"sku_id": "IP18PM-256-BLK", "name": "iPhone 18 Pro Max 256G",
-                                                          "quantity": 1}], "amount": 9999.0},
-        {"order_no": "88102", "status": "已签收", "items": [{"sku_id": "AIRP-4", "name": "降噪耳机", "quantity": 1}],
-         "amount": 1299.0},
-    ]},
-    "query_logistics": {"carrier": "顺丰速运", "tracking_no": "SF1234567890", "events": [
-        {"time": "2026-11-30 18:02", "text": "快件已到达【上海转运中心】"}]},
+    "query_order": {
+        "orders": [
+            {
+                "order_no": "88239",
+                "status": "待发货",
+                "items": [{"sku_id": "IP18PM-256-BLK", "name": "iPhone 18 Pro Max 256G", "quantity": 1}],
+                "amount": 9999.0,
+            },
+            {
+                "order_no": "88102",
+                "status": "已签收",
+                "items": [{"sku_id": "AIRP-4", "name": "降噪耳机", "quantity": 1}],
+                "amount": 1299.0,
+            },
+        ]
+    },
+    "query_logistics": {
+        "carrier": "顺丰速运",
+        "tracking_no": "SF1234567890",
+        "events": [{"time": "2026-11-30 18:02", "text": "快件已到达【上海转运中心】"}],
+    },
     "query_after_sale": {"after_sales": [{"after_sale_no": "AS20261130001", "status": "审核中"}]},
     "apply_after_sale": {"after_sale_no": "AS20261201001", "status": "待审核"},
     "cancel_order": {"order_no": "88239", "status": "已取消", "refund": "9999.00 元原路退回，1–3 个工作日到账"},
     "change_address": {"status": "已修改"},
-    "search_product": {"products": [{"sku_id": "IP18PM-256-BLK", "name": "iPhone 18 Pro Max 256G", "price": 9999.0,
-                                     "stock": 12}]},
+    "search_product": {
+        "products": [{"sku_id": "IP18PM-256-BLK", "name": "iPhone 18 Pro Max 256G", "price": 9999.0, "stock": 12}]
+    },
     "query_cart": {"items": [{"sku_id": "AIRP-4", "quantity": 1, "checked": True}], "subtotal": 1299.0},
     "query_coupons": {"usable": [{"coupon_id": "C100", "title": "满1000减100"}], "unusable": []},
     "update_cart_item": {"status": "已更新"},
@@ -127,7 +142,10 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
         for t in tools:
             if t["name"] == V2_CHANGED:
                 t["inputSchema"]["properties"]["channel"] = {
-                    "type": "string", "description": "下单渠道", "enum": ["app", "web", "mini-program"]}
+                    "type": "string",
+                    "description": "下单渠道",
+                    "enum": ["app", "web", "mini-program"],
+                }
     if variant == "twice":
         again = copy.deepcopy(next(t for t in tools if t["name"] == TWICE))
         tools.append({**again, "description": again["description"] + "（第二个后端）"})
@@ -161,14 +179,18 @@ def _sdk_tools(specs: list[dict[str, Any]]) -> list[Any]:
 
     return [
         types.Tool(
-            name=t["name"], title=t.get("title"), description=t.get("description"),
+            name=t["name"],
+            title=t.get("title"),
+            description=t.get("description"),
             input_schema=t["inputSchema"],
             annotations=types.ToolAnnotations(
                 read_only_hint=t.get("annotations", {}).get("readOnlyHint"),
                 destructive_hint=t.get("annotations", {}).get("destructiveHint"),
                 idempotent_hint=t.get("annotations", {}).get("idempotentHint"),
                 open_world_hint=t.get("annotations", {}).get("openWorldHint"),
-            ) if t.get("annotations") else None,
+            )
+            if t.get("annotations")
+            else None,
         )
         for t in specs
     ]
@@ -196,8 +218,9 @@ def _send_as_written() -> None:
     runner._methods = AsWritten()
 
 
-def _build(variant: str, page_size: int, specs: list[dict[str, Any]], tools: list[Any],
-           by_name: dict[str, dict[str, Any]]):
+def _build(
+    variant: str, page_size: int, specs: list[dict[str, Any]], tools: list[Any], by_name: dict[str, dict[str, Any]]
+):
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -213,7 +236,7 @@ def _build(variant: str, page_size: int, specs: list[dict[str, Any]], tools: lis
         if variant == "endless":
             return types.ListToolsResult(tools=[], next_cursor=str(start + 1))
         if start > 0 and variant == "loop":
-            return types.ListToolsResult(tools=tools[start:start + page_size], next_cursor=str(start))
+            return types.ListToolsResult(tools=tools[start : start + page_size], next_cursor=str(start))
         end = start + page_size
         if variant in ("invalid", "hints"):  # entries as written (``_send_as_written``)
             return {"tools": tools[start:end], **({"nextCursor": str(end)} if end < len(tools) else {})}
@@ -226,14 +249,18 @@ def _build(variant: str, page_size: int, specs: list[dict[str, Any]], tools: lis
             os._exit(3)
         if variant == "shapes" and params.name in SHAPES:
             parts, structured = SHAPES[params.name]
-            content = [types.TextContent(type="text", text=value) if kind == "text"
-                       else types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type=value)
-                       for kind, value in parts]
+            content = [
+                types.TextContent(type="text", text=value)
+                if kind == "text"
+                else types.ImageContent(type="image", data="iVBORw0KGgo=", mime_type=value)
+                for kind, value in parts
+            ]
             return types.CallToolResult(content=content, structured_content=structured)
         spec = by_name.get(params.name)
         if spec is None:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=f"unknown tool '{params.name}'")],
-                                        is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"unknown tool '{params.name}'")], is_error=True
+            )
         arguments = params.arguments or {}
         try:
             jsonschema.validate(arguments, spec["inputSchema"])
@@ -241,13 +268,19 @@ def _build(variant: str, page_size: int, specs: list[dict[str, Any]], tools: lis
             where = "/".join(str(p) for p in exc.absolute_path) or "(arguments)"
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"invalid arguments at {where}: {exc.message}")],
-                is_error=True)
+                is_error=True,
+            )
         answer = {"tool": params.name, "arguments": arguments, "result": CANNED.get(spec["x-bitmall-name"], {})}
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False))])
+            content=[types.TextContent(type="text", text=json.dumps(answer, ensure_ascii=False))]
+        )
 
-    return Server("bitmall-demo", version="1.0.0" if variant != "v2" else "2.0.0",
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "bitmall-demo",
+        version="1.0.0" if variant != "v2" else "2.0.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 async def _serve_stdio(variant: str, page_size: int) -> None:
@@ -265,8 +298,13 @@ def _require_token(app: Any, token: str) -> Any:
 
     async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and dict(scope.get("headers") or []).get(b"authorization") != expected:
-            await send({"type": "http.response.start", "status": 401,
-                        "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                }
+            )
             await send({"type": "http.response.body", "body": b"a bearer token is required"})
             return
         await app(scope, receive, send)

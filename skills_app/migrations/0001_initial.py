@@ -9,7 +9,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -18,133 +17,227 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='AccessProfile',
+            name="AccessProfile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True, validators=[django.core.validators.RegexValidator(re.compile('\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z'))], verbose_name='name')),
-                ('description', models.CharField(blank=True, max_length=512, verbose_name='description')),
-                ('tools', models.JSONField(blank=True, default=list, verbose_name='tools')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=64,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                re.compile("\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z")
+                            )
+                        ],
+                        verbose_name="name",
+                    ),
+                ),
+                ("description", models.CharField(blank=True, max_length=512, verbose_name="description")),
+                ("tools", models.JSONField(blank=True, default=list, verbose_name="tools")),
             ],
             options={
-                'verbose_name': 'access profile',
-                'ordering': ['name'],
-                'abstract': False,
+                "verbose_name": "access profile",
+                "ordering": ["name"],
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='BuiltinTool',
+            name="BuiltinTool",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=128, unique=True, verbose_name='name')),
-                ('description', models.TextField(blank=True, verbose_name='description')),
-                ('parameters', models.JSONField(default=dict, verbose_name='parameters')),
-                ('sort_order', models.IntegerField(default=0, verbose_name='sort order')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=128, unique=True, verbose_name="name")),
+                ("description", models.TextField(blank=True, verbose_name="description")),
+                ("parameters", models.JSONField(default=dict, verbose_name="parameters")),
+                ("sort_order", models.IntegerField(default=0, verbose_name="sort order")),
             ],
             options={
-                'verbose_name': 'builtin tool',
-                'ordering': ['sort_order', 'name'],
+                "verbose_name": "builtin tool",
+                "ordering": ["sort_order", "name"],
             },
         ),
         migrations.CreateModel(
-            name='ConsoleSettings',
+            name="ConsoleSettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('marker_key', models.CharField(default='ragent_loaded_skill', max_length=64, verbose_name='loaded-skill marker key')),
-                ('eviction_prefix', models.CharField(default='[历史工具结果已省略，原长 ', max_length=128, verbose_name='eviction placeholder prefix')),
-                ('catalog_name', models.CharField(blank=True, max_length=64, verbose_name='catalog')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "marker_key",
+                    models.CharField(
+                        default="ragent_loaded_skill", max_length=64, verbose_name="loaded-skill marker key"
+                    ),
+                ),
+                (
+                    "eviction_prefix",
+                    models.CharField(
+                        default="[历史工具结果已省略，原长 ", max_length=128, verbose_name="eviction placeholder prefix"
+                    ),
+                ),
+                ("catalog_name", models.CharField(blank=True, max_length=64, verbose_name="catalog")),
             ],
             options={
-                'verbose_name': 'console settings',
+                "verbose_name": "console settings",
             },
         ),
         migrations.CreateModel(
-            name='McpTool',
+            name="McpTool",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=128, unique=True, verbose_name='name')),
-                ('title', models.CharField(blank=True, max_length=200, verbose_name='title')),
-                ('description', models.TextField(blank=True, verbose_name='description')),
-                ('input_schema', models.JSONField(default=dict, verbose_name='inputSchema')),
-                ('annotations', models.JSONField(blank=True, default=dict, verbose_name='annotations')),
-                ('server', models.CharField(blank=True, max_length=100, verbose_name='MCP server')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=128, unique=True, verbose_name="name")),
+                ("title", models.CharField(blank=True, max_length=200, verbose_name="title")),
+                ("description", models.TextField(blank=True, verbose_name="description")),
+                ("input_schema", models.JSONField(default=dict, verbose_name="inputSchema")),
+                ("annotations", models.JSONField(blank=True, default=dict, verbose_name="annotations")),
+                ("server", models.CharField(blank=True, max_length=100, verbose_name="MCP server")),
             ],
             options={
-                'verbose_name': 'MCP tool',
-                'ordering': ['name'],
+                "verbose_name": "MCP tool",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Scenario',
+            name="Scenario",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True, validators=[django.core.validators.RegexValidator(re.compile('\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z'))], verbose_name='name')),
-                ('description', models.CharField(blank=True, max_length=512, verbose_name='description')),
-                ('script', models.TextField(verbose_name='script')),
-                ('catalog', models.CharField(blank=True, max_length=64, verbose_name='demo catalog')),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=64,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                re.compile("\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z")
+                            )
+                        ],
+                        verbose_name="name",
+                    ),
+                ),
+                ("description", models.CharField(blank=True, max_length=512, verbose_name="description")),
+                ("script", models.TextField(verbose_name="script")),
+                ("catalog", models.CharField(blank=True, max_length=64, verbose_name="demo catalog")),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'verbose_name': 'scenario',
-                'ordering': ['name'],
+                "verbose_name": "scenario",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Stage',
+            name="Stage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True, validators=[django.core.validators.RegexValidator(re.compile('\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z'))], verbose_name='name')),
-                ('description', models.CharField(blank=True, max_length=512, verbose_name='description')),
-                ('tools', models.JSONField(blank=True, default=list, verbose_name='tools')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=64,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                re.compile("\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z")
+                            )
+                        ],
+                        verbose_name="name",
+                    ),
+                ),
+                ("description", models.CharField(blank=True, max_length=512, verbose_name="description")),
+                ("tools", models.JSONField(blank=True, default=list, verbose_name="tools")),
             ],
             options={
-                'verbose_name': 'stage',
-                'ordering': ['name'],
-                'abstract': False,
+                "verbose_name": "stage",
+                "ordering": ["name"],
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='IntentNode',
+            name="IntentNode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('intent_code', models.CharField(max_length=64, unique=True, verbose_name='intent code')),
-                ('name', models.CharField(max_length=64, verbose_name='name')),
-                ('level', models.PositiveSmallIntegerField(choices=[(0, 'domain'), (1, 'category'), (2, 'topic')], default=0, verbose_name='level')),
-                ('kind', models.CharField(choices=[('KB', 'knowledge base'), ('SYSTEM', 'system'), ('MCP', 'MCP tool')], default='SYSTEM', max_length=8, verbose_name='kind')),
-                ('mcp_tool_id', models.CharField(blank=True, max_length=128, verbose_name='MCP tool id')),
-                ('require_confirm', models.BooleanField(default=False, verbose_name='require confirmation')),
-                ('description', models.CharField(blank=True, max_length=512, verbose_name='description')),
-                ('examples', models.JSONField(blank=True, default=list, verbose_name='examples')),
-                ('sort_order', models.IntegerField(default=0, verbose_name='sort order')),
-                ('enabled', models.BooleanField(default=True, verbose_name='enabled')),
-                ('deleted_at', models.DateTimeField(blank=True, null=True)),
-                ('parent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='children', to='skills_app.intentnode')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("intent_code", models.CharField(max_length=64, unique=True, verbose_name="intent code")),
+                ("name", models.CharField(max_length=64, verbose_name="name")),
+                (
+                    "level",
+                    models.PositiveSmallIntegerField(
+                        choices=[(0, "domain"), (1, "category"), (2, "topic")], default=0, verbose_name="level"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("KB", "knowledge base"), ("SYSTEM", "system"), ("MCP", "MCP tool")],
+                        default="SYSTEM",
+                        max_length=8,
+                        verbose_name="kind",
+                    ),
+                ),
+                ("mcp_tool_id", models.CharField(blank=True, max_length=128, verbose_name="MCP tool id")),
+                ("require_confirm", models.BooleanField(default=False, verbose_name="require confirmation")),
+                ("description", models.CharField(blank=True, max_length=512, verbose_name="description")),
+                ("examples", models.JSONField(blank=True, default=list, verbose_name="examples")),
+                ("sort_order", models.IntegerField(default=0, verbose_name="sort order")),
+                ("enabled", models.BooleanField(default=True, verbose_name="enabled")),
+                ("deleted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "parent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="children",
+                        to="skills_app.intentnode",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'intent node',
-                'ordering': ['level', 'sort_order', 'intent_code'],
+                "verbose_name": "intent node",
+                "ordering": ["level", "sort_order", "intent_code"],
             },
         ),
         migrations.CreateModel(
-            name='Skill',
+            name="Skill",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('skill_code', models.CharField(max_length=64, validators=[django.core.validators.RegexValidator(re.compile('\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z'))], verbose_name='skill code')),
-                ('name', models.CharField(max_length=64, verbose_name='name')),
-                ('description', models.CharField(max_length=512, verbose_name='description')),
-                ('content', models.TextField(verbose_name='manual')),
-                ('tool_ids', models.JSONField(blank=True, default=list, verbose_name='gated tools')),
-                ('sort_order', models.IntegerField(default=0, verbose_name='sort order')),
-                ('enabled', models.BooleanField(default=True, verbose_name='enabled')),
-                ('version', models.PositiveIntegerField(default=1, verbose_name='version')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('deleted_at', models.DateTimeField(blank=True, null=True)),
-                ('updated_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "skill_code",
+                    models.CharField(
+                        max_length=64,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                re.compile("\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z")
+                            )
+                        ],
+                        verbose_name="skill code",
+                    ),
+                ),
+                ("name", models.CharField(max_length=64, verbose_name="name")),
+                ("description", models.CharField(max_length=512, verbose_name="description")),
+                ("content", models.TextField(verbose_name="manual")),
+                ("tool_ids", models.JSONField(blank=True, default=list, verbose_name="gated tools")),
+                ("sort_order", models.IntegerField(default=0, verbose_name="sort order")),
+                ("enabled", models.BooleanField(default=True, verbose_name="enabled")),
+                ("version", models.PositiveIntegerField(default=1, verbose_name="version")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("deleted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'skill',
-                'ordering': ['sort_order', 'skill_code'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('deleted_at__isnull', True)), fields=('skill_code',), name='unique_live_skill_code')],
+                "verbose_name": "skill",
+                "ordering": ["sort_order", "skill_code"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("deleted_at__isnull", True)),
+                        fields=("skill_code",),
+                        name="unique_live_skill_code",
+                    )
+                ],
             },
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0002_builtin_tools'),
+        ("skills_app", "0002_builtin_tools"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='scenario',
-            name='description_en',
-            field=models.CharField(blank=True, max_length=512, verbose_name='description (English)'),
+            model_name="scenario",
+            name="description_en",
+            field=models.CharField(blank=True, max_length=512, verbose_name="description (English)"),
         ),
     ]

@@ -5,20 +5,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0003_scenario_description_en'),
+        ("skills_app", "0003_scenario_description_en"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='consolesettings',
-            name='eviction_prefix',
-            field=models.CharField(default='[历史工具结果已省略，原长 ', max_length=128, validators=[django.core.validators.MinLengthValidator(6)], verbose_name='eviction placeholder prefix'),
+            model_name="consolesettings",
+            name="eviction_prefix",
+            field=models.CharField(
+                default="[历史工具结果已省略，原长 ",
+                max_length=128,
+                validators=[django.core.validators.MinLengthValidator(6)],
+                verbose_name="eviction placeholder prefix",
+            ),
         ),
         migrations.AlterField(
-            model_name='consolesettings',
-            name='marker_key',
-            field=models.CharField(default='ragent_loaded_skill', max_length=64, validators=[django.core.validators.RegexValidator('\\A[A-Za-z_][A-Za-z0-9_.-]{2,63}\\Z')], verbose_name='loaded-skill marker key'),
+            model_name="consolesettings",
+            name="marker_key",
+            field=models.CharField(
+                default="ragent_loaded_skill",
+                max_length=64,
+                validators=[django.core.validators.RegexValidator("\\A[A-Za-z_][A-Za-z0-9_.-]{2,63}\\Z")],
+                verbose_name="loaded-skill marker key",
+            ),
         ),
     ]

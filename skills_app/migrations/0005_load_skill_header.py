@@ -5,15 +5,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0004_settings_validators'),
+        ("skills_app", "0004_settings_validators"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='consolesettings',
-            name='load_skill_header',
-            field=models.TextField(default='加载一份业务手册（技能）：手册写明处理某类业务的步骤、规则和注意事项。\n当用户的请求属于下列某一业务时，先用对应的 skill_code 调用 load_skill，读完手册再按手册操作。\n部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务', error_messages={'blank': 'the load_skill description header cannot be blank.'}, help_text='Opens the description of load_skill; one line per enabled skill follows it.', max_length=2000, validators=[django.core.validators.MaxLengthValidator(2000), django.core.validators.ProhibitNullCharactersValidator()], verbose_name='load_skill description header'),
+            model_name="consolesettings",
+            name="load_skill_header",
+            field=models.TextField(
+                default="加载一份业务手册（技能）：手册写明处理某类业务的步骤、规则和注意事项。\n当用户的请求属于下列某一业务时，先用对应的 skill_code 调用 load_skill，读完手册再按手册操作。\n部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务",
+                error_messages={"blank": "the load_skill description header cannot be blank."},
+                help_text="Opens the description of load_skill; one line per enabled skill follows it.",
+                max_length=2000,
+                validators=[
+                    django.core.validators.MaxLengthValidator(2000),
+                    django.core.validators.ProhibitNullCharactersValidator(),
+                ],
+                verbose_name="load_skill description header",
+            ),
         ),
     ]

@@ -9,82 +9,168 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0004_settings_validators'),
+        ("skills_app", "0004_settings_validators"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Release',
+            name="Release",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField(unique=True, verbose_name='number')),
-                ('snapshot', models.JSONField(verbose_name='snapshot')),
-                ('sha256', models.CharField(max_length=64, verbose_name='sha256')),
-                ('author_name', models.CharField(blank=True, max_length=150, verbose_name='author')),
-                ('created_at', models.DateTimeField(auto_now_add=True, verbose_name='published at')),
-                ('note', models.TextField(verbose_name='note')),
-                ('overrides', models.JSONField(blank=True, default=list, verbose_name='overridden expectations')),
-                ('override_note', models.TextField(blank=True, verbose_name='override reason')),
-                ('rollback_of', models.PositiveIntegerField(blank=True, null=True, verbose_name='rollback of')),
-                ('author', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='author')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField(unique=True, verbose_name="number")),
+                ("snapshot", models.JSONField(verbose_name="snapshot")),
+                ("sha256", models.CharField(max_length=64, verbose_name="sha256")),
+                ("author_name", models.CharField(blank=True, max_length=150, verbose_name="author")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="published at")),
+                ("note", models.TextField(verbose_name="note")),
+                ("overrides", models.JSONField(blank=True, default=list, verbose_name="overridden expectations")),
+                ("override_note", models.TextField(blank=True, verbose_name="override reason")),
+                ("rollback_of", models.PositiveIntegerField(blank=True, null=True, verbose_name="rollback of")),
+                (
+                    "author",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="author",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'release',
-                'ordering': ['-number'],
-                'permissions': [('publish_release', 'Can publish releases, move labels and manage runtime API keys')],
+                "verbose_name": "release",
+                "ordering": ["-number"],
+                "permissions": [("publish_release", "Can publish releases, move labels and manage runtime API keys")],
             },
         ),
         migrations.CreateModel(
-            name='LabelMove',
+            name="LabelMove",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(db_index=True, max_length=64, verbose_name='label')),
-                ('moved_by_name', models.CharField(blank=True, max_length=150)),
-                ('moved_at', models.DateTimeField(auto_now_add=True, verbose_name='moved at')),
-                ('moved_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('from_release', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='skills_app.release')),
-                ('to_release', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='skills_app.release')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("label", models.CharField(db_index=True, max_length=64, verbose_name="label")),
+                ("moved_by_name", models.CharField(blank=True, max_length=150)),
+                ("moved_at", models.DateTimeField(auto_now_add=True, verbose_name="moved at")),
+                (
+                    "moved_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "from_release",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="skills_app.release",
+                    ),
+                ),
+                (
+                    "to_release",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="skills_app.release"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'label move',
-                'ordering': ['-moved_at', '-id'],
+                "verbose_name": "label move",
+                "ordering": ["-moved_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='ReleaseLabel',
+            name="ReleaseLabel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True, validators=[django.core.validators.RegexValidator(re.compile('\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z'))], verbose_name='label')),
-                ('moved_at', models.DateTimeField(auto_now=True, verbose_name='moved at')),
-                ('release', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='labels', to='skills_app.release', verbose_name='release')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "name",
+                    models.CharField(
+                        max_length=64,
+                        unique=True,
+                        validators=[
+                            django.core.validators.RegexValidator(
+                                re.compile("\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z")
+                            )
+                        ],
+                        verbose_name="label",
+                    ),
+                ),
+                ("moved_at", models.DateTimeField(auto_now=True, verbose_name="moved at")),
+                (
+                    "release",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="labels",
+                        to="skills_app.release",
+                        verbose_name="release",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'release label',
-                'ordering': ['name'],
+                "verbose_name": "release label",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='RuntimeKey',
+            name="RuntimeKey",
             fields=[
-                ('id', models.CharField(editable=False, max_length=150, primary_key=True, serialize=False, unique=True)),
-                ('prefix', models.CharField(editable=False, max_length=8, unique=True)),
-                ('hashed_key', models.CharField(editable=False, max_length=150)),
-                ('created', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('name', models.CharField(default=None, help_text='A free-form name for the API key. Need not be unique. 50 characters max.', max_length=50)),
-                ('revoked', models.BooleanField(blank=True, default=False, help_text='If the API key is revoked, clients cannot use it anymore. (This cannot be undone.)')),
-                ('expiry_date', models.DateTimeField(blank=True, help_text='Once API key expires, clients cannot use it anymore.', null=True, verbose_name='Expires')),
-                ('read_drafts', models.BooleanField(default=False, verbose_name='may read drafts')),
-                ('last_used_at', models.DateTimeField(blank=True, null=True, verbose_name='last used')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.CharField(editable=False, max_length=150, primary_key=True, serialize=False, unique=True),
+                ),
+                ("prefix", models.CharField(editable=False, max_length=8, unique=True)),
+                ("hashed_key", models.CharField(editable=False, max_length=150)),
+                ("created", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "name",
+                    models.CharField(
+                        default=None,
+                        help_text="A free-form name for the API key. Need not be unique. 50 characters max.",
+                        max_length=50,
+                    ),
+                ),
+                (
+                    "revoked",
+                    models.BooleanField(
+                        blank=True,
+                        default=False,
+                        help_text="If the API key is revoked, clients cannot use it anymore. (This cannot be undone.)",
+                    ),
+                ),
+                (
+                    "expiry_date",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="Once API key expires, clients cannot use it anymore.",
+                        null=True,
+                        verbose_name="Expires",
+                    ),
+                ),
+                ("read_drafts", models.BooleanField(default=False, verbose_name="may read drafts")),
+                ("last_used_at", models.DateTimeField(blank=True, null=True, verbose_name="last used")),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'runtime API key',
-                'verbose_name_plural': 'runtime API keys',
-                'ordering': ('-created',),
-                'abstract': False,
+                "verbose_name": "runtime API key",
+                "verbose_name_plural": "runtime API keys",
+                "ordering": ("-created",),
+                "abstract": False,
             },
         ),
     ]

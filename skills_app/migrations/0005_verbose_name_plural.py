@@ -4,42 +4,53 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0004_settings_validators'),
+        ("skills_app", "0004_settings_validators"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='accessprofile',
-            options={'ordering': ['name'], 'verbose_name': 'access profile', 'verbose_name_plural': 'access profiles'},
+            name="accessprofile",
+            options={"ordering": ["name"], "verbose_name": "access profile", "verbose_name_plural": "access profiles"},
         ),
         migrations.AlterModelOptions(
-            name='builtintool',
-            options={'ordering': ['sort_order', 'name'], 'verbose_name': 'builtin tool', 'verbose_name_plural': 'builtin tools'},
+            name="builtintool",
+            options={
+                "ordering": ["sort_order", "name"],
+                "verbose_name": "builtin tool",
+                "verbose_name_plural": "builtin tools",
+            },
         ),
         migrations.AlterModelOptions(
-            name='consolesettings',
-            options={'verbose_name': 'console settings', 'verbose_name_plural': 'console settings'},
+            name="consolesettings",
+            options={"verbose_name": "console settings", "verbose_name_plural": "console settings"},
         ),
         migrations.AlterModelOptions(
-            name='intentnode',
-            options={'ordering': ['level', 'sort_order', 'intent_code'], 'verbose_name': 'intent node', 'verbose_name_plural': 'intent nodes'},
+            name="intentnode",
+            options={
+                "ordering": ["level", "sort_order", "intent_code"],
+                "verbose_name": "intent node",
+                "verbose_name_plural": "intent nodes",
+            },
         ),
         migrations.AlterModelOptions(
-            name='mcptool',
-            options={'ordering': ['name'], 'verbose_name': 'MCP tool', 'verbose_name_plural': 'MCP tools'},
+            name="mcptool",
+            options={"ordering": ["name"], "verbose_name": "MCP tool", "verbose_name_plural": "MCP tools"},
         ),
         migrations.AlterModelOptions(
-            name='scenario',
-            options={'ordering': ['name'], 'verbose_name': 'scenario', 'verbose_name_plural': 'scenarios'},
+            name="scenario",
+            options={"ordering": ["name"], "verbose_name": "scenario", "verbose_name_plural": "scenarios"},
         ),
         migrations.AlterModelOptions(
-            name='skill',
-            options={'ordering': ['sort_order', 'skill_code'], 'verbose_name': 'skill', 'verbose_name_plural': 'skills'},
+            name="skill",
+            options={
+                "ordering": ["sort_order", "skill_code"],
+                "verbose_name": "skill",
+                "verbose_name_plural": "skills",
+            },
         ),
         migrations.AlterModelOptions(
-            name='stage',
-            options={'ordering': ['name'], 'verbose_name': 'stage', 'verbose_name_plural': 'stages'},
+            name="stage",
+            options={"ordering": ["name"], "verbose_name": "stage", "verbose_name_plural": "stages"},
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0005_load_skill_header'),
-        ('skills_app', '0005_verbose_name_plural'),
+        ("skills_app", "0005_load_skill_header"),
+        ("skills_app", "0005_verbose_name_plural"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -1,5 +1,6 @@
 """The three roles (viewer, editor, publisher) as Django groups, and a first historical record of
 every row that existed before history was kept (docs/roles.md)."""
+
 from django.db import migrations
 from django.utils import timezone
 
@@ -24,13 +25,18 @@ def history_baseline(apps, schema_editor):
         for obj in model._base_manager.all().iterator():
             if historical.objects.filter(id=obj.pk).exists():
                 continue
-            rows.append(historical(**{f: getattr(obj, f) for f in fields}, history_date=now, history_type="~",
-                                   history_change_reason="history started"))
+            rows.append(
+                historical(
+                    **{f: getattr(obj, f) for f in fields},
+                    history_date=now,
+                    history_type="~",
+                    history_change_reason="history started",
+                )
+            )
         historical.objects.bulk_create(rows)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("auth", "0012_alter_user_first_name_max_length"),
         ("contenttypes", "0002_remove_content_type_name"),

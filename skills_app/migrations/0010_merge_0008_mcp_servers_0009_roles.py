@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0008_mcp_servers'),
-        ('skills_app', '0009_roles'),
+        ("skills_app", "0008_mcp_servers"),
+        ("skills_app", "0009_roles"),
     ]
 
-    operations = [
-    ]
+    operations = []

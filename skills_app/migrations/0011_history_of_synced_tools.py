@@ -5,55 +5,62 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0010_merge_0008_mcp_servers_0009_roles'),
+        ("skills_app", "0010_merge_0008_mcp_servers_0009_roles"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='confirm_set_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='confirmation set at'),
+            model_name="historicalmcptool",
+            name="confirm_set_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="confirmation set at"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='confirm_set_by',
-            field=models.CharField(blank=True, max_length=150, verbose_name='confirmation set by'),
+            model_name="historicalmcptool",
+            name="confirm_set_by",
+            field=models.CharField(blank=True, max_length=150, verbose_name="confirmation set by"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='mcp_server',
-            field=models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='skills_app.mcpserver', verbose_name='MCP server'),
+            model_name="historicalmcptool",
+            name="mcp_server",
+            field=models.ForeignKey(
+                blank=True,
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="skills_app.mcpserver",
+                verbose_name="MCP server",
+            ),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='naming_warning',
-            field=models.TextField(blank=True, verbose_name='naming warning'),
+            model_name="historicalmcptool",
+            name="naming_warning",
+            field=models.TextField(blank=True, verbose_name="naming warning"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='output_schema',
-            field=models.JSONField(blank=True, null=True, verbose_name='outputSchema'),
+            model_name="historicalmcptool",
+            name="output_schema",
+            field=models.JSONField(blank=True, null=True, verbose_name="outputSchema"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='removed_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='no longer offered since'),
+            model_name="historicalmcptool",
+            name="removed_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="no longer offered since"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='require_confirm_override',
-            field=models.BooleanField(blank=True, null=True, verbose_name='require confirmation (operator)'),
+            model_name="historicalmcptool",
+            name="require_confirm_override",
+            field=models.BooleanField(blank=True, null=True, verbose_name="require confirmation (operator)"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='synced_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='synced at'),
+            model_name="historicalmcptool",
+            name="synced_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="synced at"),
         ),
         migrations.AddField(
-            model_name='historicalmcptool',
-            name='tool_name',
-            field=models.CharField(blank=True, max_length=128, verbose_name='tool name on the server'),
+            model_name="historicalmcptool",
+            name="tool_name",
+            field=models.CharField(blank=True, max_length=128, verbose_name="tool name on the server"),
         ),
     ]

@@ -6,15 +6,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0011_history_of_synced_tools'),
+        ("skills_app", "0011_history_of_synced_tools"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='consolesettings',
-            name='draft_token',
+            model_name="consolesettings",
+            name="draft_token",
             field=models.UUIDField(default=uuid.uuid4, editable=False),
         ),
     ]

@@ -12,8 +12,9 @@ def fill_catalog_json(apps, schema_editor):
     from skill_rule.snapshot import SnapshotError, catalog_from_snapshot
 
     Release = apps.get_model("skills_app", "Release")
-    for pk, number, snapshot in Release.objects.filter(catalog_json__isnull=True).values_list(
-            "pk", "number", "snapshot").iterator():
+    for pk, number, snapshot in (
+        Release.objects.filter(catalog_json__isnull=True).values_list("pk", "number", "snapshot").iterator()
+    ):
         try:
             body = catalog_body_json(catalog_from_snapshot(snapshot, release=number))
         except (SnapshotError, TypeError, ValueError, KeyError):
@@ -22,16 +23,15 @@ def fill_catalog_json(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0012_console_settings_draft_token'),
+        ("skills_app", "0012_console_settings_draft_token"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='release',
-            name='catalog_json',
-            field=models.TextField(blank=True, editable=False, null=True, verbose_name='catalog JSON'),
+            model_name="release",
+            name="catalog_json",
+            field=models.TextField(blank=True, editable=False, null=True, verbose_name="catalog JSON"),
         ),
         migrations.RunPython(fill_catalog_json, migrations.RunPython.noop),
     ]

@@ -25,7 +25,6 @@ def copy_back(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("skills_app", "0013_release_catalog_json"),
     ]

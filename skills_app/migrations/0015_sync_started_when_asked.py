@@ -5,15 +5,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0014_release_large_columns_last'),
+        ("skills_app", "0014_release_large_columns_last"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='mcpsyncrecord',
-            name='started_at',
-            field=models.DateTimeField(default=django.utils.timezone.now, verbose_name='started'),
+            model_name="mcpsyncrecord",
+            name="started_at",
+            field=models.DateTimeField(default=django.utils.timezone.now, verbose_name="started"),
         ),
     ]

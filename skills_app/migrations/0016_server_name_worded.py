@@ -5,15 +5,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0015_sync_started_when_asked'),
+        ("skills_app", "0015_sync_started_when_asked"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='mcpserver',
-            name='name',
-            field=models.CharField(help_text='Stable name: lowercase letter first, then lowercase letters, digits, _ or -.', max_length=40, unique=True, validators=[django.core.validators.RegexValidator('\\A[a-z][a-z0-9_-]{1,39}\\Z', code='server_name_invalid', message='%(value)r is not a server name: a lowercase letter first, then 1–39 lowercase letters, digits, _ or -.')], verbose_name='name'),
+            model_name="mcpserver",
+            name="name",
+            field=models.CharField(
+                help_text="Stable name: lowercase letter first, then lowercase letters, digits, _ or -.",
+                max_length=40,
+                unique=True,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        "\\A[a-z][a-z0-9_-]{1,39}\\Z",
+                        code="server_name_invalid",
+                        message="%(value)r is not a server name: a lowercase letter first, then 1–39 lowercase letters, digits, _ or -.",
+                    )
+                ],
+                verbose_name="name",
+            ),
         ),
     ]

@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('skills_app', '0016_server_name_worded'),
+        ("skills_app", "0016_server_name_worded"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='mcpsyncrecord',
-            name='deadline_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='abandoned after'),
+            model_name="mcpsyncrecord",
+            name="deadline_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="abandoned after"),
         ),
         migrations.AlterField(
-            model_name='mcpsyncrecord',
-            name='outcome',
-            field=models.CharField(choices=[('ok', 'succeeded'), ('failed', 'failed'), ('running', 'running')], max_length=10, verbose_name='outcome'),
+            model_name="mcpsyncrecord",
+            name="outcome",
+            field=models.CharField(
+                choices=[("ok", "succeeded"), ("failed", "failed"), ("running", "running")],
+                max_length=10,
+                verbose_name="outcome",
+            ),
         ),
     ]

@@ -1,4 +1,5 @@
 """Template helpers of the console: safe markdown, verdict/state labels, small lookups."""
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,13 @@ def render_markdown(text: str) -> SafeString:
       the live preview never leaves the editor and its unsaved text.
     """
     html = _MARKDOWN.render(text or "")
-    cleaned = nh3.clean(html, tags=set(ALLOWED_TAGS), clean_content_tags={"script", "style"},
-                        url_schemes=set(URL_SCHEMES), set_tag_attribute_values={"a": {"target": "_blank"}})
+    cleaned = nh3.clean(
+        html,
+        tags=set(ALLOWED_TAGS),
+        clean_content_tags={"script", "style"},
+        url_schemes=set(URL_SCHEMES),
+        set_tag_attribute_values={"a": {"target": "_blank"}},
+    )
     return mark_safe(cleaned)  # noqa: S308 — nh3 output is sanitized
 
 
@@ -118,15 +124,35 @@ def fields_with_errors(form: Any) -> list[tuple[str, str, list[str]]]:
 
 #: url_name → nav section, for the "current page" mark in the top bar.
 NAV_SECTIONS = {
-    "home": "skills", "skill_list": "skills", "skill_detail": "skills", "skill_create": "skills",
-    "skill_edit": "skills", "preview": "preview", "scenario_list": "scenarios", "scenario_create": "scenarios",
-    "scenario_edit": "scenarios", "restriction_list": "restrictions", "restriction_create": "restrictions",
-    "restriction_edit": "restrictions", "tool_tree": "tools",
-    "release_list": "releases", "release_detail": "releases", "release_diff": "releases", "publish": "releases",
-    "api_keys": "releases", "skill_history": "skills", "skill_revert": "skills", "audit": "audit",
+    "home": "skills",
+    "skill_list": "skills",
+    "skill_detail": "skills",
+    "skill_create": "skills",
+    "skill_edit": "skills",
+    "preview": "preview",
+    "scenario_list": "scenarios",
+    "scenario_create": "scenarios",
+    "scenario_edit": "scenarios",
+    "restriction_list": "restrictions",
+    "restriction_create": "restrictions",
+    "restriction_edit": "restrictions",
+    "tool_tree": "tools",
+    "release_list": "releases",
+    "release_detail": "releases",
+    "release_diff": "releases",
+    "publish": "releases",
+    "api_keys": "releases",
+    "skill_history": "skills",
+    "skill_revert": "skills",
+    "audit": "audit",
     "skill_import": "skills",
-    "mcp_server_list": "tools", "mcp_server_create": "tools", "mcp_server_edit": "tools", "mcp_sync_history": "tools",
-    "mcp_tool_detail": "tools", "node_create": "tools", "node_edit": "tools",
+    "mcp_server_list": "tools",
+    "mcp_server_create": "tools",
+    "mcp_server_edit": "tools",
+    "mcp_sync_history": "tools",
+    "mcp_tool_detail": "tools",
+    "node_create": "tools",
+    "node_edit": "tools",
 }
 
 
@@ -171,12 +197,16 @@ def masked_chips(masked: Mapping[str, str], shown: int | None = None) -> SafeStr
     if _HTML_SPECIAL.search("".join(k + v for k, v in items)) is None:  # nothing to escape (tool names, codes)
         chips = ['<li class="chip chip-masked">%s <span class="to">→ %s</span></li>' % kv for kv in items]
     else:
-        chips = ['<li class="chip chip-masked">%s <span class="to">→ %s</span></li>' % (escape(tool), escape(owner))
-                 for tool, owner in items]
+        chips = [
+            '<li class="chip chip-masked">%s <span class="to">→ %s</span></li>' % (escape(tool), escape(owner))
+            for tool, owner in items
+        ]
     html = '<ul class="chips">%s</ul>' % "".join(chips[:shown])
     more = len(chips) - shown
     if more > 0:
         summary = ngettext("and %(n)s more", "and %(n)s more", more) % {"n": more}
-        html += ('<details class="chips-more" data-chips-more="%d"><summary>%s</summary><ul class="chips">%s</ul>'
-                 '</details>' % (more, escape(summary), "".join(chips[shown:])))
+        html += (
+            '<details class="chips-more" data-chips-more="%d"><summary>%s</summary><ul class="chips">%s</ul>'
+            "</details>" % (more, escape(summary), "".join(chips[shown:]))
+        )
     return mark_safe(html)  # noqa: S308 — every name is escaped above

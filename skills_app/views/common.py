@@ -1,5 +1,6 @@
 """Small helpers shared by the console views: the role guard every console view wears
 (``role_required``, docs/roles.md), and the safe ``next`` parameter."""
+
 from __future__ import annotations
 
 import secrets
@@ -27,14 +28,15 @@ from ..draft_cache import draft_fragment
 
 #: ``?expired=`` on the login URL: why the user is sent there (registration/login.html says it).
 EXPIRED_UNSAVED = "unsaved"  # a plain form POST arrived after the session ended: nothing was saved
-EXPIRED = "1"                # an htmx request arrived after the session ended
+EXPIRED = "1"  # an htmx request arrived after the session ended
 
 
 def safe_next(request: HttpRequest, default: str, *args, **kwargs) -> str:
     """The ``next`` parameter when it points at this site, else ``default`` resolved."""
     nxt = request.POST.get("next") or request.GET.get("next")
-    if nxt and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()},
-                                              require_https=request.is_secure()):
+    if nxt and url_has_allowed_host_and_scheme(
+        nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return nxt
     return resolve_url(default, *args, **kwargs)
 
@@ -69,8 +71,15 @@ def draft_html(request: HttpRequest, template: str, context: Callable[[], dict[s
     kept with the HTML, and replaced by this request's token (``get_token``, as the template tag
     would) on every use. ``context`` is called only when the fragment is rendered."""
     flags = roles.context_processor(request)
-    key = ("draft_html", template, request.path, tuple(sorted(request.GET.lists())), get_language(),
-           tuple(sorted(flags["console_can"].items())), flags["console_role"])
+    key = (
+        "draft_html",
+        template,
+        request.path,
+        tuple(sorted(request.GET.lists())),
+        get_language(),
+        tuple(sorted(flags["console_can"].items())),
+        flags["console_role"],
+    )
 
     def build() -> tuple[str, str]:
         placeholder = secrets.token_hex(16)
@@ -95,8 +104,9 @@ def is_console_user(user) -> bool:
 
 def _local(request: HttpRequest, url: str | None) -> str | None:
     """``url`` as a path on this site (``/skills/?q=x``), or None when it points elsewhere."""
-    if not url or not url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()},
-                                                      require_https=request.is_secure()):
+    if not url or not url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return None
     parts = urlsplit(url)
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -149,8 +159,7 @@ def wants_json(request: HttpRequest) -> bool:
 
 def _refuse(request: HttpRequest, template: str, context: dict, detail: str) -> HttpResponse:
     if wants_json(request):
-        return JsonResponse({"detail": detail, **{k: v for k, v in context.items() if isinstance(v, str)}},
-                            status=403)
+        return JsonResponse({"detail": detail, **{k: v for k, v in context.items() if isinstance(v, str)}}, status=403)
     response = render(request, template, context, status=403)
     if request.htmx:
         response["HX-Redirect"] = page_url(request)
@@ -161,12 +170,20 @@ def not_staff(request: HttpRequest) -> HttpResponse:
     """403 for a logged-in user who holds no role: a page that says why and what to do. To htmx,
     the same 403 with ``HX-Redirect`` to the current page, so the whole page shows it (htmx does
     not swap a 4xx response); to a JSON client, ``{"detail": …}``."""
-    return _refuse(request, "registration/not_staff.html", {},
-                   _("Your account has no role in Skill Console (viewer, editor or publisher)."))
+    return _refuse(
+        request,
+        "registration/not_staff.html",
+        {},
+        _("Your account has no role in Skill Console (viewer, editor or publisher)."),
+    )
 
 
-ROLE_NAMES = {roles.VIEWER: gettext_lazy("viewer"), roles.EDITOR: gettext_lazy("editor"),
-              roles.PUBLISHER: gettext_lazy("publisher"), roles.ADMINISTRATOR: gettext_lazy("administrator")}
+ROLE_NAMES = {
+    roles.VIEWER: gettext_lazy("viewer"),
+    roles.EDITOR: gettext_lazy("editor"),
+    roles.PUBLISHER: gettext_lazy("publisher"),
+    roles.ADMINISTRATOR: gettext_lazy("administrator"),
+}
 
 
 def forbidden(request: HttpRequest, needed: str) -> HttpResponse:
@@ -174,18 +191,29 @@ def forbidden(request: HttpRequest, needed: str) -> HttpResponse:
     takes): the console's 403 page naming both roles; nothing was changed. htmx and JSON as in
     ``not_staff``."""
     current = roles.role_of(request.user)
-    context = {"needed_role": needed, "current_role": current or "",
-               "needed_role_name": str(ROLE_NAMES[needed]), "current_role_name": str(ROLE_NAMES.get(current, "—"))}
+    context = {
+        "needed_role": needed,
+        "current_role": current or "",
+        "needed_role_name": str(ROLE_NAMES[needed]),
+        "current_role_name": str(ROLE_NAMES.get(current, "—")),
+    }
     detail = _("This needs the %(needed)s role; your role is %(current)s. Nothing was changed.") % {
-        "needed": context["needed_role_name"], "current": context["current_role_name"]}
+        "needed": context["needed_role_name"],
+        "current": context["current_role_name"],
+    }
     return _refuse(request, "403.html", context, detail)
 
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def role_required(view: Callable | None = None, *, read: str = roles.VIEWER, write: str = roles.EDITOR,
-                  expired_htmx_template: str | None = None):
+def role_required(
+    view: Callable | None = None,
+    *,
+    read: str = roles.VIEWER,
+    write: str = roles.EDITOR,
+    expired_htmx_template: str | None = None,
+):
     """Every console view wears this (outermost). ``read``: the role a GET/HEAD needs; ``write``:
     the role any other method needs (docs/roles.md). Anonymous → the login page (see
     ``to_login``); logged in without any role → 403 ``registration/not_staff.html``; a role too
@@ -193,6 +221,7 @@ def role_required(view: Callable | None = None, *, read: str = roles.VIEWER, wri
 
     Built on Django's auth tools (``redirect_to_login``, groups and ``has_perm``);
     ``user_passes_test`` alone cannot tell the three refusals apart."""
+
     def decorate(fn: Callable) -> Callable:
         @wraps(fn)
         def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:

@@ -1,5 +1,6 @@
 """History and audit pages (docs/roles.md): a skill's revisions with a field-by-field diff of
 any two and a restore of an old one, and the audit log of every write."""
+
 from __future__ import annotations
 
 import datetime
@@ -61,8 +62,16 @@ def _label(model: type, field: str) -> str:
 def change_rows(changes, model: type = Skill) -> list[dict[str, Any]]:
     """``FieldChange``s laid out for ``history/_changes.html``: the field's name in the active
     language, values as text, manual lines tagged ``hunk``/``del``/``add``/``ctx``."""
-    return [{"field": c.field, "label": _label(model, c.field), "before": _show(c.before), "after": _show(c.after),
-             "lines": [(_line_kind(line), line) for line in c.lines]} for c in changes]
+    return [
+        {
+            "field": c.field,
+            "label": _label(model, c.field),
+            "before": _show(c.before),
+            "after": _show(c.after),
+            "lines": [(_line_kind(line), line) for line in c.lines],
+        }
+        for c in changes
+    ]
 
 
 @role_required
@@ -87,14 +96,30 @@ def skill_history(request: HttpRequest, code: str) -> HttpResponse:
     for i, rec in enumerate(revisions):
         older = revisions[i + 1] if i + 1 < len(revisions) else None
         changed = [_label(Skill, c.field) for c in history.skill_revision_diff(older, rec)] if older else []
-        rows.append({"rec": rec, "changed": changed, "older": older.history_id if older else None,
-                     "is_current": all(getattr(rec, f) == v for f, v in current.items())})
+        rows.append(
+            {
+                "rec": rec,
+                "changed": changed,
+                "older": older.history_id if older else None,
+                "is_current": all(getattr(rec, f) == v for f, v in current.items()),
+            }
+        )
     diff = None
     if a is not None and b is not None:
         diff = change_rows(history.skill_revision_diff(by_id[a], by_id[b]))
-    return render(request, "history/skill.html", {
-        "skill": skill, "rows": rows, "a": by_id.get(a), "b": by_id.get(b), "diff": diff, "error": error,
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "history/skill.html",
+        {
+            "skill": skill,
+            "rows": rows,
+            "a": by_id.get(a),
+            "b": by_id.get(b),
+            "diff": diff,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
 
 
 @role_required(read=EDITOR, write=EDITOR)
@@ -108,8 +133,11 @@ def skill_revert(request: HttpRequest, code: str, history_id: int) -> HttpRespon
         text = "; ".join(error_sentences(exc))
         messages.error(request, _("Not restored: %(cause)s") % {"cause": text})
         return redirect("skills:skill_history", code=code)
-    messages.success(request, _("Restored revision %(id)s: %(code)s is now version %(version)s.")
-                     % {"id": history_id, "code": code, "version": saved.version})
+    messages.success(
+        request,
+        _("Restored revision %(id)s: %(code)s is now version %(version)s.")
+        % {"id": history_id, "code": code, "version": saved.version},
+    )
     latest = history.skill_revisions(saved)[:2]
     url = reverse("skills:skill_history", kwargs={"code": code})
     if len(latest) == 2:
@@ -124,9 +152,13 @@ def _record_url(kind: str, label: str, history_id: int, live_codes: set[str]) ->
         if label not in live_codes:
             return None
         return reverse("skills:skill_history", kwargs={"code": label}) + f"?b={history_id}"
-    return {"scenario": reverse("skills:scenario_list"), "accessprofile": reverse("skills:restriction_list"),
-            "stage": reverse("skills:restriction_list"), "intentnode": reverse("skills:tool_tree"),
-            "mcptool": reverse("skills:tool_tree")}.get(kind)
+    return {
+        "scenario": reverse("skills:scenario_list"),
+        "accessprofile": reverse("skills:restriction_list"),
+        "stage": reverse("skills:restriction_list"),
+        "intentnode": reverse("skills:tool_tree"),
+        "mcptool": reverse("skills:tool_tree"),
+    }.get(kind)
 
 
 @role_required
@@ -142,19 +174,36 @@ def audit(request: HttpRequest) -> HttpResponse:
     else:
         status = 200
         data = form.cleaned_data if form.is_bound else {}
-        flt = history.AuditFilter(user=data.get("user"), kind=data.get("kind") or "",
-                                  record=(data.get("record") or "").strip(), since=data.get("since"),
-                                  until=data.get("until"))
+        flt = history.AuditFilter(
+            user=data.get("user"),
+            kind=data.get("kind") or "",
+            record=(data.get("record") or "").strip(),
+            since=data.get("since"),
+            until=data.get("until"),
+        )
         page = paginate(request, history.audit_queryset(flt), history.AUDIT_PAGE_SIZE)
         rows = history.audit_entries(list(page.object_list))
         live = selectors.live_skill_codes({e.label for e in rows if e.kind == "skill"})
-        entries = [{"entry": e, "kind_label": history.AUDITED[e.kind][2],
-                    "url": _record_url(e.kind, e.label, e.history_id, live),
-                    "changes": change_rows(e.changes, history.AUDITED[e.kind][0])}
-                   for e in rows]
+        entries = [
+            {
+                "entry": e,
+                "kind_label": history.AUDITED[e.kind][2],
+                "url": _record_url(e.kind, e.label, e.history_id, live),
+                "changes": change_rows(e.changes, history.AUDITED[e.kind][0]),
+            }
+            for e in rows
+        ]
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "history/audit.html", {
-        "form": form, "page": page, "entries": entries, "query": query.urlencode(),
-        "filtered": any(v for k, v in request.GET.items() if k != "page"),
-    }, status=status)
+    return render(
+        request,
+        "history/audit.html",
+        {
+            "form": form,
+            "page": page,
+            "entries": entries,
+            "query": query.urlencode(),
+            "filtered": any(v for k, v in request.GET.items() if k != "page"),
+        },
+        status=status,
+    )

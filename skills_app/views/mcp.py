@@ -1,6 +1,7 @@
 """MCP servers (docs/mcp.md): the server list with "Sync now", create/edit (secrets masked), the
 sync history with schema diffs, one tool's definition (inputSchema, annotations, confirmation
 setting) with a test call, and the intent-node editor that binds synced tools."""
+
 from __future__ import annotations
 
 import json
@@ -34,12 +35,20 @@ def server_list(request: HttpRequest) -> HttpResponse:
         c = counts.setdefault(t.mcp_server_id, [0, 0])
         c[0 if t.removed_at is None else 1] += 1
     # a sync under way (or abandoned: its worker is gone) is said before the last finished one
-    unfinished = {r.server_id: r for r in McpSyncRecord.objects.filter(outcome=McpSyncRecord.Outcome.RUNNING)
-                  .order_by("started_at", "id")}
-    rows = [{"server": s, "tools": counts.get(s.pk, [0, 0])[0], "removed": counts.get(s.pk, [0, 0])[1],
-             "running": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].running else None,
-             "abandoned": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].abandoned else None}
-            for s in servers]
+    unfinished = {
+        r.server_id: r
+        for r in McpSyncRecord.objects.filter(outcome=McpSyncRecord.Outcome.RUNNING).order_by("started_at", "id")
+    }
+    rows = [
+        {
+            "server": s,
+            "tools": counts.get(s.pk, [0, 0])[0],
+            "removed": counts.get(s.pk, [0, 0])[1],
+            "running": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].running else None,
+            "abandoned": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].abandoned else None,
+        }
+        for s in servers
+    ]
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
 
 
@@ -65,7 +74,11 @@ def sync_summary(record: McpSyncRecord) -> str:
     """A successful sync in the active language: the counts and the skills it broke (the same
     sentence as the history page's; ``record.message`` is the English one of the command line)."""
     text = _("%(n)s tools; %(a)s added; %(d)s removed; %(c)s changed") % {
-        "n": record.tool_count, "a": len(record.added), "d": len(record.removed), "c": len(record.changed)}
+        "n": record.tool_count,
+        "a": len(record.added),
+        "d": len(record.removed),
+        "c": len(record.changed),
+    }
     if record.broken_skills:
         text += "; " + _("broken skills") + ": " + ", ".join(b["skill"] for b in record.broken_skills)
     return text
@@ -81,40 +94,56 @@ def sync_line(record: McpSyncRecord) -> str:
     if record.outcome == McpSyncRecord.Outcome.OK:
         return sync_summary(record)
     if record.abandoned:
-        return _("Abandoned: the sync was still running at its deadline (%(deadline)s: the server's time limit "
-                 "plus a margin), so whatever ran it is gone — the task worker was stopped or killed, or no task "
-                 "worker is running (make run starts one; docs/deploy.md). The previous tools were kept; "
-                 "sync again.") % {"deadline": _local(record.deadline_at)}
+        return _(
+            "Abandoned: the sync was still running at its deadline (%(deadline)s: the server's time limit "
+            "plus a margin), so whatever ran it is gone — the task worker was stopped or killed, or no task "
+            "worker is running (make run starts one; docs/deploy.md). The previous tools were kept; "
+            "sync again."
+        ) % {"deadline": _local(record.deadline_at)}
     if record.outcome == McpSyncRecord.Outcome.RUNNING:
-        return _("Running: the task worker is asking the server (time limit %(limit)s s); this record is "
-                 "updated when it ends.") % {"limit": f"{record.server.timeout_seconds:g}"}
+        return _(
+            "Running: the task worker is asking the server (time limit %(limit)s s); this record is "
+            "updated when it ends."
+        ) % {"limit": f"{record.server.timeout_seconds:g}"}
     return record.message
 
 
 @role_required(read=roles.EDITOR, write=roles.EDITOR)
 @require_POST
 def server_sync(request: HttpRequest, server: str) -> HttpResponse:
-    """"Sync now": the same sync as ``manage.py sync_mcp``, run by the task worker: the record is
+    """ "Sync now": the same sync as ``manage.py sync_mcp``, run by the task worker: the record is
     written as running at once, the history page follows it to its outcome. A sync of the server
     still running is not started twice."""
     obj = get_object_or_404(McpServer, name=server)
     try:
         record = sync_enqueue(server=obj, user=request.user, trigger="console")
     except SyncAlreadyRunning as exc:
-        messages.warning(request, _("A sync of %(name)s is already running (started %(when)s by %(who)s); its "
-                                    "outcome appears below when it ends.") % {
-            "name": obj.name, "when": _local(exc.record.started_at), "who": exc.record.started_by_name or "—"})
+        messages.warning(
+            request,
+            _(
+                "A sync of %(name)s is already running (started %(when)s by %(who)s); its "
+                "outcome appears below when it ends."
+            )
+            % {"name": obj.name, "when": _local(exc.record.started_at), "who": exc.record.started_by_name or "—"},
+        )
         return redirect("skills:mcp_sync_history", server=obj.name)
     if record.outcome == McpSyncRecord.Outcome.RUNNING:
-        messages.info(request, _("Sync of %(name)s started; the record below shows its outcome when it ends.") % {
-            "name": obj.name})
+        messages.info(
+            request,
+            _("Sync of %(name)s started; the record below shows its outcome when it ends.") % {"name": obj.name},
+        )
     elif record.outcome == McpSyncRecord.Outcome.OK:
-        messages.success(request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": sync_summary(record)})
+        messages.success(
+            request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": sync_summary(record)}
+        )
         for warning in record.warnings:
             messages.warning(request, warning)
     else:
-        messages.error(request, _("Sync of %(name)s failed; the previous tools were kept: %(message)s") % {
-            "name": obj.name, "message": record.message})
+        messages.error(
+            request,
+            _("Sync of %(name)s failed; the previous tools were kept: %(message)s")
+            % {"name": obj.name, "message": record.message},
+        )
     return redirect("skills:mcp_sync_history", server=obj.name)
 
 
@@ -162,8 +191,14 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
         choices = {"": None, "on": True, "off": False}  # "" = follow the annotations
         chosen = request.POST.get("require_confirm", "")
         if chosen not in choices:  # never read an unknown value as "follow the annotations"
-            messages.error(request, _("Unknown confirmation setting %(value)s: choose follow the annotations, always "
-                                      "confirm or never confirm. Nothing was changed.") % {"value": repr(chosen)})
+            messages.error(
+                request,
+                _(
+                    "Unknown confirmation setting %(value)s: choose follow the annotations, always "
+                    "confirm or never confirm. Nothing was changed."
+                )
+                % {"value": repr(chosen)},
+            )
             return redirect("skills:mcp_tool_detail", tool=obj.name)
         services.mcp_tool_set_confirm(tool=obj, require_confirm=choices[chosen], user=request.user)
         messages.success(request, _("Saved the confirmation setting of %(name)s.") % {"name": obj.name})
@@ -173,14 +208,18 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
             arguments = json.loads(arguments_text or "{}")
         except json.JSONDecodeError as exc:
             arguments = None
-            call_error = _("The arguments are not JSON: %(cause)s (line %(line)s)") % {"cause": exc.msg,
-                                                                                      "line": exc.lineno}
+            call_error = _("The arguments are not JSON: %(cause)s (line %(line)s)") % {
+                "cause": exc.msg,
+                "line": exc.lineno,
+            }
         if arguments is not None and not isinstance(arguments, dict):
             call_error = _("The arguments must be a JSON object.")
         elif arguments is not None and needs_confirm and not request.POST.get("confirmed"):
-            call_error = _("%(name)s is not plainly read-only (readOnlyHint is not true, or its hints contradict "
-                           "each other or are no booleans): tick the box to confirm that the call may change data "
-                           "on the server.") % {"name": obj.name}
+            call_error = _(
+                "%(name)s is not plainly read-only (readOnlyHint is not true, or its hints contradict "
+                "each other or are no booleans): tick the box to confirm that the call may change data "
+                "on the server."
+            ) % {"name": obj.name}
         elif arguments is not None:
             try:  # run by the task worker; the page polls for the answer (at once when inline)
                 token = tool_call_enqueue(tool=obj, arguments=arguments)
@@ -194,14 +233,26 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
     nodes = list(IntentNode.objects.filter(mcp_tool_id=obj.name, deleted_at__isnull=True).order_by("intent_code"))
     gated_by = [s.skill_code for s in selectors.skill_list() if obj.name in s.tool_ids]
     node_flag = nodes[0].require_confirm if nodes else False
-    return render(request, "mcp/tool.html", {
-        "tool": obj, "input_schema": _pretty(obj.input_schema), "output_schema": _pretty(obj.output_schema),
-        "annotations": _pretty(obj.annotations), "nodes": nodes, "gated_by": gated_by,
-        "effective_confirm": obj.confirm_from(node_flag), "needs_confirm": needs_confirm,
-        "annotation_problems": [translate_error(p) for p in obj.annotation_problems],
-        "arguments_text": arguments_text, "outcome": outcome, "call_error": call_error,
-        "call_token": call_token, "call_waited": call_waited,
-    })
+    return render(
+        request,
+        "mcp/tool.html",
+        {
+            "tool": obj,
+            "input_schema": _pretty(obj.input_schema),
+            "output_schema": _pretty(obj.output_schema),
+            "annotations": _pretty(obj.annotations),
+            "nodes": nodes,
+            "gated_by": gated_by,
+            "effective_confirm": obj.confirm_from(node_flag),
+            "needs_confirm": needs_confirm,
+            "annotation_problems": [translate_error(p) for p in obj.annotation_problems],
+            "arguments_text": arguments_text,
+            "outcome": outcome,
+            "call_error": call_error,
+            "call_token": call_token,
+            "call_waited": call_waited,
+        },
+    )
 
 
 def _call_fragment(request: HttpRequest, tool: McpTool, token: str) -> HttpResponse:
@@ -210,15 +261,27 @@ def _call_fragment(request: HttpRequest, tool: McpTool, token: str) -> HttpRespo
     state = tool_call_state(token, tool=tool)
     if state is None:
         raise Http404("no such test call")
-    return render(request, "mcp/_call.html", {
-        "tool": tool, "outcome": state.outcome, "call_error": state.error,
-        "call_token": token if state.pending else "", "call_waited": state.waited})
+    return render(
+        request,
+        "mcp/_call.html",
+        {
+            "tool": tool,
+            "outcome": state.outcome,
+            "call_error": state.error,
+            "call_token": token if state.pending else "",
+            "call_waited": state.waited,
+        },
+    )
 
 
 def _node_form(request: HttpRequest, instance: IntentNode | None) -> IntentNodeForm:
-    parents = [n for n in IntentNode.objects.filter(deleted_at__isnull=True, level__lt=2).order_by("level", "sort_order",
-                                                                                                    "intent_code")
-               if instance is None or n.pk != instance.pk]
+    parents = [
+        n
+        for n in IntentNode.objects.filter(deleted_at__isnull=True, level__lt=2).order_by(
+            "level", "sort_order", "intent_code"
+        )
+        if instance is None or n.pk != instance.pk
+    ]
     tools = McpTool.objects.select_related("mcp_server").order_by("mcp_server__name", "name")
     data = request.POST if request.method == "POST" else None
     return IntentNodeForm(data, instance=instance, parents=parents, tools=tools)

@@ -6,6 +6,7 @@ Nothing here reads or writes the database: callers pass a ``domain.Catalog`` (us
 here in the active language from the domain's structured fields; the domain's English lines are
 shown as-is only when they have no recognizable shape.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,8 +79,13 @@ def loaded_messages(catalog: Catalog, skill: Skill) -> tuple[Message, ...]:
     call = ToolCall(name=LOAD_SKILL, arguments={"skill_code": skill.code}, id="preview_load")
     return (
         Message(role="assistant", tool_calls=(call,)),
-        Message(role="tool", content=skill.content, tool_call_id=call.id, state="success",
-                metadata={catalog.marker_key: skill.code, "skill_version": skill.version}),
+        Message(
+            role="tool",
+            content=skill.content,
+            tool_call_id=call.id,
+            state="success",
+            metadata={catalog.marker_key: skill.code, "skill_version": skill.version},
+        ),
     )
 
 
@@ -104,8 +110,13 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
     named = set(tools_mentioned(skill.content, frozenset(t for t in with_manual.masked if t not in skill.tool_ids)))
     mentioned = [(tool, with_manual.masked[tool]) for tool in cat.mcp_tool_names if tool in named]
     return ManualEffect(
-        skill=skill, without=without, with_manual=with_manual, releases=releases, shared=shared,
-        mentioned_masked=tuple(mentioned), unregistered=unregistered,
+        skill=skill,
+        without=without,
+        with_manual=with_manual,
+        releases=releases,
+        shared=shared,
+        mentioned_masked=tuple(mentioned),
+        unregistered=unregistered,
     )
 
 
@@ -177,10 +188,17 @@ def payload_summaries(catalog: Catalog, visible_lists: list[tuple[str, ...]]) ->
             anthropic = tools_payload(catalog, names, ANTHROPIC)
             cache[names] = (openai, {OPENAI: payload_chars(openai), ANTHROPIC: payload_chars(anthropic)})
         tools, chars = cache[names]
-        out.append(PayloadSummary(
-            tools=tuple(t["function"]["name"] for t in tools), chars=chars,
-            diff=None if previous is None else PayloadDiff() if previous is tools else payload_diff(previous, tools),
-        ))
+        out.append(
+            PayloadSummary(
+                tools=tuple(t["function"]["name"] for t in tools),
+                chars=chars,
+                diff=None
+                if previous is None
+                else PayloadDiff()
+                if previous is tools
+                else payload_diff(previous, tools),
+            )
+        )
         previous = tools
     return out
 
@@ -219,8 +237,14 @@ class RoundRow:
         """True when the round shows nothing the round before it did not: the same tools and
         loaded manuals, no expectation, no note after it, and only allowed calls that load no
         manual. Only such rounds fold in a long run (``fold_rounds``)."""
-        return (self.index > 1 and self.same_view and not self.expect and not self.failures and not self.events_after
-                and all(c.verdict == ALLOWED and c.name != LOAD_SKILL for c in self.calls))
+        return (
+            self.index > 1
+            and self.same_view
+            and not self.expect
+            and not self.failures
+            and not self.events_after
+            and all(c.verdict == ALLOWED and c.name != LOAD_SKILL for c in self.calls)
+        )
 
 
 #: A run with more rounds than this folds its runs of unchanged rounds (issue 10: the preview
@@ -252,8 +276,9 @@ class Fold:
         return f"{self.first}-{self.last}"
 
 
-def fold_rounds(rows: tuple[RoundRow, ...], *, above: int = FOLD_ABOVE,
-                minimum: int = FOLD_MIN) -> tuple[RoundRow | Fold, ...]:
+def fold_rounds(
+    rows: tuple[RoundRow, ...], *, above: int = FOLD_ABOVE, minimum: int = FOLD_MIN
+) -> tuple[RoundRow | Fold, ...]:
     """``rows`` with every run of at least ``minimum`` consecutive ``unchanged`` rounds replaced
     by one ``Fold`` — only when there are more than ``above`` rounds; otherwise ``rows`` as given."""
     if len(rows) <= above:
@@ -363,8 +388,9 @@ def say(template: str, **params: Any) -> SafeString:
     return mark_safe(conditional_escape(template) % {k: _code(v) for k, v in params.items()})  # noqa: S308
 
 
-def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, access_profile: str | None,
-                     stage: str | None) -> tuple[SafeString | str, str | None]:
+def verdict_sentence(
+    verdict: Verdict, *, view: RoundView, catalog: Catalog, access_profile: str | None, stage: str | None
+) -> tuple[SafeString | str, str | None]:
     """The guard's verdict as ``(sentence, detail)`` in the active language (docs/rule.md Guard),
     from ``verdict.reason`` / ``skill_code`` / ``name`` and the simulation's profile and stage.
     ``detail`` is the JSON-Schema detail of ``invalid_arguments`` (shown as code). An unknown
@@ -398,7 +424,7 @@ def verdict_sentence(verdict: Verdict, *, view: RoundView, catalog: Catalog, acc
         return say(told("invalid_tool_definition"), tool=name), None
     if reason == "invalid_arguments":
         prefix = f"invalid arguments for '{name}': "
-        detail = verdict.message[len(prefix):] if verdict.message.startswith(prefix) else verdict.message
+        detail = verdict.message[len(prefix) :] if verdict.message.startswith(prefix) else verdict.message
         return say(told("invalid_arguments"), tool=name), detail
     return verdict.message, None
 
@@ -424,13 +450,11 @@ def event_note(event: str) -> Note:
         return Note(format_html("{} {}", removed, tail), event, True, "compact", at_start)
     if code == "evicted":
         items = [i.split(": ", 1)[-1] for i in (_param(event, "items") or [])]
-        return Note(say(_told("evicted"), indices=_param(event, "indices"), what=items),
-                    event, True, "evict", at_start)
+        return Note(say(_told("evicted"), indices=_param(event, "indices"), what=items), event, True, "evict", at_start)
     if code == "evict_none_of_tool":
         return Note(say(_told("evict_none_of_tool"), tool=_param(event, "tool")), event, True, "evict", at_start)
     if code == "evict_none":
-        return Note(format_html("{}", _told("evict_none")),
-                    event, True, "evict", at_start)
+        return Note(format_html("{}", _told("evict_none")), event, True, "evict", at_start)
     return Note(format_html("{} <code>{}</code>", gettext("Context change:"), event), event, False)
 
 
@@ -439,18 +463,23 @@ def warning_note(warning: str) -> Note:
     (a ``domain.Problem``); raw text when it has none."""
     code, tools = getattr(warning, "code", None), _param(warning, "tool_list")
     if code == "restriction_unregistered":
-        template = _told("restriction_unregistered_profile" if _param(warning, "kind") == "access profile"
-                         else "restriction_unregistered_stage")
+        template = _told(
+            "restriction_unregistered_profile"
+            if _param(warning, "kind") == "access profile"
+            else "restriction_unregistered_stage"
+        )
         return Note(say(template, name=_param(warning, "name"), tools=tools), warning, True)
     if code == "allowed_unregistered":
         return Note(say(_told("allowed_unregistered"), tools=tools), warning, True)
     if code == "skill_gates_unregistered":
-        return Note(say(_told("skill_gates_unregistered"), skill=_param(warning, "skill"), tools=tools),
-                    warning, True)
+        return Note(say(_told("skill_gates_unregistered"), skill=_param(warning, "skill"), tools=tools), warning, True)
     if code == "time_budget":
         numbers = {k: conditional_escape(str(_param(warning, k))) for k in ("done", "total", "budget")}
-        return Note(mark_safe(conditional_escape(_told("time_budget")) % numbers),  # noqa: S308 — every part escaped
-                    warning, True)
+        return Note(
+            mark_safe(conditional_escape(_told("time_budget")) % numbers),  # noqa: S308 — every part escaped
+            warning,
+            True,
+        )
     if code in WARNING_CODES:
         params = {k: v for k, v in getattr(warning, "params", {}).items() if isinstance(v, (str, int))}
         try:
@@ -477,12 +506,24 @@ def failure_sentence(failure: str) -> SafeString:
         if params["unexpected_list"]:
             parts.append(say(gettext("unexpected %(tools)s"), tools=params["unexpected_list"]))
         if not parts:
-            parts.append(say(gettext("the same names in another order: expected %(want)s, got %(got)s"),
-                             want=params["want"], got=params["got"]))
-        difference = parts[0] if len(parts) == 1 else mark_safe(  # noqa: S308 — parts are safe
-            conditional_escape(gettext("%(first)s; %(second)s")) % {"first": parts[0], "second": parts[1]})
-        return mark_safe(conditional_escape(gettext("%(what)s: %(difference)s"))  # noqa: S308 — parts are safe
-                         % {"what": conditional_escape(label), "difference": difference})
+            parts.append(
+                say(
+                    gettext("the same names in another order: expected %(want)s, got %(got)s"),
+                    want=params["want"],
+                    got=params["got"],
+                )
+            )
+        difference = (
+            parts[0]
+            if len(parts) == 1
+            else mark_safe(  # noqa: S308 — parts are safe
+                conditional_escape(gettext("%(first)s; %(second)s")) % {"first": parts[0], "second": parts[1]}
+            )
+        )
+        return mark_safe(  # noqa: S308 — parts are safe
+            conditional_escape(gettext("%(what)s: %(difference)s"))
+            % {"what": conditional_escape(label), "difference": difference}
+        )
     if code == "expect_list":
         return say(_told(f"expect_list_{params['what']}"), want=str(params["want"]), got=str(params["got"]))
     if code == "expect_visible":
@@ -506,14 +547,21 @@ def _all_warnings(sim: Simulation) -> list[str]:
 
 
 def _call_row(c: Any, view: RoundView, sim: Simulation, catalog: Catalog) -> CallRow:
-    sentence, detail = verdict_sentence(c.verdict, view=view, catalog=catalog,
-                                        access_profile=sim.access_profile, stage=sim.stage)
+    sentence, detail = verdict_sentence(
+        c.verdict, view=view, catalog=catalog, access_profile=sim.access_profile, stage=sim.stage
+    )
     return CallRow(
         name=c.verdict.name,
         arguments=json.dumps(dict(c.verdict.arguments), ensure_ascii=False),
-        verdict=c.verdict.verdict, reason=c.verdict.reason, skill_code=c.verdict.skill_code,
-        message=c.verdict.message, result=c.result, state=c.state, already_loaded=c.already_loaded,
-        sentence=sentence, detail=detail,
+        verdict=c.verdict.verdict,
+        reason=c.verdict.reason,
+        skill_code=c.verdict.skill_code,
+        message=c.verdict.message,
+        result=c.result,
+        state=c.state,
+        already_loaded=c.already_loaded,
+        sentence=sentence,
+        detail=detail,
     )
 
 
@@ -538,36 +586,61 @@ def simulation_page(sim: Simulation, catalog: Catalog) -> SimulationPage:
     payloads = payload_summaries(catalog, [r.view.visible for r in sim.rounds])
     for r, payload in zip(sim.rounds, payloads):
         v = r.view
-        rows.append(RoundRow(
-            index=r.index, line=r.line, count=v.count, loaded=v.loaded, builtins=v.builtins,
-            mcp_visible=v.mcp_visible, masked=tuple(v.masked.items()), withheld=tuple(v.withheld.items()),
-            newly_visible=r.newly_visible, newly_hidden=r.newly_hidden,
-            newly_released=r.newly_released, newly_masked=r.newly_masked,
-            delta=None if prev_count is None else v.count - prev_count,
-            calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
-            say=r.say, user=r.user, context_size=r.context_size, expect=dict(r.expect),
-            failures=tuple(failure_sentence(f) for f in r.failures),
-            events_after=tuple(after.get(r.index, ())), confirm_tools=confirm, payload=payload,
-            same_view=prev_view is not None and (prev_view.visible, prev_view.loaded, dict(prev_view.masked),
-                                                 dict(prev_view.withheld)) == (v.visible, v.loaded, dict(v.masked),
-                                                                                dict(v.withheld)),
-        ))
+        rows.append(
+            RoundRow(
+                index=r.index,
+                line=r.line,
+                count=v.count,
+                loaded=v.loaded,
+                builtins=v.builtins,
+                mcp_visible=v.mcp_visible,
+                masked=tuple(v.masked.items()),
+                withheld=tuple(v.withheld.items()),
+                newly_visible=r.newly_visible,
+                newly_hidden=r.newly_hidden,
+                newly_released=r.newly_released,
+                newly_masked=r.newly_masked,
+                delta=None if prev_count is None else v.count - prev_count,
+                calls=tuple(_call_row(c, v, sim, catalog) for c in r.calls),
+                say=r.say,
+                user=r.user,
+                context_size=r.context_size,
+                expect=dict(r.expect),
+                failures=tuple(failure_sentence(f) for f in r.failures),
+                events_after=tuple(after.get(r.index, ())),
+                confirm_tools=confirm,
+                payload=payload,
+                same_view=prev_view is not None
+                and (prev_view.visible, prev_view.loaded, dict(prev_view.masked), dict(prev_view.withheld))
+                == (v.visible, v.loaded, dict(v.masked), dict(v.withheld)),
+            )
+        )
         prev_count = v.count
         prev_view = v
     items = fold_rounds(tuple(rows))
     # one column per item: a fold's rounds all have the state of its first round
     columns = [(i.first if i.is_fold else i.index, i.span if i.is_fold else "") for i in items]
     matrix = tuple(
-        (tool, tuple(
-            MatrixCell(round=index, state=states[index - 1], owner=sim.rounds[index - 1].view.masked.get(tool), fold=span)
-            for index, span in columns
-        ))
+        (
+            tool,
+            tuple(
+                MatrixCell(
+                    round=index, state=states[index - 1], owner=sim.rounds[index - 1].view.masked.get(tool), fold=span
+                )
+                for index, span in columns
+            ),
+        )
         for tool, states in sim.matrix.items()
     )
     return SimulationPage(
-        sim=sim, rounds=tuple(rows), matrix=matrix, events_before=tuple(before), failures=sim.failures,
+        sim=sim,
+        rounds=tuple(rows),
+        matrix=matrix,
+        events_before=tuple(before),
+        failures=sim.failures,
         skill_names={s.code: s.name for s in catalog.skills},
-        warnings=tuple(warning_note(w) for w in _all_warnings(sim)), items=items,
+        warnings=tuple(warning_note(w) for w in _all_warnings(sim)),
+        items=items,
     )
 
 

@@ -4,6 +4,7 @@ transcript against the draft catalog and show every round and the gated-tool mat
 ``GET /preview/?scenario=cancel-iphone[&profile=…][&stage=…]`` runs directly, so a result is a
 link. ``POST`` runs pasted text; with htmx only the results panel is re-rendered.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,8 +71,9 @@ def run(catalog: Catalog, data: dict[str, Any]) -> dict[str, Any]:
     kind = "transcript" if looks_like_transcript(text) else "script"
     try:
         if kind == "transcript":
-            sim = replay(catalog, parse_transcript(text), name="transcript", access_profile=profile or None,
-                         stage=stage or None)
+            sim = replay(
+                catalog, parse_transcript(text), name="transcript", access_profile=profile or None, stage=stage or None
+            )
         else:
             sim = simulate(catalog, parse_script(text, source=source), access_profile=profile, stage=stage)
     except ScriptError as exc:
@@ -126,7 +128,7 @@ def preview(request: HttpRequest) -> HttpResponse:
         # a fold being expanded: only its rounds (parse_span; a bad span shows none)
         page = context["page"]
         span = parse_span(params.get("rounds"), len(page.rounds))
-        rows = page.rounds[span[0] - 1:span[1]] if span else ()
+        rows = page.rounds[span[0] - 1 : span[1]] if span else ()
         return render(request, "preview/_rounds.html", {**context, "rows": rows})
     if request.htmx and request.method == "POST":
         response = render(request, "preview/_results.html", context)
@@ -135,8 +137,11 @@ def preview(request: HttpRequest) -> HttpResponse:
 
 
 def _json_error(status: int, code: str, message: str, details: dict | None = None) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message, "details": details or {}}}, status=status,
-                        json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(
+        {"error": {"code": code, "message": message, "details": details or {}}},
+        status=status,
+        json_dumps_params={"ensure_ascii": False},
+    )
 
 
 @role_required(read=VIEWER, write=VIEWER)
@@ -185,9 +190,22 @@ def preview_payload(request: HttpRequest) -> HttpResponse:
     formats = []
     for fmt, label in ((OPENAI, "OpenAI"), (ANTHROPIC, "Anthropic")):
         tools = tools_payload(catalog, names, fmt)
-        formats.append({"fmt": fmt, "label": label, "chars": payload_chars(tools), "count": len(tools),
-                        "json": json.dumps(tools, ensure_ascii=False, indent=2)})
+        formats.append(
+            {
+                "fmt": fmt,
+                "label": label,
+                "chars": payload_chars(tools),
+                "count": len(tools),
+                "json": json.dumps(tools, ensure_ascii=False, indent=2),
+            }
+        )
     load = load_skill_definition(catalog) if LOAD_SKILL in names else None
-    return render(request, "preview/_payload.html", {
-        "formats": formats, "unknown": unknown, "load_skill_description": load.description if load else None,
-    })
+    return render(
+        request,
+        "preview/_payload.html",
+        {
+            "formats": formats,
+            "unknown": unknown,
+            "load_skill_description": load.description if load else None,
+        },
+    )

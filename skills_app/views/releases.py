@@ -5,6 +5,7 @@ re-run, the gate with tick-offs), rollback, label moves and the runtime API keys
 Every view wears ``role_required`` (docs/roles.md); every write also asks ``releases.can_publish``
 (the one permission check) and calls one service.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,8 +60,15 @@ def diff_page(diff: CatalogDiff) -> DiffPage:
     """The diff with every manual line tagged ``hunk``/``del``/``add``/``ctx`` for the template."""
     rows = []
     for item in diff.skills_changed:
-        changes = [{"field": c.field, "before": c.before, "after": c.after,
-                    "lines": [(_line_kind(line), line) for line in c.lines]} for c in item.changes]
+        changes = [
+            {
+                "field": c.field,
+                "before": c.before,
+                "after": c.after,
+                "lines": [(_line_kind(line), line) for line in c.lines],
+            }
+            for c in item.changes
+        ]
         rows.append({"code": item.name, "changes": changes})
     return DiffPage(diff=diff, skills_changed=rows)
 
@@ -104,8 +112,15 @@ def _scenario_rows(runs: tuple[ScenarioRun, ...], ticked: set[str]) -> list[Scen
             key = f"scenario:{run.name}:{run.error}"
             rows.append(ScenarioRow(run, [], [Failure(key, None, format_html("{}", run.error), key in ticked)]))
             continue
-        rounds = [{"index": r.index, "count": r.view.count, "changed": r.index in run.changed_rounds,
-                   "failed": bool(r.failures)} for r in run.simulation.rounds]
+        rounds = [
+            {
+                "index": r.index,
+                "count": r.view.count,
+                "changed": r.index in run.changed_rounds,
+                "failed": bool(r.failures),
+            }
+            for r in run.simulation.rounds
+        ]
         failures = []
         for r in run.simulation.rounds:
             for f in r.failures:
@@ -131,11 +146,19 @@ def release_list(request: HttpRequest) -> HttpResponse:
     the latest label moves, and a form to open the diff between two releases. ``PER_PAGE``
     releases a page (``?page=N``); the pickers list every release by number."""
     page = paginate(request, releases.release_page_queryset())
-    return render(request, "releases/list.html", {
-        "releases": list(page.object_list), "page": page, "release_choices": releases.release_choices(),
-        "labels": releases.label_list(), "moves": releases.label_moves(),
-        "suggested_labels": SUGGESTED_LABELS, "can_publish": releases.can_publish(request.user),
-    })
+    return render(
+        request,
+        "releases/list.html",
+        {
+            "releases": list(page.object_list),
+            "page": page,
+            "release_choices": releases.release_choices(),
+            "labels": releases.label_list(),
+            "moves": releases.label_moves(),
+            "suggested_labels": SUGGESTED_LABELS,
+            "can_publish": releases.can_publish(request.user),
+        },
+    )
 
 
 def _get_release(number: int):
@@ -152,11 +175,18 @@ def release_detail(request: HttpRequest, number: int) -> HttpResponse:
     release = _get_release(number)
     catalog = releases.release_catalog(release)
     previous = releases.Release.objects.filter(number__lt=number).order_by("-number").first()
-    return render(request, "releases/detail.html", {
-        "release": release, "catalog": catalog, "previous": previous,
-        "labels": list(release.labels.all()), "can_publish": releases.can_publish(request.user),
-        "latest": releases.release_latest(),
-    })
+    return render(
+        request,
+        "releases/detail.html",
+        {
+            "release": release,
+            "catalog": catalog,
+            "previous": previous,
+            "labels": list(release.labels.all()),
+            "can_publish": releases.can_publish(request.user),
+            "latest": releases.release_latest(),
+        },
+    )
 
 
 @role_required
@@ -169,13 +199,24 @@ def release_diff(request: HttpRequest) -> HttpResponse:
     try:
         a, b = int(request.GET.get("from", "")), int(request.GET.get("to", ""))
     except ValueError:
-        return render(request, "releases/diff.html", {
-            "error": _("Choose two releases to compare."), "all": releases.release_choices()}, status=400)
+        return render(
+            request,
+            "releases/diff.html",
+            {"error": _("Choose two releases to compare."), "all": releases.release_choices()},
+            status=400,
+        )
     old, new = _get_release(a), _get_release(b)
     diff = catalog_diff(releases.release_catalog(old), releases.release_catalog(new))
-    return render(request, "releases/diff.html", {
-        "old": old, "new": new, "page": diff_page(diff), "all": releases.release_choices(),
-    })
+    return render(
+        request,
+        "releases/diff.html",
+        {
+            "old": old,
+            "new": new,
+            "page": diff_page(diff),
+            "all": releases.release_choices(),
+        },
+    )
 
 
 @role_required(read=VIEWER, write=PUBLISHER)
@@ -191,13 +232,24 @@ def publish(request: HttpRequest) -> HttpResponse:
         if denied:
             return denied
         ticked = set(request.POST.getlist("override"))
-        form = {"note": request.POST.get("note", ""), "override_note": request.POST.get("override_note", ""),
-                "move_production": request.POST.get("move_production") == "1"}
-        labels = [releases.PRODUCTION] if form["move_production"] and releases.ReleaseLabel.objects.filter(
-            name=releases.PRODUCTION).exists() else []
+        form = {
+            "note": request.POST.get("note", ""),
+            "override_note": request.POST.get("override_note", ""),
+            "move_production": request.POST.get("move_production") == "1",
+        }
+        labels = (
+            [releases.PRODUCTION]
+            if form["move_production"] and releases.ReleaseLabel.objects.filter(name=releases.PRODUCTION).exists()
+            else []
+        )
         try:
-            release = releases.release_publish(user=request.user, note=form["note"], overrides=sorted(ticked),
-                                               override_note=form["override_note"], move_labels=labels)
+            release = releases.release_publish(
+                user=request.user,
+                note=form["note"],
+                overrides=sorted(ticked),
+                override_note=form["override_note"],
+                move_labels=labels,
+            )
         except releases.PublishRefused:
             errors.append(_("Not published: the gate refused (reasons below)."))
         except ValidationError as exc:
@@ -212,12 +264,22 @@ def publish(request: HttpRequest) -> HttpResponse:
     blocking = [r for r in reasons if not r.overridable]
     scenario_rows = _scenario_rows(review.scenarios, ticked)
     unmet = sum(len(row.failures) for row in scenario_rows)
-    return render(request, "releases/publish.html", {
-        "review": review, "page": diff_page(review.diff), "blocking": [reason_sentence(r) for r in blocking],
-        "scenarios": scenario_rows, "unmet": unmet, "errors": errors, "form": form,
-        "has_production": releases.ReleaseLabel.objects.filter(name=releases.PRODUCTION).exists(),
-        "can_publish": releases.can_publish(request.user),
-    }, status=400 if errors else 200)
+    return render(
+        request,
+        "releases/publish.html",
+        {
+            "review": review,
+            "page": diff_page(review.diff),
+            "blocking": [reason_sentence(r) for r in blocking],
+            "scenarios": scenario_rows,
+            "unmet": unmet,
+            "errors": errors,
+            "form": form,
+            "has_production": releases.ReleaseLabel.objects.filter(name=releases.PRODUCTION).exists(),
+            "can_publish": releases.can_publish(request.user),
+        },
+        status=400 if errors else 200,
+    )
 
 
 @role_required(read=PUBLISHER, write=PUBLISHER)
@@ -235,8 +297,11 @@ def release_rollback(request: HttpRequest, number: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, "; ".join(exc.messages))
         return redirect("skills:release_list")
-    messages.success(request, _("Rolled back: release %(new)s serves the snapshot of release %(old)s.")
-                     % {"new": release.number, "old": number})
+    messages.success(
+        request,
+        _("Rolled back: release %(new)s serves the snapshot of release %(old)s.")
+        % {"new": release.number, "old": number},
+    )
     return redirect("skills:release_detail", number=release.number)
 
 
@@ -254,11 +319,13 @@ def label_move(request: HttpRequest) -> HttpResponse:
     except ValueError:
         messages.error(request, _("Choose a release for the label."))
     except ValidationError as exc:
-        messages.error(request, _("Label %(name)s not moved: %(cause)s") % {"name": name or "—",
-                                                                             "cause": "; ".join(exc.messages)})
+        messages.error(
+            request, _("Label %(name)s not moved: %(cause)s") % {"name": name or "—", "cause": "; ".join(exc.messages)}
+        )
     else:
-        messages.success(request, _("Label %(name)s now points at release %(number)s.") % {"name": name,
-                                                                                          "number": number})
+        messages.success(
+            request, _("Label %(name)s now points at release %(number)s.") % {"name": name, "number": number}
+        )
     return redirect("skills:release_list")
 
 
@@ -276,14 +343,22 @@ def api_keys(request: HttpRequest) -> HttpResponse:
                 releases.api_key_revoke(user=request.user, name=request.POST["revoke"])
                 messages.success(request, _("Key %(name)s revoked.") % {"name": request.POST["revoke"]})
                 return redirect("skills:api_keys")
-            created = releases.api_key_create(user=request.user, name=request.POST.get("name", ""),
-                                              read_drafts=request.POST.get("read_drafts") == "1")
+            created = releases.api_key_create(
+                user=request.user, name=request.POST.get("name", ""), read_drafts=request.POST.get("read_drafts") == "1"
+            )
         except ValidationError as exc:
             errors.extend(error_sentences(exc))
-    response = render(request, "releases/api_keys.html", {
-        "keys": releases.api_key_list(), "created": created, "errors": errors,
-        "can_publish": releases.can_publish(request.user),
-    }, status=400 if errors else 200)
+    response = render(
+        request,
+        "releases/api_keys.html",
+        {
+            "keys": releases.api_key_list(),
+            "created": created,
+            "errors": errors,
+            "can_publish": releases.can_publish(request.user),
+        },
+        status=400 if errors else 200,
+    )
     if created:
         response["Cache-Control"] = "no-store"  # the key is shown once; never from a cache
     return response

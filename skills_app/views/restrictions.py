@@ -1,5 +1,6 @@
 """Access profiles and task stages (docs/design.md, seed 004): the model's MCP tools are intersected
 with both. Create/edit through ``services.access_profile_save`` / ``services.stage_save``."""
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -26,13 +27,15 @@ def _rows(catalog: Catalog, kind: str) -> list[dict]:
     rows = []
     for name in sorted(_table(catalog, kind)):
         r = _table(catalog, kind)[name]
-        rows.append({
-            "name": r.name,
-            "description": r.description,
-            "tools": [t for t in order if t in r.tools] + sorted(t for t in r.tools if t not in order),
-            "withheld": [t for t in order if t not in r.tools],
-            "stale": sorted(t for t in r.tools if t not in order),
-        })
+        rows.append(
+            {
+                "name": r.name,
+                "description": r.description,
+                "tools": [t for t in order if t in r.tools] + sorted(t for t in r.tools if t not in order),
+                "withheld": [t for t in order if t not in r.tools],
+                "stale": sorted(t for t in r.tools if t not in order),
+            }
+        )
     return rows
 
 
@@ -40,11 +43,15 @@ def _rows(catalog: Catalog, kind: str) -> list[dict]:
 @require_safe
 def restriction_list(request: HttpRequest) -> HttpResponse:
     catalog = selectors.catalog_draft()
-    return render(request, "restrictions/list.html", {
-        "profiles": _rows(catalog, "profile"),
-        "stages": _rows(catalog, "stage"),
-        "mcp_count": len(catalog.mcp_tool_names),
-    })
+    return render(
+        request,
+        "restrictions/list.html",
+        {
+            "profiles": _rows(catalog, "profile"),
+            "stages": _rows(catalog, "stage"),
+            "mcp_count": len(catalog.mcp_tool_names),
+        },
+    )
 
 
 @role_required(read=EDITOR, write=EDITOR)
@@ -64,16 +71,21 @@ def restriction_edit(request: HttpRequest, kind: str, name: str | None = None) -
         service = services.access_profile_save if kind == "profile" else services.stage_save
         saved = save_with(form, service) if form.is_valid() else None
         if saved is not None:
-            messages.success(request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind],
-                                                                      "name": saved.name})
+            messages.success(
+                request, _("%(kind)s %(name)s saved.") % {"kind": RESTRICTION_KINDS[kind], "name": saved.name}
+            )
             return redirect("skills:restriction_list")
     else:
         initial = {"name": obj.name, "description": obj.description, "tools": sorted(obj.tools)} if obj else None
         form = RestrictionForm(kind=kind, obj=obj, existing=table.keys(), initial=initial)
-    return render(request, "restrictions/edit.html", {
-        "form": form,
-        "kind": kind,
-        "kind_label": RESTRICTION_KINDS[kind],
-        "obj": obj,
-        "tool_picker": tool_picker(selectors.mcp_nodes(), form.selected_tools()),
-    })
+    return render(
+        request,
+        "restrictions/edit.html",
+        {
+            "form": form,
+            "kind": kind,
+            "kind_label": RESTRICTION_KINDS[kind],
+            "obj": obj,
+            "tool_picker": tool_picker(selectors.mcp_nodes(), form.selected_tools()),
+        },
+    )

@@ -1,5 +1,6 @@
 """Saved scenarios (docs/design.md, docs/simulator.md): list with each one's cached result against the draft, a link
 that runs it in the preview, and create/edit through ``services.scenario_save`` (the form only validates)."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -24,8 +25,11 @@ def _row(scenario, result: ScenarioResult | None) -> dict:
     """What ``scenarios/_row.html`` shows: the scenario, its result (``None``: not cached yet, the
     row loads it), and a time-budget stop in the active language."""
     stopped = result.stopped if result is not None else None
-    return {"scenario": scenario, "result": result,
-            "stopped_text": failure_sentence(stopped) if stopped is not None else ""}
+    return {
+        "scenario": scenario,
+        "result": result,
+        "stopped_text": failure_sentence(stopped) if stopped is not None else "",
+    }
 
 
 @role_required
@@ -66,8 +70,9 @@ def scenario_result_json(request: HttpRequest, name: str) -> HttpResponse:
     is a JSON 404."""
     scenario = selectors.scenario_get(name=name)
     if scenario is None:
-        return JsonResponse({"error": {"code": "not_found", "message": f"no scenario '{name}'", "details": {}}},
-                            status=404)
+        return JsonResponse(
+            {"error": {"code": "not_found", "message": f"no scenario '{name}'", "details": {}}}, status=404
+        )
     result = scenario_results.scenario_result(scenario, selectors.catalog_draft())
     response = JsonResponse(result.as_dict(), json_dumps_params={"ensure_ascii": False})
     response["Content-Disposition"] = content_disposition_header(True, f"{scenario.name}.json")
@@ -104,8 +109,11 @@ def scenario_from_preview(request: HttpRequest) -> HttpResponse:
     """Save the script just run in the preview as a scenario in one click (the name comes from the
     script's ``name:``, editable in the results panel), then run it from its permalink. A refused
     name or script shows the scenario form with the text kept and the error next to its field."""
-    data = {"name": (request.POST.get("name") or "").strip(), "script": request.POST.get("script") or "",
-            "description": ""}
+    data = {
+        "name": (request.POST.get("name") or "").strip(),
+        "script": request.POST.get("script") or "",
+        "description": "",
+    }
     form = ScenarioForm(data)
     saved = save_with(form, services.scenario_save) if form.is_valid() else None
     if saved is not None:

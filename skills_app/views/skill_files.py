@@ -1,6 +1,7 @@
 """Import and export of skill files in the console (docs/import-export.md): upload a folder as a
 zip or single files, see the per-file report of a check (nothing written), then import; download
 every live skill as a zip in either format."""
+
 from __future__ import annotations
 
 import hashlib
@@ -40,17 +41,26 @@ def dataset_digest(dataset: Dataset) -> str:
 def dataset_from_upload(files: list) -> Dataset:
     """One zip, or single files. Raises ``SkillFileError`` naming the upload and the cause."""
     if len(files) > IMPORT_MAX_FILES:
-        raise SkillFileError(Problem("import_upload_too_many", "more than %(max)s files; upload a zip",
-                                     {"max": IMPORT_MAX_FILES}), source="upload")
+        raise SkillFileError(
+            Problem("import_upload_too_many", "more than %(max)s files; upload a zip", {"max": IMPORT_MAX_FILES}),
+            source="upload",
+        )
     for f in files:
         if f.size > IMPORT_MAX_UPLOAD_BYTES:
-            raise SkillFileError(Problem("import_upload_too_big", "is %(size)s bytes; at most %(max)s bytes may be "
-                                         "uploaded", {"size": f.size, "max": IMPORT_MAX_UPLOAD_BYTES}), source=f.name)
+            raise SkillFileError(
+                Problem(
+                    "import_upload_too_big",
+                    "is %(size)s bytes; at most %(max)s bytes may be uploaded",
+                    {"size": f.size, "max": IMPORT_MAX_UPLOAD_BYTES},
+                ),
+                source=f.name,
+            )
     zips = [f for f in files if f.name.lower().endswith(".zip")]
     if zips:
         if len(files) > 1:
-            raise SkillFileError(Problem("import_zip_and_files", "upload one zip, or single files without a zip"),
-                                 source="upload")
+            raise SkillFileError(
+                Problem("import_zip_and_files", "upload one zip, or single files without a zip"), source="upload"
+            )
         return read_zip(zips[0].read(), label=zips[0].name)
     return read_files([(f.name, f.read()) for f in files], label="upload")
 
@@ -82,15 +92,26 @@ def skill_import(request: HttpRequest) -> HttpResponse:
             apply = request.POST.get("action") == "apply"
             if apply and form.cleaned_data["checked"] != digest:
                 apply, stale = False, True
-            report = skill_io.skills_import(dataset=dataset, partial=form.cleaned_data["partial"],
-                                            dry_run=not apply, user=request.user)
+            report = skill_io.skills_import(
+                dataset=dataset, partial=form.cleaned_data["partial"], dry_run=not apply, user=request.user
+            )
     prefix = common_folder([e.source for e in report.entries]) if report else ""
     context = {
         "form": form,
         "report": report,
         "prefix": prefix,
-        "rows": [(e, e.source[len(prefix):], [issue_text(i) for i in e.errors], [issue_text(i) for i in e.warnings],
-                  problem_text(e.note) if e.note else "") for e in report.entries] if report else [],
+        "rows": [
+            (
+                e,
+                e.source[len(prefix) :],
+                [issue_text(i) for i in e.errors],
+                [issue_text(i) for i in e.warnings],
+                problem_text(e.note) if e.note else "",
+            )
+            for e in report.entries
+        ]
+        if report
+        else [],
         "digest": digest,
         "stale": stale,
         "export_form": SkillExportForm(),

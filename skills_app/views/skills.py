@@ -1,5 +1,6 @@
 """Skill pages: list (with enable/disable, delete, restore), detail, create/edit with a live
 preview of the manual and of what the model gets (docs/design.md, docs/rule.md)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -35,8 +36,9 @@ DELETED_PER_PAGE = 20
 
 def _matches(s: Skill, needle: str) -> bool:
     """Search over code, name, description, manual and tool ids (case-insensitive)."""
-    return any(needle in field.lower() for field in (s.skill_code, s.name, s.description, s.content,
-                                                      " ".join(s.tool_ids)))
+    return any(
+        needle in field.lower() for field in (s.skill_code, s.name, s.description, s.content, " ".join(s.tool_ids))
+    )
 
 
 @role_required
@@ -49,8 +51,11 @@ def skill_list(request: HttpRequest) -> HttpResponse:
     ones ``DELETED_PER_PAGE`` (``?deleted=N``). A fixed number of queries whatever the number of
     skills (``tests/views/test_skill_list.py`` counts them with 5 and 500 skills). The page's
     content is rendered once per draft change, query, language and role (``draft_html``)."""
-    return render(request, "skills/list.html",
-                  {"content": draft_html(request, "skills/_list.html", lambda: _skill_list_context(request))})
+    return render(
+        request,
+        "skills/list.html",
+        {"content": draft_html(request, "skills/_list.html", lambda: _skill_list_context(request))},
+    )
 
 
 def _skill_list_context(request: HttpRequest) -> dict:
@@ -130,18 +135,23 @@ def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
     skill = _live_or_404(code)
     catalog = selectors.catalog_draft()
     stored = next(s for s in catalog.skills if s.code == skill.skill_code)
-    return render(request, "skills/detail.html", {
-        "skill": skill,
-        "effect": manual_effect(catalog, stored),
-        "mcp_names": set(catalog.mcp_tool_names),
-        "gated_by": catalog.gating_skills,
-    })
+    return render(
+        request,
+        "skills/detail.html",
+        {
+            "skill": skill,
+            "effect": manual_effect(catalog, stored),
+            "mcp_names": set(catalog.mcp_tool_names),
+            "gated_by": catalog.gating_skills,
+        },
+    )
 
 
 def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> dict:
     """The editor page: the form, the tool picker and the initial live-preview panel."""
-    preview_form = SkillForm(form.data if form.is_bound else None, skill=skill, preview=True,
-                             initial=None if form.is_bound else form.initial)
+    preview_form = SkillForm(
+        form.data if form.is_bound else None, skill=skill, preview=True, initial=None if form.is_bound else form.initial
+    )
     return {
         "form": form,
         "skill": skill,
@@ -160,10 +170,14 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
     else:
         init = form.initial
         draft = dom.Skill(
-            code=init.get("skill_code") or "", name=init.get("name") or "",
-            description=init.get("description") or "", content=init.get("content") or "",
-            tool_ids=tuple(init.get("tool_ids") or ()), sort_order=init.get("sort_order") or 0,
-            enabled=bool(init.get("enabled", True)), version=(skill.version if skill else 1),
+            code=init.get("skill_code") or "",
+            name=init.get("name") or "",
+            description=init.get("description") or "",
+            content=init.get("content") or "",
+            tool_ids=tuple(init.get("tool_ids") or ()),
+            sort_order=init.get("sort_order") or 0,
+            enabled=bool(init.get("enabled", True)),
+            version=(skill.version if skill else 1),
         )
     effect = manual_effect(catalog, draft, replaces=skill.skill_code if skill else None) if draft else None
     lints = ()
@@ -213,8 +227,10 @@ def skill_create(request: HttpRequest) -> HttpResponse:
         form = SkillForm(request.POST, user=request.user)
         created = save_with(form, services.skill_create) if form.is_valid() else None
         if created is not None:
-            messages.success(request, _("Skill %(code)s created (version %(v)s).")
-                             % {"code": created.skill_code, "v": created.version})
+            messages.success(
+                request,
+                _("Skill %(code)s created (version %(v)s).") % {"code": created.skill_code, "v": created.version},
+            )
             return redirect("skills:skill_detail", code=created.skill_code)
     else:
         form = SkillForm(initial={"enabled": True, "sort_order": 0, "content": "", "tool_ids": []})
@@ -231,11 +247,15 @@ def skill_edit(request: HttpRequest, code: str) -> HttpResponse:
         saved = save_with(form, services.skill_update) if form.is_valid() else None
         if saved is not None:
             if saved.version == skill.version:
-                messages.info(request, _("No change: %(code)s stays at version %(v)s.")
-                              % {"code": skill.skill_code, "v": skill.version})
+                messages.info(
+                    request,
+                    _("No change: %(code)s stays at version %(v)s.") % {"code": skill.skill_code, "v": skill.version},
+                )
             else:
-                messages.success(request, _("Skill %(code)s saved as version %(v)s.")
-                                 % {"code": skill.skill_code, "v": saved.version})
+                messages.success(
+                    request,
+                    _("Skill %(code)s saved as version %(v)s.") % {"code": skill.skill_code, "v": saved.version},
+                )
             return redirect("skills:skill_detail", code=skill.skill_code)
         if form.stale is not None:  # the page now works from the version saved meanwhile
             skill = _live_or_404(code)
@@ -298,8 +318,10 @@ def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
     values = request.POST.getlist("enabled")
     enabled = ENABLED_VALUES.get(values[0].strip().lower()) if len(values) == 1 else None
     if enabled is None:
-        reason = _("'enabled' must be 1 or 0 (true or false) to enable or disable %(code)s; got %(value)s. "
-                   "Nothing was changed.") % {"code": code, "value": ", ".join(repr(v) for v in values) or _("nothing")}
+        reason = _(
+            "'enabled' must be 1 or 0 (true or false) to enable or disable %(code)s; got %(value)s. "
+            "Nothing was changed."
+        ) % {"code": code, "value": ", ".join(repr(v) for v in values) or _("nothing")}
         return render(request, "400.html", {"reason": reason}, status=400)
     try:
         saved = services.skill_set_enabled(skill=skill, enabled=enabled, user=request.user)
@@ -307,11 +329,17 @@ def skill_set_enabled(request: HttpRequest, code: str) -> HttpResponse:
         _refused(request, exc)
     else:
         if enabled:
-            messages.success(request, _("%(code)s enabled (version %(v)s): its tools are masked until its manual "
-                                        "is loaded.") % {"code": code, "v": saved.version})
+            messages.success(
+                request,
+                _("%(code)s enabled (version %(v)s): its tools are masked until its manual is loaded.")
+                % {"code": code, "v": saved.version},
+            )
         else:
-            messages.warning(request, _("%(code)s disabled (version %(v)s): its tools are now released to every "
-                                        "conversation.") % {"code": code, "v": saved.version})
+            messages.warning(
+                request,
+                _("%(code)s disabled (version %(v)s): its tools are now released to every conversation.")
+                % {"code": code, "v": saved.version},
+            )
     return _to_list(row_anchor(code), safe_next(request, "skills:skill_list"))
 
 
@@ -321,8 +349,11 @@ def skill_delete(request: HttpRequest, code: str) -> HttpResponse:
     """Soft-delete through ``services.skill_delete`` (restorable from the list)."""
     skill = _live_or_404(code)
     services.skill_delete(skill=skill, user=request.user)
-    messages.warning(request, _("%(code)s deleted: its tools are now released to every conversation. "
-                                "You can restore it below.") % {"code": code})
+    messages.warning(
+        request,
+        _("%(code)s deleted: its tools are now released to every conversation. You can restore it below.")
+        % {"code": code},
+    )
     return _to_list(deleted_row_anchor(skill.pk))
 
 
@@ -337,12 +368,17 @@ def skill_restore(request: HttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         _refused(request, exc)
         return _to_list(deleted_row_anchor(skill.pk))
-    messages.success(request, _("%(code)s restored (version %(v)s).") % {"code": saved.skill_code,
-                                                                      "v": saved.version})
+    messages.success(request, _("%(code)s restored (version %(v)s).") % {"code": saved.skill_code, "v": saved.version})
     return _to_list(row_anchor(saved.skill_code))
 
 
 __all__ = [
-    "skill_list", "skill_detail", "skill_create", "skill_edit", "skill_preview",
-    "skill_set_enabled", "skill_delete", "skill_restore",
+    "skill_list",
+    "skill_detail",
+    "skill_create",
+    "skill_edit",
+    "skill_preview",
+    "skill_set_enabled",
+    "skill_delete",
+    "skill_restore",
 ]

@@ -1,5 +1,6 @@
 """The registered tools (docs/design.md): the intent tree with its MCP nodes, which skills gate each
 tool, and the builtins."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
@@ -26,8 +27,11 @@ def tool_tree(request: HttpRequest) -> HttpResponse:
     gate nothing). ``?q=`` keeps the nodes whose code, name, tool or gating skills contain it
     (case-insensitive). Schemas are pretty-printed for the rows of the page only. The page's
     content is rendered once per draft change, query, language and role (``draft_html``)."""
-    return render(request, "tools/tree.html",
-                  {"content": draft_html(request, "tools/_tree.html", lambda: _tool_tree_context(request))})
+    return render(
+        request,
+        "tools/tree.html",
+        {"content": draft_html(request, "tools/_tree.html", lambda: _tool_tree_context(request))},
+    )
 
 
 def _tool_tree_context(request: HttpRequest) -> dict:
@@ -46,28 +50,41 @@ def _tool_tree_context(request: HttpRequest) -> dict:
     needle = q.lower()
     tree = selectors.intent_tree_order()
     if needle:
-        tree = [n for n in tree if any(needle in text.lower() for text in (
-            n.intent_code, n.name, n.mcp_tool_id.strip(), *gating.get(n.mcp_tool_id.strip(), ()),
-            *dormant.get(n.mcp_tool_id.strip(), ())))]
+        tree = [
+            n
+            for n in tree
+            if any(
+                needle in text.lower()
+                for text in (
+                    n.intent_code,
+                    n.name,
+                    n.mcp_tool_id.strip(),
+                    *gating.get(n.mcp_tool_id.strip(), ()),
+                    *dormant.get(n.mcp_tool_id.strip(), ()),
+                )
+            )
+        ]
     page = paginate(request, tree, PER_PAGE)
     nodes = []
     for n in page.object_list:  # the rows of this page only
         tool = n.mcp_tool_id.strip()
         is_mcp = n.kind == "MCP" and n.is_leaf and bool(tool)
         definition = definitions.get(tool)
-        nodes.append({
-            "node": n,
-            "tool": tool,
-            "is_mcp": is_mcp,
-            "duplicate": is_mcp and registered_by.get(tool) != n.pk,
-            "available": available.get(tool, False),
-            "definition": definition,
-            "confirm": definition.confirm_from(n.require_confirm) if definition else n.require_confirm,
-            "input_schema": _pretty(definition.input_schema) if definition else "",
-            "annotations": _pretty(definition.annotations) if definition else "",
-            "gated_by": gating.get(tool, []),
-            "dormant": dormant.get(tool, []),
-        })
+        nodes.append(
+            {
+                "node": n,
+                "tool": tool,
+                "is_mcp": is_mcp,
+                "duplicate": is_mcp and registered_by.get(tool) != n.pk,
+                "available": available.get(tool, False),
+                "definition": definition,
+                "confirm": definition.confirm_from(n.require_confirm) if definition else n.require_confirm,
+                "input_schema": _pretty(definition.input_schema) if definition else "",
+                "annotations": _pretty(definition.annotations) if definition else "",
+                "gated_by": gating.get(tool, []),
+                "dormant": dormant.get(tool, []),
+            }
+        )
     builtins = [t for t in catalog.registered_tools if t.kind == dom.BUILTIN]
     return {
         "nodes": nodes,
@@ -107,10 +124,16 @@ def tool_options(request: HttpRequest) -> HttpResponse:
     name = request.GET.get("name") or PICKER_FIELDS[0]
     if name not in PICKER_FIELDS:
         reason = _("'name' must be one of %(names)s; got %(value)r.") % {
-            "names": ", ".join(PICKER_FIELDS), "value": name[:80]}
+            "names": ", ".join(PICKER_FIELDS),
+            "value": name[:80],
+        }
         return render(request, "400.html", {"reason": reason}, status=400)
     q = (request.GET.get("q") or "").strip()[:PICKER_QUERY_MAX]
-    found, total = tool_search(selectors.mcp_nodes(), q, request.GET.getlist("selected"),
-                               selectors.catalog_draft().gating_skills)
-    return render(request, "includes/tool_picker_results.html", {
-        "options": found, "name": name, "q": q, "more": total - len(found)})
+    found, total = tool_search(
+        selectors.mcp_nodes(), q, request.GET.getlist("selected"), selectors.catalog_draft().gating_skills
+    )
+    return render(
+        request,
+        "includes/tool_picker_results.html",
+        {"options": found, "name": name, "q": q, "more": total - len(found)},
+    )

@@ -1,4 +1,5 @@
 """Fixtures of the runtime API tests (the demo catalogs and ``api_client`` come from tests/conftest.py)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,7 @@
 """Support for the runtime API tests: endpoint URLs, the error-shape assertion, and message
 builders in the docs/runtime-api.md shape and OpenAI chat shape (plain JSON-able dicts, as a runtime posts them).
 """
+
 from __future__ import annotations
 
 import json
@@ -43,12 +44,16 @@ BITMALL_GATED = {
 
 def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "c1") -> dict[str, Any]:
     """An assistant message making one call (docs/runtime-api.md shape)."""
-    return {"role": "assistant", "content": "",
-            "tool_calls": [{"id": call_id, "name": name, "arguments": arguments or {}}]}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": call_id, "name": name, "arguments": arguments or {}}],
+    }
 
 
-def result(content: str, call_id: str = "c1", *, state: str = "success",
-           metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+def result(
+    content: str, call_id: str = "c1", *, state: str = "success", metadata: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A tool result answering ``call_id``."""
     msg: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": content, "state": state}
     if metadata is not None:
@@ -79,13 +84,22 @@ def manual_of(code: str, version: int | None = None) -> str:
     return skill.content if skill is not None else "# manual"
 
 
-def loaded(code: str, version: int = 1, call_id: str = "c1", *, content: str | None = None,
-           state: str = "success", **metadata: Any) -> list[dict[str, Any]]:
+def loaded(
+    code: str,
+    version: int = 1,
+    call_id: str = "c1",
+    *,
+    content: str | None = None,
+    state: str = "success",
+    **metadata: Any,
+) -> list[dict[str, Any]]:
     """A ``load_skill`` call and its full result carrying the marker; ``content`` by default the
     manual published as ``version`` (``manual_of``)."""
     meta = {MARKER: code, "skill_version": version, **metadata}
-    return [call("load_skill", {"skill_code": code}, call_id),
-            result(manual_of(code, version) if content is None else content, call_id, state=state, metadata=meta)]
+    return [
+        call("load_skill", {"skill_code": code}, call_id),
+        result(manual_of(code, version) if content is None else content, call_id, state=state, metadata=meta),
+    ]
 
 
 def openai_loaded(code: str, call_id: str = "call_1", content: str | None = None) -> list[dict[str, Any]]:
@@ -93,10 +107,17 @@ def openai_loaded(code: str, call_id: str = "call_1", content: str | None = None
     metadata answering the call id; ``content`` by default the newest published manual."""
     content = manual_of(code) if content is None else content
     return [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": call_id, "type": "function",
-             "function": {"name": "load_skill", "arguments": json.dumps({"skill_code": code})}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": "load_skill", "arguments": json.dumps({"skill_code": code})},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": call_id, "content": content},
     ]
 
@@ -110,8 +131,9 @@ def publish(note: str = "test edit") -> int:
     from skills_app.releases import COMMAND_LINE, publish_review, release_publish
 
     keys = [r.key for r in gate(publish_review()) if r.overridable]
-    return release_publish(user=COMMAND_LINE, note=note, overrides=keys,
-                           override_note="the test changes the demo on purpose").number
+    return release_publish(
+        user=COMMAND_LINE, note=note, overrides=keys, override_note="the test changes the demo on purpose"
+    ).number
 
 
 def publish_draft(note: str = "test: the draft as it is now"):
@@ -122,7 +144,8 @@ def publish_draft(note: str = "test: the draft as it is now"):
     from skills_app import releases, selectors
     from skills_app.models import ReleaseLabel
 
-    release = releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()),
-                                      user=releases.COMMAND_LINE, note=note)
+    release = releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note=note
+    )
     ReleaseLabel.objects.filter(name="production").update(release=release)
     return release

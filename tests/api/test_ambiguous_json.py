@@ -2,6 +2,7 @@
 bytes (a duplicate key cannot be written as a dict): always a round, the exact loaded skills,
 warnings and verdicts of tests/ambiguous_cases.py; a key twice at the top of a body is a 400 naming
 it (docs/transcripts.md and docs/runtime-api.md)."""
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ def order(bitmall):
 def raw(api_client):
     def _raw(url: str, text: str):
         return api_client.generic("POST", url, text.encode(), content_type="application/json")
+
     return _raw
 
 
@@ -39,8 +41,9 @@ def test_rounds_reads_ambiguous_json_fail_closed(order, raw, case: Case) -> None
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_check_call_and_load_skill_read_the_same_messages(order, raw, case: Case) -> None:
-    answer = raw(CHECK_CALL, '{"messages": %s, "call": {"name": "cancel_order", "arguments": {"order_no": "88239"}}}'
-                 % case.text)
+    answer = raw(
+        CHECK_CALL, '{"messages": %s, "call": {"name": "cancel_order", "arguments": {"order_no": "88239"}}}' % case.text
+    )
     assert answer.status_code == 200, answer.content
     expected = ("confirm", None) if "order_change" in case.loaded else ("refused", "masked")
     assert (answer.json()["verdict"], answer.json()["reason"]) == expected
@@ -59,21 +62,28 @@ def test_check_call_refuses_an_ambiguous_current_call(bitmall, raw, case: CallCa
 
 @pytest.mark.parametrize("url", [ROUNDS, CHECK_CALL, LOAD_SKILL])
 def test_a_key_twice_at_the_top_of_the_body_is_a_400_naming_it(bitmall, raw, url) -> None:
-    body = '{"messages": [], "messages": [{"role": "user", "content": "hi"}], "skill_code": "order_change", ' \
-           '"call": {"name": "query_order", "arguments": {}}}'
+    body = (
+        '{"messages": [], "messages": [{"role": "user", "content": "hi"}], "skill_code": "order_change", '
+        '"call": {"name": "query_order", "arguments": {}}}'
+    )
     error = error_of(raw(url, body), 400)
-    assert error == {"code": "malformed_json",
-                     "message": "JSON parse error - key 'messages' appears twice in the body; JSON readers disagree on "
-                                "which value counts",
-                     "details": {"key": "messages", "cause": "key 'messages' appears twice"}}
+    assert error == {
+        "code": "malformed_json",
+        "message": "JSON parse error - key 'messages' appears twice in the body; JSON readers disagree on "
+        "which value counts",
+        "details": {"key": "messages", "cause": "key 'messages' appears twice"},
+    }
 
 
-@pytest.mark.parametrize(("field", "cause"), [
-    ('"release": 1e400', "number 1e400 is too large for a double"),
-    ('"label": "\\ud800"', "string holds a lone surrogate \\ud800"),
-    ('"access_profile": {"a": 1, "a": 2}', "key 'a' appears twice"),
-    ('"release": %s' % BIG, "integer with 5001 digits is outside ±(2^53−1)"),
-])
+@pytest.mark.parametrize(
+    ("field", "cause"),
+    [
+        ('"release": 1e400', "number 1e400 is too large for a double"),
+        ('"label": "\\ud800"', "string holds a lone surrogate \\ud800"),
+        ('"access_profile": {"a": 1, "a": 2}', "key 'a' appears twice"),
+        ('"release": %s' % BIG, "integer with 5001 digits is outside ±(2^53−1)"),
+    ],
+)
 def test_another_ambiguous_field_is_a_400_naming_it(bitmall, raw, field, cause) -> None:
     error = error_of(raw(ROUNDS, '{"messages": [], %s}' % field), 400)
     key = field.split('"')[1]
@@ -82,10 +92,15 @@ def test_another_ambiguous_field_is_a_400_naming_it(bitmall, raw, field, cause) 
 
 
 def test_the_5001_digit_integer_of_the_issue_no_longer_gives_a_500(bitmall, raw) -> None:
-    messages = ('[{"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": '
-                '{"name": "query_order", "arguments": "{\\"order_no\\": %s}"}}]}]' % BIG)
-    for url, extra in ((ROUNDS, ""), (CHECK_CALL, ', "call": {"name": "query_order", "arguments": {}}'),
-                       (LOAD_SKILL, ', "skill_code": "order_change"')):
+    messages = (
+        '[{"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": '
+        '{"name": "query_order", "arguments": "{\\"order_no\\": %s}"}}]}]' % BIG
+    )
+    for url, extra in (
+        (ROUNDS, ""),
+        (CHECK_CALL, ', "call": {"name": "query_order", "arguments": {}}'),
+        (LOAD_SKILL, ', "skill_code": "order_change"'),
+    ):
         answer = raw(url, '{"messages": %s%s}' % (messages, extra))
         assert answer.status_code == 200, (url, answer.content)
     rounds = raw(ROUNDS, '{"messages": %s}' % messages).json()

@@ -1,6 +1,7 @@
 """No 5xx from bad input (issue 10, item 7): a ``role`` that is an object or a list, JSON nested
 past the recursion limit inside an ``arguments`` string, every /api/ 404 in JSON, and the OpenAPI
 schema stating the limits the code enforces (``packages/skill-rule/src/skill_rule/limits.py``)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,11 @@ from .support import CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of
 @pytest.mark.parametrize(("role", "kind"), [({"name": "user"}, "an object"), (["user"], "a list"), (7, "int")])
 @pytest.mark.parametrize("url", [ROUNDS, CHECK_CALL, LOAD_SKILL])
 def test_a_role_that_is_not_text_is_400_naming_the_message(bitmall, post, url, role, kind):
-    body = {"messages": [USER, {"role": role, "content": "x"}], "skill_code": "order_change",
-            "call": {"name": "query_order", "arguments": {}}}
+    body = {
+        "messages": [USER, {"role": role, "content": "x"}],
+        "skill_code": "order_change",
+        "call": {"name": "query_order", "arguments": {}},
+    }
     if url != LOAD_SKILL:
         body.pop("skill_code")
     if url != CHECK_CALL:
@@ -35,9 +39,16 @@ def _deep(depth: int, kind: str) -> str:
 @pytest.mark.parametrize("depth", [200, 900, 5_000, 100_000])
 @pytest.mark.parametrize("kind", ["list", "object"])
 def test_deeply_nested_arguments_in_a_message_are_a_warning_not_a_500(bitmall, post, depth, kind):
-    messages = [USER, {"role": "assistant", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "query_order", "arguments": _deep(depth, kind)}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    messages = [
+        USER,
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "query_order", "arguments": _deep(depth, kind)}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
     response = post(ROUNDS, {"messages": messages})
     assert response.status_code == 200, response.content[:300]
     body = response.json()
@@ -66,10 +77,18 @@ def test_a_body_nested_too_deeply_is_400_json(bitmall, api_client):
     assert error_of(response, 400)["code"] == "malformed_json"
 
 
-@pytest.mark.parametrize("path", [
-    "/api/", "/api/v2/runtime/catalog", "/api/v1/nope", "/api/v1/runtime/skills/no_such_skill",
-    "/api/v1/runtime/catalog?release=99", "/api/nope%00", "/api/v1/runtime/skills/a%00b",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/",
+        "/api/v2/runtime/catalog",
+        "/api/v1/nope",
+        "/api/v1/runtime/skills/no_such_skill",
+        "/api/v1/runtime/catalog?release=99",
+        "/api/nope%00",
+        "/api/v1/runtime/skills/a%00b",
+    ],
+)
 def test_every_api_404_is_json(bitmall, api_client, path):
     response = api_client.get(path)
     assert response.status_code in (404, 400), path
@@ -116,7 +135,9 @@ def test_the_schema_states_name_and_code_lengths(schema, post, bitmall):
     assert _component(schema, "CallInput")["properties"]["name"]["maxLength"] == TOOL_NAME_MAX_LENGTH
     code = _component(schema, "LoadSkillInput")["properties"]["skill_code"]
     assert code["maxLength"] == SKILL_CODE_MAX_LENGTH and code["minLength"] == 2 and code["pattern"]
-    param = next(p for p in schema["paths"]["/api/v1/runtime/skills/{code}"]["get"]["parameters"] if p["name"] == "code")
+    param = next(
+        p for p in schema["paths"]["/api/v1/runtime/skills/{code}"]["get"]["parameters"] if p["name"] == "code"
+    )
     assert param["schema"]["maxLength"] == SKILL_CODE_MAX_LENGTH
     too_long = {"name": "x" * (TOOL_NAME_MAX_LENGTH + 1), "arguments": {}}
     assert error_of(post(CHECK_CALL, {"messages": [USER], "call": too_long}), 400)["code"] == "invalid"

@@ -1,6 +1,7 @@
 """A bad tool definition already in the database (forced with raw SQL, as a hand edit or a row
 written before the rule would be) never causes a 5xx: the catalog serves it with ``problems``,
 the guard refuses calls to it, ``rounds`` warns, and the console pages still open."""
+
 from __future__ import annotations
 
 import json
@@ -14,11 +15,16 @@ from tests.api.support import CATALOG, CHECK_CALL, ROUNDS, USER, publish_draft
 BAD_SCHEMAS = [
     pytest.param([1, 2], ["inputSchema must be a JSON object, got list"], id="a list"),
     pytest.param("not an object", ["inputSchema must be a JSON object, got str"], id="a string"),
-    pytest.param({"type": "object", "properties": {"order_no": {"$ref": "#/$defs/missing"}}},
-                 ["inputSchema $ref '#/$defs/missing' does not resolve"], id="an unresolvable $ref"),
-    pytest.param({"type": "object", "required": 5},
-                 ["inputSchema is not a valid JSON Schema at required: 5 is not of type 'array'"],
-                 id="fails the meta-schema"),
+    pytest.param(
+        {"type": "object", "properties": {"order_no": {"$ref": "#/$defs/missing"}}},
+        ["inputSchema $ref '#/$defs/missing' does not resolve"],
+        id="an unresolvable $ref",
+    ),
+    pytest.param(
+        {"type": "object", "required": 5},
+        ["inputSchema is not a valid JSON Schema at required: 5 is not of type 'array'"],
+        id="fails the meta-schema",
+    ),
 ]
 
 
@@ -31,8 +37,11 @@ def _force(name: str, schema) -> None:
     table = McpTool._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {table} SET input_schema = %s WHERE name = %s", [json.dumps(schema), name])
-    releases.release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE,
-                            note="written before the tool-definition rule")
+    releases.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()),
+        user=releases.COMMAND_LINE,
+        note="written before the tool-definition rule",
+    )
 
 
 def test_the_publish_gate_refuses_a_draft_with_an_invalid_tool_definition(bitmall) -> None:
@@ -44,12 +53,14 @@ def test_the_publish_gate_refuses_a_draft_with_an_invalid_tool_definition(bitmal
     with pytest.raises(releases.PublishRefused) as exc:
         releases.release_publish(user=releases.COMMAND_LINE, note="bad")
     assert [str(r.message) for r in exc.value.reasons] == [
-        "tool 'query_order' has an invalid definition: inputSchema must be a JSON object, got list"]
+        "tool 'query_order' has an invalid definition: inputSchema must be a JSON object, got list"
+    ]
 
 
 @pytest.mark.parametrize(("schema", "problems"), BAD_SCHEMAS)
-def test_a_bad_row_is_served_with_problems_and_refused_never_a_500(bitmall, api_client, post, staff_client,
-                                                                   schema, problems):
+def test_a_bad_row_is_served_with_problems_and_refused_never_a_500(
+    bitmall, api_client, post, staff_client, schema, problems
+):
     _force("query_order", schema)
     catalog = api_client.get(CATALOG)
     assert catalog.status_code == 200
@@ -75,13 +86,17 @@ def test_a_bad_row_is_served_with_problems_and_refused_never_a_500(bitmall, api_
 
 def test_a_bad_tool_name_on_a_node_forced_in_sql_is_served_with_problems(bitmall, api_client, post):
     from skills_app.models import IntentNode
+
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {IntentNode._meta.db_table} SET mcp_tool_id = %s WHERE mcp_tool_id = %s",
-                       ["query_\u043erder", "query_order"])
+        cursor.execute(
+            f"UPDATE {IntentNode._meta.db_table} SET mcp_tool_id = %s WHERE mcp_tool_id = %s",
+            ["query_\u043erder", "query_order"],
+        )
     publish_draft()
     tools = api_client.get(CATALOG).json()["mcp_tools"]
     bad = next(t for t in tools if t["name"] == "query_\u043erder")
-    assert bad["problems"][0] == ("tool name 'query_\u043erder' must be 1–64 ASCII letters, digits, '_' or '-' "
-                                  "(what OpenAI and Anthropic accept)")
+    assert bad["problems"][0] == (
+        "tool name 'query_\u043erder' must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and Anthropic accept)"
+    )
     verdict = post(CHECK_CALL, {"messages": [], "call": {"name": "query_\u043erder", "arguments": {}}})
     assert (verdict.status_code, verdict.json()["reason"]) == (200, "invalid_tool_definition")

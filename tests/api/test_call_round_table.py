@@ -1,5 +1,6 @@
 """The call-round table (tests/call_round_cases.py) through ``POST runtime/check-call``: the exact
 verdict of a call judged in the round in which the model made it (docs/rule.md)."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,6 +22,11 @@ def test_check_call_judges_the_call_in_its_round(bitmall, post, case: Case) -> N
 def test_a_call_id_of_another_type_is_no_id(bitmall, post) -> None:
     side = CASES[0]
     for call_id in (5, None, True):
-        body = post(CHECK_CALL, {"messages": side.messages, "call": {
-            "id": call_id, "name": "cancel_order", "arguments": {"order_no": "88239"}}}).json()
+        body = post(
+            CHECK_CALL,
+            {
+                "messages": side.messages,
+                "call": {"id": call_id, "name": "cancel_order", "arguments": {"order_no": "88239"}},
+            },
+        ).json()
         assert (body["verdict"], body["reason"], body["skill_code"]) == ("refused", "masked", "order_change")

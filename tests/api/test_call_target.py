@@ -5,6 +5,7 @@ the catalog's MCP tools carry ``server`` and ``mcp_name``, and the OpenAPI schem
 The demo's definitions are made synced the way ``mcp_sync`` leaves them (server record, real name
 — ``cancel_order`` under the real name ``orders.cancel`` — and ``synced_at``); syncing the real
 demo server is tests/mcp/test_call_mapping.py's."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,10 +38,20 @@ def verdict(post, messages, name, arguments, **extra):
 
 CASES = [
     # (case, messages, name, arguments, (verdict, reason, target))
-    ("allowed read-only tool", [USER], "query_order", {},
-     ("allowed", None, {"server": "bitmall", "tool": "query_order"})),
-    ("confirm: the real name differs", [USER, *loaded("order_change")], "cancel_order", {"order_no": "88239"},
-     ("confirm", None, {"server": "bitmall", "tool": "orders.cancel"})),
+    (
+        "allowed read-only tool",
+        [USER],
+        "query_order",
+        {},
+        ("allowed", None, {"server": "bitmall", "tool": "query_order"}),
+    ),
+    (
+        "confirm: the real name differs",
+        [USER, *loaded("order_change")],
+        "cancel_order",
+        {"order_no": "88239"},
+        ("confirm", None, {"server": "bitmall", "tool": "orders.cancel"}),
+    ),
     ("masked", [USER], "cancel_order", {"order_no": "88239"}, ("refused", "masked", None)),
     ("invalid arguments", [USER, *loaded("order_change")], "cancel_order", {}, ("refused", "invalid_arguments", None)),
     ("the real name is no model-facing name", [USER], "orders.cancel", {}, ("refused", "unknown_tool", None)),
@@ -70,9 +81,13 @@ def test_the_skill_lists_its_tools_with_their_targets(synced, api_client):
 
     assert api_client.get(skill_url("order_change")).json()["tools"] == [
         {"name": "cancel_order", "server": "bitmall", "mcp_name": "orders.cancel"},
-        {"name": "change_address", "server": "bitmall", "mcp_name": "change_address"}]
+        {"name": "change_address", "server": "bitmall", "mcp_name": "change_address"},
+    ]
     assert api_client.get(skill_url("order_change"), {"release": 1}).json()["tools"][0] == {
-        "name": "cancel_order", "server": None, "mcp_name": None}
+        "name": "cancel_order",
+        "server": None,
+        "mcp_name": None,
+    }
 
 
 def test_an_orphaned_tool_is_not_offered_by_the_draft(synced, post):

@@ -1,4 +1,5 @@
 """GET /api/v1/runtime/catalog (docs/runtime-api.md, docs/demo.md)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,12 +16,28 @@ from .support import CATALOG, error_of, publish
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
 MCP_TOOLS = [
-    "query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order",
-    "change_address", "search_product", "query_cart", "query_coupons", "update_cart_item",
-    "create_order", "pay_order", "submit_ticket", "current_date",
+    "query_order",
+    "query_logistics",
+    "query_after_sale",
+    "apply_after_sale",
+    "cancel_order",
+    "change_address",
+    "search_product",
+    "query_cart",
+    "query_coupons",
+    "update_cart_item",
+    "create_order",
+    "pay_order",
+    "submit_ticket",
+    "current_date",
 ]
 WRITE_TOOLS = {
-    "apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order",
+    "apply_after_sale",
+    "cancel_order",
+    "change_address",
+    "update_cart_item",
+    "create_order",
+    "pay_order",
     "submit_ticket",
 }
 GATED = ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
@@ -41,8 +58,17 @@ def catalog(bitmall, api_client):
 
 def test_catalog_has_the_documented_keys(catalog):
     assert list(catalog.json()) == [
-        "release", "sha256", "marker_key", "eviction_prefix", "load_skill_header", "builtins", "mcp_tools", "skills",
-        "gated_tool_ids", "access_profiles", "stages",
+        "release",
+        "sha256",
+        "marker_key",
+        "eviction_prefix",
+        "load_skill_header",
+        "builtins",
+        "mcp_tools",
+        "skills",
+        "gated_tool_ids",
+        "access_profiles",
+        "stages",
     ]
 
 
@@ -63,8 +89,16 @@ def test_builtins_come_first_with_their_parameters(catalog):
 def test_mcp_tools_are_in_intent_tree_order(catalog):
     tools = catalog.json()["mcp_tools"]
     assert [t["name"] for t in tools] == MCP_TOOLS
-    assert set(tools[0]) == {"name", "title", "description", "inputSchema", "annotations", "require_confirm",
-                             "server", "mcp_name"}
+    assert set(tools[0]) == {
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "annotations",
+        "require_confirm",
+        "server",
+        "mcp_name",
+    }
     # the demo YAML's definitions were typed in, not synced: no call target
     assert (tools[0]["server"], tools[0]["mcp_name"]) == (None, None)
 
@@ -155,13 +189,16 @@ def test_load_skill_is_not_registered_while_no_skill_is_enabled(bitmall, api_cli
 # --- ETag / If-None-Match (RFC 9110: weak comparison) -----------------------------------------
 
 
-@pytest.mark.parametrize("header", [
-    '"{sha}"',
-    'W/"{sha}"',
-    '"0000", "{sha}"',
-    '"0000",W/"{sha}"',
-    "*",
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        '"{sha}"',
+        'W/"{sha}"',
+        '"0000", "{sha}"',
+        '"0000",W/"{sha}"',
+        "*",
+    ],
+)
 def test_if_none_match_answers_304_when_any_tag_matches(catalog, api_client, header):
     sha = catalog["ETag"].strip('"')
     response = api_client.get(CATALOG, HTTP_IF_NONE_MATCH=header.format(sha=sha))
@@ -233,8 +270,14 @@ def test_catalog_runs_a_fixed_number_of_queries(bitmall, api_client, django_asse
         assert api_client.get(CATALOG).status_code == 200
     before = _count_queries(api_client)
     for i in range(5):
-        services.skill_create(skill_code=f"extra_{i}", name=f"extra {i}", description="extra manual",
-                              content="# extra", tool_ids=["query_cart", "current_date"], sort_order=100 + i)
+        services.skill_create(
+            skill_code=f"extra_{i}",
+            name=f"extra {i}",
+            description="extra manual",
+            content="# extra",
+            tool_ids=["query_cart", "current_date"],
+            sort_order=100 + i,
+        )
     services.access_profile_save(name="reader", tools=["query_order", "query_cart"])
     services.stage_save(name="browse", tools=["search_product"])
     publish()

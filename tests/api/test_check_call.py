@@ -1,5 +1,6 @@
 """POST /api/v1/runtime/check-call: the execution guard (docs/rule.md) — never trust what the model
 was shown."""
+
 from __future__ import annotations
 
 import json
@@ -80,29 +81,57 @@ def test_arguments_as_a_json_string_are_accepted(bitmall, post):
 
 
 def test_an_openai_shaped_call_is_accepted(bitmall, post):
-    response = post(CHECK_CALL, {"messages": [USER], "call": {
-        "id": "call_9", "type": "function",
-        "function": {"name": "cancel_order", "arguments": "{\"order_no\": \"88239\"}"},
-    }})
+    response = post(
+        CHECK_CALL,
+        {
+            "messages": [USER],
+            "call": {
+                "id": "call_9",
+                "type": "function",
+                "function": {"name": "cancel_order", "arguments": '{"order_no": "88239"}'},
+            },
+        },
+    )
     assert response.status_code == 200
     assert (response.json()["reason"], response.json()["skill_code"]) == ("masked", "order_change")
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    ("{order_no:", "invalid arguments for 'query_order': call (query_order): arguments are not valid JSON "
-                   "(Expecting property name enclosed in double quotes); read as no arguments"),
-    ([1, 2], "invalid arguments for 'query_order': call (query_order): arguments are list, not a JSON object; "
-             "read as no arguments"),
-    ("[1]", "invalid arguments for 'query_order': call (query_order): arguments are list, not a JSON object; "
-            "read as no arguments"),
-    (None, "invalid arguments for 'query_order': call (query_order): arguments are null, not a JSON object; "
-           "read as no arguments"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            "{order_no:",
+            "invalid arguments for 'query_order': call (query_order): arguments are not valid JSON "
+            "(Expecting property name enclosed in double quotes); read as no arguments",
+        ),
+        (
+            [1, 2],
+            "invalid arguments for 'query_order': call (query_order): arguments are list, not a JSON object; "
+            "read as no arguments",
+        ),
+        (
+            "[1]",
+            "invalid arguments for 'query_order': call (query_order): arguments are list, not a JSON object; "
+            "read as no arguments",
+        ),
+        (
+            None,
+            "invalid arguments for 'query_order': call (query_order): arguments are null, not a JSON object; "
+            "read as no arguments",
+        ),
+    ],
+)
 def test_malformed_arguments_of_the_call_are_a_refused_verdict_not_a_400(bitmall, post, arguments, message):
     response = post(CHECK_CALL, {"messages": [], "call": {"name": "query_order", "arguments": arguments}})
     assert response.status_code == 200, response.content
-    assert response.json() == {"release": 1, "verdict": "refused", "reason": "invalid_arguments",
-                               "skill_code": None, "message": message, "target": None}
+    assert response.json() == {
+        "release": 1,
+        "verdict": "refused",
+        "reason": "invalid_arguments",
+        "skill_code": None,
+        "message": message,
+        "target": None,
+    }
 
 
 def test_call_is_required(bitmall, post):
@@ -119,8 +148,14 @@ def test_call_name_is_required(bitmall, post):
 
 
 def test_outside_the_access_profile_is_refused_not_permitted(returns, post):
-    body = check(post, [*loaded("return")], "order_query", {"order_no": "A3003"},
-                 access_profile="no_business_tools", stage="prepare")
+    body = check(
+        post,
+        [*loaded("return")],
+        "order_query",
+        {"order_no": "A3003"},
+        access_profile="no_business_tools",
+        stage="prepare",
+    )
     assert (body["verdict"], body["reason"]) == ("refused", "not_permitted")
     assert body["message"] == "tool 'order_query' is not permitted by access profile 'no_business_tools'"
 
@@ -138,8 +173,9 @@ def test_outside_explicit_allowed_tools_is_refused_not_permitted(returns, post):
 
 
 def test_inside_profile_and_stage_runs(returns, post):
-    body = check(post, [*loaded("return")], "order_query", {"order_no": "A3003"},
-                 access_profile="member_full", stage="prepare")
+    body = check(
+        post, [*loaded("return")], "order_query", {"order_no": "A3003"}, access_profile="member_full", stage="prepare"
+    )
     assert body["verdict"] == "allowed"
 
 

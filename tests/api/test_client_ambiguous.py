@@ -5,6 +5,7 @@ the exact loaded skills, warnings and verdicts of tests/ambiguous_cases.py, neve
 
 The client is built on the catalog the server serves (``GET runtime/catalog`` and the manuals,
 through ``catalog_from_runtime``) without a live server: ``make_local_client``."""
+
 from __future__ import annotations
 
 import time
@@ -27,8 +28,9 @@ def make_local_client(api_client, tmp_path) -> RuntimeClient:
     body = api_client.get(CATALOG).json()
     manuals = {s["code"]: api_client.get(skill_url(s["code"])).json()["content"] for s in body["skills"]}
     client = RuntimeClient("http://127.0.0.1:9", "unused", cache_dir=tmp_path)
-    client._copy = _Copy(body=body, manuals=manuals, etag=None, catalog=catalog_from_runtime(body, manuals),
-                         checked_at=time.time())
+    client._copy = _Copy(
+        body=body, manuals=manuals, etag=None, catalog=catalog_from_runtime(body, manuals), checked_at=time.time()
+    )
     return client
 
 
@@ -64,46 +66,99 @@ def test_the_client_refuses_an_ambiguous_current_call(client, case: CallCase) ->
 
 
 def _load(**metadata) -> list[dict]:
-    return [{"role": "assistant", "content": "", "tool_calls": [
-                {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": MANUAL,
-             "metadata": {"ragent_loaded_skill": "order_change", **metadata}}]
+    return [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": MANUAL,
+            "metadata": {"ragent_loaded_skill": "order_change", **metadata},
+        },
+    ]
 
 
-@pytest.mark.parametrize(("messages", "loaded", "warnings", "first"), [
-    (_load(skill_version=1), ["order_change"], [], None),
-    (_load(skill_version=float("nan")), [], [("message_ambiguous", 1)],
-     "messages[1]: ambiguous JSON (metadata.skill_version: NaN is not a JSON number); its results are read as "
-     "failed and its calls as having no arguments, so it loads nothing"),
-    (_load(skill_version=HUGE), [], [("message_ambiguous", 1)],
-     "messages[1]: ambiguous JSON (metadata.skill_version: integer is outside ±(2^53−1)); its results are read as "
-     "failed and its calls as having no arguments, so it loads nothing"),
-    ([{"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "name": "load_skill", "arguments": {"skill_code": HUGE}}]},
-      {"role": "tool", "tool_call_id": "c1", "content": MANUAL, "metadata": {"ragent_loaded_skill": "order_change"}}],
-     [], [("arguments_ambiguous", 0), ("marker_mismatch", 1)], None),
-    ([{"role": "tool", "tool_call_id": HUGE, "content": MANUAL}], [], [("message_ambiguous", 0),
-                                                                        ("result_unpaired", 0)], None),
-])
-def test_python_values_json_cannot_write_are_read_as_ambiguous(client, order, messages, loaded, warnings,
-                                                                first) -> None:
+@pytest.mark.parametrize(
+    ("messages", "loaded", "warnings", "first"),
+    [
+        (_load(skill_version=1), ["order_change"], [], None),
+        (
+            _load(skill_version=float("nan")),
+            [],
+            [("message_ambiguous", 1)],
+            "messages[1]: ambiguous JSON (metadata.skill_version: NaN is not a JSON number); its results are read as "
+            "failed and its calls as having no arguments, so it loads nothing",
+        ),
+        (
+            _load(skill_version=HUGE),
+            [],
+            [("message_ambiguous", 1)],
+            "messages[1]: ambiguous JSON (metadata.skill_version: integer is outside ±(2^53−1)); its results are read as "
+            "failed and its calls as having no arguments, so it loads nothing",
+        ),
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": HUGE}}],
+                },
+                {
+                    "role": "tool",
+                    "tool_call_id": "c1",
+                    "content": MANUAL,
+                    "metadata": {"ragent_loaded_skill": "order_change"},
+                },
+            ],
+            [],
+            [("arguments_ambiguous", 0), ("marker_mismatch", 1)],
+            None,
+        ),
+        (
+            [{"role": "tool", "tool_call_id": HUGE, "content": MANUAL}],
+            [],
+            [("message_ambiguous", 0), ("result_unpaired", 0)],
+            None,
+        ),
+    ],
+)
+def test_python_values_json_cannot_write_are_read_as_ambiguous(
+    client, order, messages, loaded, warnings, first
+) -> None:
     view = client.round(messages)
     assert (list(view.loaded), [(w.code, w.params["index"]) for w in view.warnings]) == (loaded, warnings)
     if first is not None:
         assert view.warnings[0] == first
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    ({"order_no": 10**30}, "invalid arguments for 'query_order': call (query_order): arguments are ambiguous JSON "
-                           "(order_no: integer is outside ±(2^53−1)); read as no arguments"),
-    ({"order_no": HUGE}, "invalid arguments for 'query_order': call (query_order): arguments are ambiguous JSON "
-                             "(order_no: integer is outside ±(2^53−1)); read as no arguments"),
-    ({"order_no": "88239", "x": [float("inf")]},
-     "invalid arguments for 'query_order': call (query_order): arguments are ambiguous JSON (x[0]: Infinity is not "
-     "a JSON number); read as no arguments"),
-    ('{"order_no": %s}' % BIG, "invalid arguments for 'query_order': call (query_order): arguments are ambiguous "
-                                "JSON (order_no: integer with 5001 digits is outside ±(2^53−1)); read as no arguments"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"order_no": 10**30},
+            "invalid arguments for 'query_order': call (query_order): arguments are ambiguous JSON "
+            "(order_no: integer is outside ±(2^53−1)); read as no arguments",
+        ),
+        (
+            {"order_no": HUGE},
+            "invalid arguments for 'query_order': call (query_order): arguments are ambiguous JSON "
+            "(order_no: integer is outside ±(2^53−1)); read as no arguments",
+        ),
+        (
+            {"order_no": "88239", "x": [float("inf")]},
+            "invalid arguments for 'query_order': call (query_order): arguments are ambiguous JSON (x[0]: Infinity is not "
+            "a JSON number); read as no arguments",
+        ),
+        (
+            '{"order_no": %s}' % BIG,
+            "invalid arguments for 'query_order': call (query_order): arguments are ambiguous "
+            "JSON (order_no: integer with 5001 digits is outside ±(2^53−1)); read as no arguments",
+        ),
+    ],
+)
 def test_python_arguments_json_cannot_write_are_refused(client, arguments, message) -> None:
     verdict = client.check_call([], {"name": "query_order", "arguments": arguments})
     assert (verdict.verdict, verdict.reason, verdict.message) == ("refused", "invalid_arguments", message)

@@ -1,5 +1,6 @@
 """One error shape for the whole API: ``{"error": {"code", "message", "details"}}`` with the right
 4xx (docs/runtime-api.md), from DRF, the domain and Django alike."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,11 @@ from skills_app.api.exception_handlers import api_exception_handler
 from .support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, skill_url
 
 ENDPOINTS = [
-    ("get", CATALOG), ("get", skill_url("order_change")), ("post", ROUNDS), ("post", LOAD_SKILL), ("post", CHECK_CALL),
+    ("get", CATALOG),
+    ("get", skill_url("order_change")),
+    ("post", ROUNDS),
+    ("post", LOAD_SKILL),
+    ("post", CHECK_CALL),
 ]
 
 
@@ -30,7 +35,9 @@ def test_401_message_follows_the_request_language(bitmall):
     assert error_of(APIClient().get(CATALOG), 401)["message"] == "身份认证信息未提供。"
     english = APIClient().get(CATALOG, HTTP_ACCEPT_LANGUAGE="en")
     assert error_of(english, 401) == {
-        "code": "not_authenticated", "message": "Authentication credentials were not provided.", "details": {},
+        "code": "not_authenticated",
+        "message": "Authentication credentials were not provided.",
+        "details": {},
     }
 
 
@@ -39,7 +46,9 @@ def test_an_unknown_key_is_401(bitmall):
     client.credentials(HTTP_AUTHORIZATION="Bearer notakey.not-a-real-key")
     response = client.get(CATALOG, HTTP_ACCEPT_LANGUAGE="en")
     assert error_of(response, 401) == {
-        "code": "authentication_failed", "message": "the API key is unknown or revoked.", "details": {},
+        "code": "authentication_failed",
+        "message": "the API key is unknown or revoked.",
+        "details": {},
     }
     assert response["WWW-Authenticate"] == 'Bearer realm="skill-console runtime"'
 
@@ -80,8 +89,11 @@ def test_a_wrong_method_is_405(bitmall, api_client):
 
 def test_an_unknown_path_is_a_json_404(bitmall, api_client):
     error = error_of(api_client.get("/api/v1/runtime/nothing-here"), 404)
-    assert error == {"code": "not_found", "message": "no API endpoint at '/api/v1/runtime/nothing-here'.",
-                     "details": {}}
+    assert error == {
+        "code": "not_found",
+        "message": "no API endpoint at '/api/v1/runtime/nothing-here'.",
+        "details": {},
+    }
 
 
 def test_missing_messages_is_400_invalid_with_field_details(bitmall, post):
@@ -110,17 +122,29 @@ def test_a_body_that_is_not_an_object_is_400(bitmall, post):
 # --- messages ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("messages", "index", "cause"), [
-    ([USER, {"role": "robot", "content": "hi"}], 1,
-     "role must be one of user, assistant, tool, system, got 'robot'"),
-    ([USER, USER, "text"], 2, "a message must be a JSON object"),
-    ([{"role": "assistant", "function_call": {"name": "load_skill", "arguments": "{}"}}], 0,
-     "legacy 'function_call' is not understood; send 'tool_calls' (OpenAI) or 'tool_use' blocks (Anthropic)"),
-    ([USER, {"role": "assistant", "content": [{"type": "mcp_tool_use", "id": "m", "name": "x"}]}], 1,
-     "content[0]: block type 'mcp_tool_use' is not understood"),
-    ([{"role": "tool", "content": "x", "state": "done"}], 0, "state must be success or error, got 'done'"),
-    ([{"role": "user", "content": 42}], 0, "content must be a string, got int"),
-])
+@pytest.mark.parametrize(
+    ("messages", "index", "cause"),
+    [
+        (
+            [USER, {"role": "robot", "content": "hi"}],
+            1,
+            "role must be one of user, assistant, tool, system, got 'robot'",
+        ),
+        ([USER, USER, "text"], 2, "a message must be a JSON object"),
+        (
+            [{"role": "assistant", "function_call": {"name": "load_skill", "arguments": "{}"}}],
+            0,
+            "legacy 'function_call' is not understood; send 'tool_calls' (OpenAI) or 'tool_use' blocks (Anthropic)",
+        ),
+        (
+            [USER, {"role": "assistant", "content": [{"type": "mcp_tool_use", "id": "m", "name": "x"}]}],
+            1,
+            "content[0]: block type 'mcp_tool_use' is not understood",
+        ),
+        ([{"role": "tool", "content": "x", "state": "done"}], 0, "state must be success or error, got 'done'"),
+        ([{"role": "user", "content": 42}], 0, "content must be a string, got int"),
+    ],
+)
 @pytest.mark.parametrize("url", [ROUNDS, LOAD_SKILL, CHECK_CALL])
 def test_malformed_messages_are_400_naming_the_index(bitmall, post, url, messages, index, cause):
     body = {"messages": messages, "skill_code": "order_change", "call": {"name": "query_order"}}
@@ -143,17 +167,25 @@ def test_messages_that_are_not_a_list_are_400(bitmall, post):
 
 
 def test_django_validation_errors_map_to_400_invalid():
-    exc = DjangoValidationError({"tool_ids": ["'load_skill' is a builtin tool and can never be gated by a skill."],
-                                 "__all__": ["nothing saved."]})
+    exc = DjangoValidationError(
+        {
+            "tool_ids": ["'load_skill' is a builtin tool and can never be gated by a skill."],
+            "__all__": ["nothing saved."],
+        }
+    )
     response = api_exception_handler(exc, {})
     assert response.status_code == 400
-    assert response.data == {"error": {
-        "code": "invalid",
-        "message": "tool_ids: 'load_skill' is a builtin tool and can never be gated by a skill.; "
-                   "non_field_errors: nothing saved.",
-        "details": {"tool_ids": ["'load_skill' is a builtin tool and can never be gated by a skill."],
-                    "non_field_errors": ["nothing saved."]},
-    }}
+    assert response.data == {
+        "error": {
+            "code": "invalid",
+            "message": "tool_ids: 'load_skill' is a builtin tool and can never be gated by a skill.; "
+            "non_field_errors: nothing saved.",
+            "details": {
+                "tool_ids": ["'load_skill' is a builtin tool and can never be gated by a skill."],
+                "non_field_errors": ["nothing saved."],
+            },
+        }
+    }
 
 
 def test_unexpected_exceptions_are_left_to_django():
@@ -163,10 +195,13 @@ def test_unexpected_exceptions_are_left_to_django():
 # --- refusals found by breaking it ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("body", "key"), [
-    ({"messages": [], "profile": "nope"}, "profile"),
-    ({"messages": [], "stagee": "query"}, "stagee"),
-])
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ({"messages": [], "profile": "nope"}, "profile"),
+        ({"messages": [], "stagee": "query"}, "stagee"),
+    ],
+)
 def test_a_misspelt_key_is_400_naming_it_never_no_restriction(api_client, returns, body, key):
     error = error_of(api_client.post(ROUNDS, body, format="json"), 400)
     assert error["code"] == "invalid"
@@ -182,16 +217,22 @@ def test_an_empty_stage_or_profile_means_none(api_client, returns):
 def test_a_deeply_nested_body_is_400_json(api_client, bitmall):
     body = '{"messages": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     response = api_client.post(ROUNDS, body, content_type="application/json")
-    assert error_of(response, 400) == {"code": "malformed_json", "message": "the JSON body is nested too deeply",
-                                       "details": {}}
+    assert error_of(response, 400) == {
+        "code": "malformed_json",
+        "message": "the JSON body is nested too deeply",
+        "details": {},
+    }
 
 
 def test_a_body_over_the_upload_limit_is_413_json(api_client, bitmall, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     body = {"messages": [{"role": "user", "content": "x" * 2000}]}
     error = error_of(api_client.post(ROUNDS, body, format="json"), 413)
-    assert error == {"code": "request_too_large", "message": "the request body is larger than 1000 bytes",
-                     "details": {"limit": 1000}}
+    assert error == {
+        "code": "request_too_large",
+        "message": "the request body is larger than 1000 bytes",
+        "details": {"limit": 1000},
+    }
 
 
 def test_too_many_messages_are_refused_with_the_limit(api_client, bitmall):
@@ -203,10 +244,13 @@ def test_too_many_messages_are_refused_with_the_limit(api_client, bitmall):
     assert error["message"] == f"{MAX_MESSAGES + 1} messages; at most {MAX_MESSAGES} are accepted"
 
 
-@pytest.mark.parametrize("path", [
-    "/api/v1/runtime/skills/order%0Achange",   # a line break in the code (schemathesis found this)
-    "/api/v1/runtime/skills/%0A",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/runtime/skills/order%0Achange",  # a line break in the code (schemathesis found this)
+        "/api/v1/runtime/skills/%0A",
+    ],
+)
 def test_a_skill_code_with_a_line_break_is_refused_as_json(bitmall, api_client, path):
     error = error_of(api_client.get(path), 400)
     assert error["code"] == "invalid_skill_code"

@@ -1,4 +1,5 @@
 """POST /api/v1/runtime/load-skill: the load_skill tool result under the repeat-load rule (docs/rule.md)."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,8 +20,10 @@ def load(post, messages, code="order_change"):
 
 def retained(body, call_id="c1"):
     """The call and the result a runtime appends after a load-skill answer."""
-    return [call("load_skill", {"skill_code": "order_change"}, call_id),
-            result(body["content"], call_id, state=body["state"], metadata=body["metadata"])]
+    return [
+        call("load_skill", {"skill_code": "order_change"}, call_id),
+        result(body["content"], call_id, state=body["state"], metadata=body["metadata"]),
+    ]
 
 
 def test_first_load_returns_the_full_manual_with_the_marker(bitmall, post):

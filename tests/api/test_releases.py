@@ -2,6 +2,7 @@
 default is the release labelled ``production``, else the latest; ``?release=N`` / ``?label=NAME``
 pin one; ``?draft=1`` only for keys allowed to read drafts; ETag = the release sha256; runtime
 keys open the runtime API only and a revoked key is refused at once."""
+
 from __future__ import annotations
 
 from io import StringIO
@@ -24,9 +25,14 @@ from skills_app.releases import (
 from ..views.html import parse
 from .support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, loaded, publish
 
-MASKED_R1 = {"apply_after_sale": "after_sale_apply", "cancel_order": "order_change",
-             "change_address": "order_change", "update_cart_item": "order_checkout",
-             "create_order": "order_checkout", "pay_order": "order_checkout"}
+MASKED_R1 = {
+    "apply_after_sale": "after_sale_apply",
+    "cancel_order": "order_change",
+    "change_address": "order_change",
+    "update_cart_item": "order_checkout",
+    "create_order": "order_checkout",
+    "pay_order": "order_checkout",
+}
 
 
 def _command(*args) -> str:
@@ -46,7 +52,7 @@ def test_empty_database_answers_no_release_then_load_demo_publishes_release_1(db
     assert error == {
         "code": "no_release",
         "message": "no release has been published yet; publish one in the console (/publish/) or with "
-                   "'python manage.py publish --note TEXT'",
+        "'python manage.py publish --note TEXT'",
         "details": {"hint": "python manage.py publish --note TEXT"},
     }
     assert error_of(api_client.post(ROUNDS, {"messages": []}, format="json"), 404)["code"] == "no_release"
@@ -72,21 +78,31 @@ def test_release_1_serves_the_seed_session_11_13_13(bitmall, post):
     rounds = [
         post(ROUNDS, {"messages": conversation[:1]}).json(),
         post(ROUNDS, {"messages": conversation}).json(),
-        post(ROUNDS, {"messages": [*conversation, query,
-                                   {"role": "tool", "tool_call_id": "c2", "content": "五笔订单"}]}).json(),
+        post(
+            ROUNDS, {"messages": [*conversation, query, {"role": "tool", "tool_call_id": "c2", "content": "五笔订单"}]}
+        ).json(),
     ]
     assert [(r["release"], r["count"]) for r in rounds] == [(1, 11), (1, 13), (1, 13)]
     assert rounds[0]["masked"] == MASKED_R1
     verdict = post(CHECK_CALL, {"messages": [USER], "call": {"name": "cancel_order", "arguments": {"order_no": "1"}}})
     assert (verdict.json()["verdict"], verdict.json()["reason"], verdict.json()["skill_code"]) == (
-        "refused", "masked", "order_change")
+        "refused",
+        "masked",
+        "order_change",
+    )
 
 
 def test_load_skill_on_release_1_stub_on_repeat_and_full_body_after_eviction(bitmall, post):
     first = post(LOAD_SKILL, {"messages": [USER], "skill_code": "order_change"}).json()
-    retained = [USER, {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": first["content"], "metadata": first["metadata"]}]
+    retained = [
+        USER,
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": first["content"], "metadata": first["metadata"]},
+    ]
     again = post(LOAD_SKILL, {"messages": retained, "skill_code": "order_change"}).json()
     assert (again["release"], again["already_loaded"], "ragent_loaded_skill" in again["metadata"]) == (1, True, False)
     retained[-1] = {**retained[-1], "content": "[历史工具结果已省略，原长 2048 字]"}
@@ -94,8 +110,7 @@ def test_load_skill_on_release_1_stub_on_repeat_and_full_body_after_eviction(bit
     assert (after["already_loaded"], after["content"]) == (False, first["content"])
 
 
-def test_an_edit_changes_the_draft_not_the_runtime_until_published_and_rollback_restores(
-        bitmall, post, staff_client):
+def test_an_edit_changes_the_draft_not_the_runtime_until_published_and_rollback_restores(bitmall, post, staff_client):
     skill = Skill.objects.get(skill_code="order_change")
     services.skill_update(skill=skill, tool_ids=["cancel_order"])
     draft = staff_client.post(f"{ROUNDS}?draft=1", {"messages": [USER]}, content_type="application/json").json()

@@ -1,4 +1,5 @@
 """POST /api/v1/runtime/rounds (docs/rule.md, docs/runtime-api.md; seed 000 session, seed 004 observations)."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,18 @@ from .support import (
     result,
 )
 
-KEYS = ["release", "loaded", "masked", "visible", "count", "builtins", "mcp_visible", "withheld", "warnings",
-        "warning_details"]
+KEYS = [
+    "release",
+    "loaded",
+    "masked",
+    "visible",
+    "count",
+    "builtins",
+    "mcp_visible",
+    "withheld",
+    "warnings",
+    "warning_details",
+]
 AFTER_ORDER_CHANGE = {t: s for t, s in BITMALL_GATED.items() if s != "order_change"}
 
 
@@ -49,8 +60,17 @@ def test_empty_lists_are_present(bitmall, post):
     body = round_of(post, [])
     assert body["withheld"] == {} and body["warnings"] == [] and body["loaded"] == []
     assert body["visible"] == [
-        "search_knowledge", "load_skill", "flush_memory", "query_order", "query_logistics",
-        "query_after_sale", "search_product", "query_cart", "query_coupons", "submit_ticket", "current_date",
+        "search_knowledge",
+        "load_skill",
+        "flush_memory",
+        "query_order",
+        "query_logistics",
+        "query_after_sale",
+        "search_product",
+        "query_cart",
+        "query_coupons",
+        "submit_ticket",
+        "current_date",
     ]
     assert body["builtins"] == ["search_knowledge", "load_skill", "flush_memory"]
     assert body["mcp_visible"] == body["visible"][3:]
@@ -82,13 +102,22 @@ def test_openai_tool_result_answering_no_retained_call_loads_nothing(bitmall, po
     assert round_of(post, messages)["count"] == 11
 
 
-@pytest.mark.parametrize("tool_result", [
-    result(EVICTED, metadata={"ragent_loaded_skill": "order_change", "skill_version": 1}),
-    result(manual_of("order_change"), metadata={"ragent_loaded_skill": "order_change", "skill_version": 1,
-                                                "evicted": True}),
-    result(manual_of("order_change"), state="error",
-           metadata={"ragent_loaded_skill": "order_change", "skill_version": 1}),
-], ids=["evicted-placeholder", "evicted-flag", "error-state"])
+@pytest.mark.parametrize(
+    "tool_result",
+    [
+        result(EVICTED, metadata={"ragent_loaded_skill": "order_change", "skill_version": 1}),
+        result(
+            manual_of("order_change"),
+            metadata={"ragent_loaded_skill": "order_change", "skill_version": 1, "evicted": True},
+        ),
+        result(
+            manual_of("order_change"),
+            state="error",
+            metadata={"ragent_loaded_skill": "order_change", "skill_version": 1},
+        ),
+    ],
+    ids=["evicted-placeholder", "evicted-flag", "error-state"],
+)
 def test_an_evicted_or_failed_manual_releases_nothing(bitmall, post, tool_result):
     body = round_of(post, [USER, call("load_skill", {"skill_code": "order_change"}), tool_result])
     assert body["count"] == 11
@@ -128,18 +157,38 @@ def test_explicit_allowed_tools_drop_other_mcp_tools_with_a_warning(bitmall, pos
 # --- returns, the seed 004 observations -------------------------------------------------------
 
 
-@pytest.mark.parametrize(("skills", "extra", "mcp_visible", "withheld"), [
-    # prepare_return is gated by the unloaded `return` but outside the stage: withheld, not masked
-    (["policy"], {"stage": "query", "access_profile": "member_full"}, ["policy_search"],
-     {"prepare_return": "stage", "submit": "stage"}),
-    (["return"], {"stage": "query"}, ["order_query"], {"prepare_return": "stage", "submit": "stage"}),
-    (["return"], {"stage": "prepare"}, ["order_query", "prepare_return"],
-     {"policy_search": "stage", "submit": "stage"}),
-    (["return"], {"stage": "prepare", "access_profile": "no_business_tools"}, [],
-     {"policy_search": "not_permitted", "order_query": "not_permitted", "prepare_return": "not_permitted",
-      "submit": "not_permitted"}),
-    ([], {}, ["submit"], {}),
-], ids=["policy-query-member", "return-query", "return-prepare", "return-prepare-no-tools", "nothing-loaded"])
+@pytest.mark.parametrize(
+    ("skills", "extra", "mcp_visible", "withheld"),
+    [
+        # prepare_return is gated by the unloaded `return` but outside the stage: withheld, not masked
+        (
+            ["policy"],
+            {"stage": "query", "access_profile": "member_full"},
+            ["policy_search"],
+            {"prepare_return": "stage", "submit": "stage"},
+        ),
+        (["return"], {"stage": "query"}, ["order_query"], {"prepare_return": "stage", "submit": "stage"}),
+        (
+            ["return"],
+            {"stage": "prepare"},
+            ["order_query", "prepare_return"],
+            {"policy_search": "stage", "submit": "stage"},
+        ),
+        (
+            ["return"],
+            {"stage": "prepare", "access_profile": "no_business_tools"},
+            [],
+            {
+                "policy_search": "not_permitted",
+                "order_query": "not_permitted",
+                "prepare_return": "not_permitted",
+                "submit": "not_permitted",
+            },
+        ),
+        ([], {}, ["submit"], {}),
+    ],
+    ids=["policy-query-member", "return-query", "return-prepare", "return-prepare-no-tools", "nothing-loaded"],
+)
 def test_seed_004_observations(returns, post, skills, extra, mcp_visible, withheld):
     messages = [{"role": "user", "content": "A3003那件外套能退吗"}]
     for i, code in enumerate(skills):
@@ -173,8 +222,9 @@ def test_a_stage_in_a_catalog_without_stages_is_400(bitmall, post):
     assert error["message"] == "unknown stage 'query'; stages on offer: none defined"
 
 
-def test_a_round_reads_a_fixed_number_of_queries_however_long_the_transcript(bitmall, post,
-                                                                           django_assert_max_num_queries):
+def test_a_round_reads_a_fixed_number_of_queries_however_long_the_transcript(
+    bitmall, post, django_assert_max_num_queries
+):
     messages = [USER]
     for i, code in enumerate(["after_sale_apply", "order_change", "fault_diagnosis", "order_checkout"] * 10):
         messages += loaded(code, call_id=f"c{i}")
@@ -206,7 +256,8 @@ def test_the_answer_sent_as_it_is_agrees_with_the_documented_output_serializer(b
     from skills_app.api.views import RoundsApi
 
     extra = {"tools_format": tools_format} if tools_format else {}
-    body = round_of(post, [USER, *loaded("order_change"), {"role": "tool", "tool_call_id": "nope", "content": "x"}],
-                    **extra)
+    body = round_of(
+        post, [USER, *loaded("order_change"), {"role": "tool", "tool_call_id": "nope", "content": "x"}], **extra
+    )
     assert RoundsApi.OutputSerializer(body).data == body
-    assert list(body)[:len(KEYS)] == KEYS
+    assert list(body)[: len(KEYS)] == KEYS

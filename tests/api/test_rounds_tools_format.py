@@ -1,5 +1,6 @@
 """POST /api/v1/runtime/rounds with ``tools_format``: the exact tools array a chat API receives
 (docs/runtime-api.md "What the model sees"; seed 000 session on the bitmall demo)."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,17 @@ ORDER_CHANGE_LINE = (
     "已签收四种状态分别处理，讲清退款与优惠券后再确认执行。"
 )
 ROUND_1 = [
-    "search_knowledge", "load_skill", "flush_memory", "query_order", "query_logistics",
-    "query_after_sale", "search_product", "query_cart", "query_coupons", "submit_ticket", "current_date",
+    "search_knowledge",
+    "load_skill",
+    "flush_memory",
+    "query_order",
+    "query_logistics",
+    "query_after_sale",
+    "search_product",
+    "query_cart",
+    "query_coupons",
+    "submit_ticket",
+    "current_date",
 ]
 ROUND_2 = [*ROUND_1[:6], "cancel_order", "change_address", *ROUND_1[6:]]
 #: the cancel-iphone conversation before each of its three assistant steps
@@ -51,8 +61,9 @@ def openai_by_name(tools):
 
 def anthropic_by_name(tools):
     assert all(set(t) == {"name", "description", "input_schema"} for t in tools)
-    return {t["name"]: {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]}
-            for t in tools}
+    return {
+        t["name"]: {"name": t["name"], "description": t["description"], "parameters": t["input_schema"]} for t in tools
+    }
 
 
 BY_NAME = {"openai": openai_by_name, "anthropic": anthropic_by_name}
@@ -119,8 +130,9 @@ def test_an_unknown_tools_format_is_refused_naming_it(bitmall, post, value):
     error = error_of(post(ROUNDS, {"messages": [USER], "tools_format": value}), 400)
     assert error["code"] == "invalid"
     if value:
-        assert error["details"] == {"tools_format": [
-            f"unknown tools_format '{value}'; choose one of: names, openai, anthropic."]}
+        assert error["details"] == {
+            "tools_format": [f"unknown tools_format '{value}'; choose one of: names, openai, anthropic."]
+        }
     else:
         assert list(error["details"]) == ["tools_format"]
 
@@ -139,6 +151,7 @@ def test_the_header_setting_opens_the_description(bitmall, post):
     publish_draft()
     load = openai_by_name(rounds(post, 1, "openai")["tools"])["load_skill"]
     assert load["description"].split("\n")[:3] == [
-        "第一行", "第二行",
+        "第一行",
+        "第二行",
         "- after_sale_apply（售后申请）：用户要对已签收的商品退货、换货或仅退款时加载：核对售后条件、七天无理由规则和凭证，确认后提交售后申请。",
     ]

@@ -1,6 +1,7 @@
 """The runtime reads from the release, cached (docs/runtime-api.md, "Caching"): a 304 from the ETag
 alone, a 200 from the stored body, one ``Catalog`` per release and process, and every publish,
 label move and rollback seen on the very next request."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,9 @@ def test_a_warm_304_runs_only_the_key_lookup(bitmall, api_client, django_assert_
     assert "X-Skill-Console-Stale" not in response
 
 
-def test_a_warm_200_is_the_stored_body_without_a_query_for_the_release(bitmall, api_client,
-                                                                         django_assert_max_num_queries):
+def test_a_warm_200_is_the_stored_body_without_a_query_for_the_release(
+    bitmall, api_client, django_assert_max_num_queries
+):
     _warm(api_client)
     with django_assert_max_num_queries(1):
         response = api_client.get(CATALOG)
@@ -46,8 +48,9 @@ def test_a_warm_200_is_the_stored_body_without_a_query_for_the_release(bitmall, 
     assert response["Content-Type"] == "application/json"
 
 
-def test_the_other_endpoints_reuse_one_catalog_per_release_and_process(bitmall, api_client,
-                                                                      django_assert_max_num_queries):
+def test_the_other_endpoints_reuse_one_catalog_per_release_and_process(
+    bitmall, api_client, django_assert_max_num_queries
+):
     first = api_client.post(ROUNDS, {"messages": loaded("order_change")}, format="json")
     assert first.status_code == 200 and first.json()["loaded"] == ["order_change"]
     pointer = runtime_cache.lookup()
@@ -60,8 +63,14 @@ def test_the_other_endpoints_reuse_one_catalog_per_release_and_process(bitmall, 
 
 def test_a_publish_is_seen_on_the_next_request(bitmall, api_client):
     etag = _warm(api_client)
-    services.skill_create(skill_code="gift_wrap", name="礼品包装", description="gift wrapping",
-                          content="# wrap", tool_ids=["query_cart"], sort_order=90)
+    services.skill_create(
+        skill_code="gift_wrap",
+        name="礼品包装",
+        description="gift wrapping",
+        content="# wrap",
+        tool_ids=["query_cart"],
+        sort_order=90,
+    )
     assert publish() == 2
     response = api_client.get(CATALOG, HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200
@@ -71,8 +80,14 @@ def test_a_publish_is_seen_on_the_next_request(bitmall, api_client):
 
 
 def test_a_label_move_and_a_rollback_are_seen_on_the_next_request(bitmall, api_client):
-    services.skill_create(skill_code="gift_wrap", name="礼品包装", description="gift wrapping",
-                          content="# wrap", tool_ids=["query_cart"], sort_order=90)
+    services.skill_create(
+        skill_code="gift_wrap",
+        name="礼品包装",
+        description="gift wrapping",
+        content="# wrap",
+        tool_ids=["query_cart"],
+        sort_order=90,
+    )
     publish()
     label_move(user=COMMAND_LINE, label="production", number=2)
     assert api_client.get(CATALOG).json()["release"] == 2
@@ -88,8 +103,14 @@ def test_a_label_move_and_a_rollback_are_seen_on_the_next_request(bitmall, api_c
 def test_every_write_of_a_release_or_a_label_bumps_the_generation(bitmall):
     before = runtime_cache.generation()
     assert isinstance(before, int)
-    services.skill_create(skill_code="gift_wrap", name="礼品包装", description="gift wrapping",
-                          content="# wrap", tool_ids=[], sort_order=90)
+    services.skill_create(
+        skill_code="gift_wrap",
+        name="礼品包装",
+        description="gift wrapping",
+        content="# wrap",
+        tool_ids=[],
+        sort_order=90,
+    )
     publish()
     after_publish = runtime_cache.generation()
     assert after_publish > before
@@ -109,8 +130,14 @@ def test_the_lookup_is_cached_under_the_generation_for_the_ttl(bitmall):
 
 def test_a_process_keeps_at_most_eight_releases(bitmall, api_client):
     for i in range(10):
-        services.skill_create(skill_code=f"extra_{i}", name=f"extra {i}", description="extra manual",
-                              content="# extra", tool_ids=[], sort_order=100 + i)
+        services.skill_create(
+            skill_code=f"extra_{i}",
+            name=f"extra {i}",
+            description="extra manual",
+            content="# extra",
+            tool_ids=[],
+            sort_order=100 + i,
+        )
         number = publish(f"extra {i}")
         assert api_client.get(CATALOG, {"release": number}).status_code == 200
     held = [(n, s) for n, s in runtime_cache._entries]

@@ -1,6 +1,7 @@
 """The runtime API's fast paths answer exactly what the slower ones did (docs/benchmarks.md):
 the key lookup compiled once (``auth.usable_key``), the orjson renderer
 (``renderers.RuntimeJSONRenderer``) and no query validation without a query string."""
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,8 @@ def test_a_usable_key_is_found_with_every_field_as_the_library_reads_it(runtime_
     library = RuntimeKey.objects.get_from_key(runtime_key.key)
     assert found is not None and found.pk == runtime_key.record.pk == library.pk
     assert {f.attname: getattr(found, f.attname) for f in RuntimeKey._meta.concrete_fields} == {
-        f.attname: getattr(library, f.attname) for f in RuntimeKey._meta.concrete_fields}
+        f.attname: getattr(library, f.attname) for f in RuntimeKey._meta.concrete_fields
+    }
     assert found.name == "test-runtime" and found.revoked is False and found.read_drafts is False
 
 
@@ -56,8 +58,14 @@ def test_the_last_use_is_recorded_as_an_aware_time(api_client, bitmall, runtime_
 
 
 def test_the_renderer_writes_compact_utf8_json_as_json_dumps_reads_it():
-    data = {"masked": {"cancel_order": "order_change"}, "loaded": ["订单"], "count": 3, "none": None,
-            "ok": True, "ratio": 0.5}
+    data = {
+        "masked": {"cancel_order": "order_change"},
+        "loaded": ["订单"],
+        "count": 3,
+        "none": None,
+        "ok": True,
+        "ratio": 0.5,
+    }
     body = RuntimeJSONRenderer().render(data)
     assert body == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -70,8 +78,9 @@ def test_the_renderer_escapes_the_line_separators_as_drf_did():
 
 def test_the_renderer_writes_any_mapping_as_an_object_and_lazy_text_as_text():
     with translation.override("en"):
-        body = RuntimeJSONRenderer().render({"masked": MappingProxyType({"t": "s"}), 3: gettext_lazy("Not found."),
-                                             "tuple": ("a", "b")})
+        body = RuntimeJSONRenderer().render(
+            {"masked": MappingProxyType({"t": "s"}), 3: gettext_lazy("Not found."), "tuple": ("a", "b")}
+        )
     assert json.loads(body) == {"masked": {"t": "s"}, "3": "Not found.", "tuple": ["a", "b"]}
 
 
@@ -99,11 +108,13 @@ def test_a_release_number_past_64_bits_is_a_json_404_naming_it(api_client, bitma
     error = json.loads(answer.content)["error"]
     assert (error["code"], error["details"]["release"]) == ("release_not_found", 99999999999999999999999999)
     # in a body, an integer past ±(2^53−1) is ambiguous JSON (docs/transcripts.md): a 400 naming the field
-    posted = api_client.post("/api/v1/runtime/rounds", {"messages": [], "release": 18446744073709551616},
-                             format="json")
+    posted = api_client.post("/api/v1/runtime/rounds", {"messages": [], "release": 18446744073709551616}, format="json")
     error = json.loads(posted.content)["error"]
     assert (posted.status_code, error["code"], error["details"]) == (
-        400, "malformed_json", {"key": "release", "cause": "integer 18446744073709551616 is outside ±(2^53−1)"})
+        400,
+        "malformed_json",
+        {"key": "release", "cause": "integer 18446744073709551616 is outside ±(2^53−1)"},
+    )
 
 
 @pytest.mark.django_db
@@ -114,7 +125,10 @@ def test_a_lone_surrogate_in_an_old_message_is_echoed_escaped_never_a_500(api_cl
     assert answer.status_code == 200
     assert b"\\ud800" in answer.content
     # a lone surrogate is ambiguous JSON (docs/transcripts.md): the result loads nothing, the id reads as U+FFFD
-    assert [w["code"] for w in json.loads(answer.content)["warning_details"]] == ["message_ambiguous", "result_unpaired"]
+    assert [w["code"] for w in json.loads(answer.content)["warning_details"]] == [
+        "message_ambiguous",
+        "result_unpaired",
+    ]
 
 
 @pytest.mark.django_db
@@ -136,9 +150,12 @@ def test_an_answer_with_other_non_ascii_text_is_written_as_it_is_and_an_ascii_on
     renderer = RuntimeJSONRenderer()
     assert renderer.render({"name": "取消订单", "note": "é\u2027"}) == '{"name":"取消订单","note":"é\u2027"}'.encode()
     assert renderer.render({"visible": ("cancel_order", "pay_order"), "count": 2}) == (
-        b'{"visible":["cancel_order","pay_order"],"count":2}')
+        b'{"visible":["cancel_order","pay_order"],"count":2}'
+    )
     # a separator after plenty of non-ASCII text is still escaped, and only it
-    assert renderer.render({"content": "手册" * 500 + "\u2029"}) == ('{"content":"' + "手册" * 500 + '\\u2029"}').encode()
+    assert (
+        renderer.render({"content": "手册" * 500 + "\u2029"}) == ('{"content":"' + "手册" * 500 + '\\u2029"}').encode()
+    )
 
 
 def test_each_input_serializer_binds_its_own_field_copies_and_keeps_no_state_between_requests():
@@ -163,8 +180,10 @@ def test_each_input_serializer_binds_its_own_field_copies_and_keeps_no_state_bet
 
 @pytest.mark.parametrize("fmt", ["api", "xml", "json"])
 def test_a_format_query_parameter_is_an_unknown_parameter_named_in_a_400(api_client, bitmall, fmt):
-    for answer in (api_client.get(f"/api/v1/runtime/catalog?format={fmt}"),
-                   api_client.post(f"/api/v1/runtime/rounds?format={fmt}", {"messages": []}, format="json")):
+    for answer in (
+        api_client.get(f"/api/v1/runtime/catalog?format={fmt}"),
+        api_client.post(f"/api/v1/runtime/rounds?format={fmt}", {"messages": []}, format="json"),
+    ):
         assert answer.status_code == 400 and answer["Content-Type"] == "application/json"
         error = answer.json()["error"]
         assert error["code"] == "invalid" and list(error["details"]) == ["format"]

@@ -1,4 +1,5 @@
 """The OpenAPI schema documents the runtime endpoints with their request and response bodies."""
+
 from __future__ import annotations
 
 import pytest
@@ -47,7 +48,12 @@ def test_messages_are_documented_with_the_design_shape(schema):
     components = schema["components"]["schemas"]
     assert components["RoundsInput"]["properties"]["messages"]["items"] == ref("Message")
     assert set(components["Message"]["properties"]) == {
-        "role", "content", "tool_calls", "tool_call_id", "state", "metadata",
+        "role",
+        "content",
+        "tool_calls",
+        "tool_call_id",
+        "state",
+        "metadata",
     }
     assert components["CheckCallInput"]["properties"]["call"] == ref("CallInput")
     assert components["Error"]["properties"]["error"] == ref("ErrorBody")

@@ -14,6 +14,7 @@ rarely name a published skill. A wrong key makes every answer a 401 and fails th
 Bounded: ``MAX_EXAMPLES`` generated cases per operation, no shrinking, no example database —
 the whole module stays well under a minute on a busy 2-core machine.
 """
+
 from __future__ import annotations
 
 import os
@@ -91,8 +92,14 @@ def test_runtime_api_answers_within_its_schema(live_server, runtime_bearer, mode
 
         @given(case=operation.as_strategy(generation_mode=mode))
         @(example(case=explicit[0]) if explicit else (lambda f: f))
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.generate],
+        )
         def call(case: schemathesis.Case) -> None:
             response = case.call_and_validate(base_url=live_server.url, headers=headers, checks=CHECKS, timeout=30)
             seen[operation.label].append(response.status_code)  # noqa: B023 (call() runs at once, in this iteration)

@@ -1,4 +1,5 @@
 """GET /api/v1/runtime/skills/{code} (docs/runtime-api.md): 200 manual, 404 unknown or disabled, 400 malformed."""
+
 from __future__ import annotations
 
 import hashlib
@@ -26,8 +27,10 @@ def test_returns_the_manual_and_its_version(bitmall, api_client):
         "content": skill.content,
         "content_sha256": hashlib.sha256(skill.content.encode("utf-8")).hexdigest(),
         "tool_ids": ["cancel_order", "change_address"],
-        "tools": [{"name": "cancel_order", "server": None, "mcp_name": None},
-                  {"name": "change_address", "server": None, "mcp_name": None}],
+        "tools": [
+            {"name": "cancel_order", "server": None, "mcp_name": None},
+            {"name": "change_address", "server": None, "mcp_name": None},
+        ],
     }
 
 
@@ -67,20 +70,26 @@ def test_deleted_skill_is_404(bitmall, api_client):
     assert error_of(api_client.get(skill_url("fault_diagnosis")), 404)["code"] == "skill_not_found"
 
 
-@pytest.mark.parametrize(("raw", "code", "message"), [
-    ("..%2F..%2Fsecret", "../../secret", f"skill code '../../secret' {PATTERN}"),
-    ("..", "..", f"skill code '..' {PATTERN}"),
-    ("Bad", "Bad", f"skill code 'Bad' {PATTERN}"),
-    ("order__change", "order__change", f"skill code 'order__change' {PATTERN}"),
-    ("a", "a", "skill code 'a' must be 2–64 characters long."),
-    ("a" * 65, "a" * 65, f"skill code '{'a' * 65}' must be 2–64 characters long."),
-])
-def test_malformed_code_is_400_before_anything_is_read(bitmall, api_client, django_assert_max_num_queries,
-                                                        raw, code, message):
+@pytest.mark.parametrize(
+    ("raw", "code", "message"),
+    [
+        ("..%2F..%2Fsecret", "../../secret", f"skill code '../../secret' {PATTERN}"),
+        ("..", "..", f"skill code '..' {PATTERN}"),
+        ("Bad", "Bad", f"skill code 'Bad' {PATTERN}"),
+        ("order__change", "order__change", f"skill code 'order__change' {PATTERN}"),
+        ("a", "a", "skill code 'a' must be 2–64 characters long."),
+        ("a" * 65, "a" * 65, f"skill code '{'a' * 65}' must be 2–64 characters long."),
+    ],
+)
+def test_malformed_code_is_400_before_anything_is_read(
+    bitmall, api_client, django_assert_max_num_queries, raw, code, message
+):
     with django_assert_max_num_queries(2):  # the key lookup and its last-used stamp only
         response = api_client.get(skill_url(raw))
     assert error_of(response, 400) == {
-        "code": "invalid_skill_code", "message": message, "details": {"skill_code": code},
+        "code": "invalid_skill_code",
+        "message": message,
+        "details": {"skill_code": code},
     }
 
 

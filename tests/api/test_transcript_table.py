@@ -1,6 +1,7 @@
 """The transcript table (tests/transcript_cases.py) through ``POST runtime/rounds``,
 ``POST runtime/check-call`` and ``POST runtime/load-skill``: always 200, the exact loaded /
 masked / warnings, the verdict, and the stub only while the whole current manual is retained."""
+
 from __future__ import annotations
 
 import pytest
@@ -39,8 +40,9 @@ def test_rounds_reads_the_transcript(catalog_v2, post, case: Case) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_check_call_reads_the_transcript(catalog_v2, post, case: Case) -> None:
-    response = post(CHECK_CALL, {"messages": case.messages,
-                                 "call": {"name": "cancel_order", "arguments": {"order_no": "88239"}}})
+    response = post(
+        CHECK_CALL, {"messages": case.messages, "call": {"name": "cancel_order", "arguments": {"order_no": "88239"}}}
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     if "order_change" in case.loaded:
@@ -56,10 +58,16 @@ def test_load_skill_reads_the_transcript(catalog_v2, post, case: Case) -> None:
     body = response.json()
     if stub_expected(case):
         assert (body["already_loaded"], body["content"], body["metadata"]) == (
-            True, STUB, {"already_loaded": True, "skill_code": "order_change", "skill_version": ORDER_CHANGE_VERSION})
+            True,
+            STUB,
+            {"already_loaded": True, "skill_code": "order_change", "skill_version": ORDER_CHANGE_VERSION},
+        )
     else:
         assert (body["already_loaded"], body["content"], body["metadata"]) == (
-            False, MANUAL, {MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION})
+            False,
+            MANUAL,
+            {MARKER: "order_change", "skill_version": ORDER_CHANGE_VERSION},
+        )
 
 
 def test_the_catalog_serves_the_earlier_published_manual(catalog_v2, api_client) -> None:
@@ -71,4 +79,5 @@ def test_the_catalog_serves_the_earlier_published_manual(catalog_v2, api_client)
 
     body = api_client.get(CATALOG).json()
     assert {s["code"]: s.get("earlier_manuals") for s in body["skills"]} == {
-        code: ([digest(MANUAL_V1, 1).as_dict()] if code == "order_change" else None) for code in catalog_v2}
+        code: ([digest(MANUAL_V1, 1).as_dict()] if code == "order_change" else None) for code in catalog_v2
+    }

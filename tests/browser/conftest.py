@@ -1,6 +1,7 @@
 """A real browser against pytest-django's live server: Debian's Chromium driven by Playwright
 (sync API). Never downloads a browser; fails (never skips) when /usr/bin/chromium is absent, so a
 missing install cannot pass CI unnoticed — `make test` installs it."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,15 @@ import pytest
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SHOTS = Path("/tmp/shots")
 USERNAME, PASSWORD = "ops", "ops-pass-123"
 
@@ -56,8 +64,9 @@ def watch_csp(context) -> list[dict]:
     seen: list[dict] = []
     context.expose_binding("__cspViolation", lambda source, violation: seen.append(violation))
     context.add_init_script(CSP_LISTENER)
-    context.on("console", lambda msg: seen.append({"console": msg.text})
-               if "Content Security Policy" in msg.text else None)
+    context.on(
+        "console", lambda msg: seen.append({"console": msg.text}) if "Content Security Policy" in msg.text else None
+    )
     return seen
 
 

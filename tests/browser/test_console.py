@@ -1,5 +1,6 @@
 """The console in a real browser: keyboard-driven simulate, live manual preview, language switch.
 Screenshots go to /tmp/shots/."""
+
 from __future__ import annotations
 
 import re
@@ -82,8 +83,7 @@ def active(page) -> dict:
 
 def wait_focus(page, condition: str) -> dict:
     """Wait until the focused element ``e`` satisfies the JS ``condition``; return ``active()``."""
-    page.wait_for_function(f"() => {{ const e = document.activeElement; return !!e && ({condition}); }}",
-                           timeout=5_000)
+    page.wait_for_function(f"() => {{ const e = document.activeElement; return !!e && ({condition}); }}", timeout=5_000)
     return active(page)
 
 
@@ -99,7 +99,10 @@ def test_focus_follows_the_action(page, console):
     page.click('tr[data-skill="iot_bundle"] .btn-danger')
     page.wait_for_selector('tr[data-deleted-skill="iot_bundle"]')
     focused = wait_focus(page, "e.tagName === 'BUTTON'")
-    assert (focused["row"], focused["id"]) == ("iot_bundle", f"deleted-skill-{Skill.objects.get(skill_code='iot_bundle').pk}")
+    assert (focused["row"], focused["id"]) == (
+        "iot_bundle",
+        f"deleted-skill-{Skill.objects.get(skill_code='iot_bundle').pk}",
+    )
     page.keyboard.press("Enter")  # Restore, from the keyboard
     page.wait_for_selector('tr[data-skill="iot_bundle"]')
     assert wait_focus(page, "e.getAttribute('role') === 'switch'")["id"] == "skill-iot_bundle"
@@ -150,8 +153,9 @@ def test_long_names_never_push_the_buttons_off_screen(browser, console):
     from skills_app import services
 
     long_code = "a" + "b" * 63
-    services.skill_create(skill_code=long_code, name="N" * 64, description="x" * 200, content="body",
-                          tool_ids=["query_cart"])
+    services.skill_create(
+        skill_code=long_code, name="N" * 64, description="x" * 200, content="body", tool_ids=["query_cart"]
+    )
     services.skill_delete(skill=Skill.objects.get(skill_code=long_code))
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     pg = context.new_page()
@@ -161,11 +165,13 @@ def test_long_names_never_push_the_buttons_off_screen(browser, console):
         pg.wait_for_function("() => document.documentElement.lang === 'en'")
         pg.wait_for_load_state("load")  # the stylesheet is applied
         assert pg.evaluate("document.documentElement.scrollWidth") <= 1280
-        for selector in ('[data-deleted-skill] [data-row-focus]', 'tr[data-skill] .btn-danger'):
+        for selector in ("[data-deleted-skill] [data-row-focus]", "tr[data-skill] .btn-danger"):
             box = pg.locator(selector).first.bounding_box()
             assert box and box["x"] + box["width"] <= 1280, selector
-        wraps = pg.eval_on_selector_all("[data-deleted-table], #skills-table",
-                                        "els => els.map(t => t.closest('.table-wrap').scrollWidth <= t.closest('.table-wrap').clientWidth)")
+        wraps = pg.eval_on_selector_all(
+            "[data-deleted-table], #skills-table",
+            "els => els.map(t => t.closest('.table-wrap').scrollWidth <= t.closest('.table-wrap').clientWidth)",
+        )
         assert wraps == [True, True]
         pg.screenshot(path=str(SHOTS / "skills-en-1280.png"), full_page=True)
     finally:
@@ -227,8 +233,8 @@ def test_expired_session_with_htmx(page, console):
     page.keyboard.press("Control+End")
     page.keyboard.type("\n我写的一行。\n")
     page.wait_for_selector("#live-preview [data-session-expired]")  # the panel says so …
-    assert page.url == f"{console}/skills/order_change/edit"        # … and the page stays,
-    assert "我写的一行。" in page.input_value("#id_content")         # with the text
+    assert page.url == f"{console}/skills/order_change/edit"  # … and the page stays,
+    assert "我写的一行。" in page.input_value("#id_content")  # with the text
     page.screenshot(path=str(SHOTS / "session-expired-editor-zh.png"))
     page.keyboard.press("Control+Enter")  # a plain POST now: the login page says it was not saved
     page.wait_for_url(re.compile(r"/accounts/login/\?expired=unsaved&next=/skills/order_change/edit$"))

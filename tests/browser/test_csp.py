@@ -4,6 +4,7 @@ picker's boxes and search keys — and what always needed script — the htmx li
 simulation, the confirm dialogs — still works under the policy. The ``page`` fixture
 (tests/browser/conftest.py) collects every ``securitypolicyviolation`` event and every "Refused
 to …" console line, and fails any browser test that saw one; the first test shows it does."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,10 +17,25 @@ from .conftest import login
 pytestmark = pytest.mark.browser
 
 PAGES = [
-    "/skills/", "/skills/order_change/", "/skills/order_change/history", "/skills/new", "/skills/import",
-    "/preview/", "/scenarios/", "/restrictions/", "/tools/", "/tools/mcp/query_order/", "/releases/",
-    "/publish/", "/api-keys/", "/mcp/", "/audit/", "/admin/", "/admin/skills_app/skill/",
-    "/admin/skills_app/skill/add/", "/no/such/page",
+    "/skills/",
+    "/skills/order_change/",
+    "/skills/order_change/history",
+    "/skills/new",
+    "/skills/import",
+    "/preview/",
+    "/scenarios/",
+    "/restrictions/",
+    "/tools/",
+    "/tools/mcp/query_order/",
+    "/releases/",
+    "/publish/",
+    "/api-keys/",
+    "/mcp/",
+    "/audit/",
+    "/admin/",
+    "/admin/skills_app/skill/",
+    "/admin/skills_app/skill/add/",
+    "/no/such/page",
 ]
 
 
@@ -78,8 +94,10 @@ def test_htmx_live_preview_and_simulation_work(page, console):
     login(page, console)
     page.goto(f"{console}/skills/order_change/edit")
     page.fill("#id_content", "# 新手册\n\n第一步：核对订单号。")
-    page.wait_for_function("() => (document.querySelector('#live-preview [data-manual-preview]') || {})"
-                           ".textContent?.includes('核对订单号')")
+    page.wait_for_function(
+        "() => (document.querySelector('#live-preview [data-manual-preview]') || {})"
+        ".textContent?.includes('核对订单号')"
+    )
     box = page.locator('label[data-tool-option="query_order"] input[type=checkbox]')
     assert page.locator('label[data-tool-option="query_order"]').get_attribute("class") in ("", None)
     box.check()  # the label follows its box (was an onchange attribute)
@@ -107,12 +125,16 @@ def test_the_tool_picker_search_works(page, console, monkeypatch):
     page.focus("[data-picker-search]")
     page.evaluate("() => { document.activeElement.value = 'pay'; }")  # no input event: Enter alone searches
     page.keyboard.press("Enter")
-    page.wait_for_function("() => [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
-                           ".map(l => l.dataset.toolOption).join() === 'pay_order'")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
+        ".map(l => l.dataset.toolOption).join() === 'pay_order'"
+    )
     page.keyboard.type("_order")  # typing searches after 300 ms, and stays in the box
-    page.wait_for_function("() => document.querySelector('[data-picker-results] [data-tool-option]') === null "
-                           "|| [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
-                           ".map(l => l.dataset.toolOption).join() === 'pay_order'")
+    page.wait_for_function(
+        "() => document.querySelector('[data-picker-results] [data-tool-option]') === null "
+        "|| [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
+        ".map(l => l.dataset.toolOption).join() === 'pay_order'"
+    )
     page.wait_for_timeout(700)  # past the editor's 300 ms live-preview delay
     assert page.url == f"{console}/skills/order_change/edit" and previews == []
     no_violation(page, "picker search")

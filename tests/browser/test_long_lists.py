@@ -1,6 +1,7 @@
 """Long lists and long runs in a real browser (issue 10): the pager works from the keyboard
 (``[`` / ``]`` and its links), scenario rows load their results one request each, and the folded
 rounds of a long preview open to show exactly their rounds. Screenshots: /tmp/shots/long-*.png."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,13 @@ pytestmark = pytest.mark.browser
 
 def test_the_skill_pager_works_from_the_keyboard(page, console):
     for i in range(60):
-        services.skill_create(skill_code=f"bulk_{i:03d}", name=f"批量 {i}", description=f"批量技能 {i}",
-                              content=f"# {i}", sort_order=100 + i)
+        services.skill_create(
+            skill_code=f"bulk_{i:03d}",
+            name=f"批量 {i}",
+            description=f"批量技能 {i}",
+            content=f"# {i}",
+            sort_order=100 + i,
+        )
     login(page, console)
     assert page.locator("tr[data-skill]").count() == 50
     assert page.inner_text("[data-pager] [aria-current]") == "第 1 页，共 2 页 · 共 65 条"
@@ -98,6 +104,9 @@ def test_still_masked_folds_past_the_limit_and_opens_from_the_keyboard(page, con
     page.keyboard.press("Enter")
     assert more.get_attribute("open") == ""
     assert [" ".join(t.split()) for t in still.locator(".chip-masked:visible").all_inner_texts()] == [
-        "apply_after_sale → after_sale_apply", "update_cart_item → order_checkout",
-        "create_order → order_checkout", "pay_order → order_checkout"]
+        "apply_after_sale → after_sale_apply",
+        "update_cart_item → order_checkout",
+        "create_order → order_checkout",
+        "pay_order → order_checkout",
+    ]
     page.screenshot(path=str(SHOTS / "long-still-masked-open.png"), full_page=False)

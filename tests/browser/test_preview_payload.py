@@ -2,6 +2,7 @@
 size in characters, the diff against the previous round, and the tools JSON loaded on demand
 behind an OpenAI / Anthropic toggle — driven with the keyboard in Debian's Chromium.
 Screenshots go to /tmp/shots/."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,9 @@ def test_round_payload_json_loads_on_demand_and_toggles_format(page, console):
     shown = page.inner_text('section[data-round="1"] [data-payload-chars="openai"]')
     assert shown == f"{payload_chars(round_1)} 个字符"
     assert page.locator('section[data-round="1"] [data-payload-chars="anthropic"]').is_hidden()
-    added = page.eval_on_selector_all('section[data-round="2"] [data-payload-added]',
-                                      "els => els.map(e => e.dataset.payloadAdded)")
+    added = page.eval_on_selector_all(
+        'section[data-round="2"] [data-payload-added]', "els => els.map(e => e.dataset.payloadAdded)"
+    )
     assert added == ["cancel_order", "change_address"]
     assert page.locator('section[data-round="3"] [data-payload-same]').count() == 1
 
@@ -40,7 +42,12 @@ def test_round_payload_json_loads_on_demand_and_toggles_format(page, console):
     tools = json.loads(openai_pre.inner_text())
     assert len(tools) == 13 and tools[1]["function"]["name"] == "load_skill"
     assert tools[1]["function"]["parameters"]["properties"]["skill_code"]["enum"] == [
-        "after_sale_apply", "order_change", "fault_diagnosis", "order_checkout", "iot_bundle"]
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    ]
     assert page.locator('section[data-round="2"] [data-payload-json="anthropic"]').is_hidden()
     page.screenshot(path=str(SHOTS / "preview-payload-openai-zh.png"), full_page=True)
 

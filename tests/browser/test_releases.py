@@ -1,6 +1,7 @@
 """Publishing in a real browser (docs/releases.md): publish from the console, see the release in
 the list, move ``production`` to it, open the diff between two releases; screenshots of the
 publish and releases pages in /tmp/shots."""
+
 from __future__ import annotations
 
 import pytest

@@ -2,6 +2,7 @@
 preview and an inline lint, saves, edits, opens its history, sees the diff and restores the
 previous revision; a viewer finds no write control anywhere. Screenshots of the history and audit
 pages at 1366 and 390 px go to /tmp/shots/."""
+
 from __future__ import annotations
 
 import pytest
@@ -116,9 +117,19 @@ def write_controls(page) -> list[str]:
 def test_a_viewer_finds_no_write_control(page, console, viewer):
     login_as(page, console, *viewer)
     assert page.get_attribute("[data-role]", "data-role") == "viewer"
-    for url in ("/skills/", "/skills/order_change/", "/skills/order_change/history", "/scenarios/",
-                "/restrictions/", "/tools/", "/releases/", "/releases/1/", "/publish/",
-                "/preview/?scenario=cancel-iphone", "/audit/"):
+    for url in (
+        "/skills/",
+        "/skills/order_change/",
+        "/skills/order_change/history",
+        "/scenarios/",
+        "/restrictions/",
+        "/tools/",
+        "/releases/",
+        "/releases/1/",
+        "/publish/",
+        "/preview/?scenario=cancel-iphone",
+        "/audit/",
+    ):
         page.goto(f"{console}{url}")
         assert write_controls(page) == [], url
     page.goto(f"{console}/skills/")
@@ -137,8 +148,11 @@ def test_history_and_audit_pages_fit_the_width(browser, console, editor, width):
     services.skill_set_enabled(skill=skill, enabled=False)
     context, page = _sized(browser, width)
     login_as(page, console, *editor)
-    for name, url in (("history", "/skills/order_change/history"), ("audit", "/audit/"),
-                      ("audit-filtered", "/audit/?kind=skill&record=order_change")):
+    for name, url in (
+        ("history", "/skills/order_change/history"),
+        ("audit", "/audit/"),
+        ("audit-filtered", "/audit/?kind=skill&record=order_change"),
+    ):
         page.goto(f"{console}{url}")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{name} at {width}px"
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)

@@ -1,6 +1,7 @@
 """Import and export in a real browser (docs/import-export.md): download the export zip, upload it
 back, read the per-file report of the check, import, and see a broken SKILL.md named with its
 line; screenshots of the page at 1366 px and 390 px in /tmp/shots."""
+
 from __future__ import annotations
 
 import pytest
@@ -49,7 +50,8 @@ def test_export_then_upload_the_zip_check_and_import(page, console, tmp_path):
     row.wait_for()
     assert row.get_attribute("data-status") == "error"
     assert row.locator("[data-entry-errors]").inner_text() == (
-        f"{path}:3: YAML 前置元数据无效：mapping values are not allowed here")
+        f"{path}:3: YAML 前置元数据无效：mapping values are not allowed here"
+    )
     assert page.locator("[data-import-blocked]").is_visible()
     assert page.locator("[data-import-apply]").count() == 0
 
@@ -57,7 +59,9 @@ def test_export_then_upload_the_zip_check_and_import(page, console, tmp_path):
     page.set_input_files("#id_files", str(exported))
     page.click("[data-import-check]")
     page.locator(f"[data-import-entry='{path}'][data-status='unchanged']").wait_for()
-    assert page.locator(f"[data-import-entry='{folder}/order-change/SKILL.md']").get_attribute("data-status") == "created"
+    assert (
+        page.locator(f"[data-import-entry='{folder}/order-change/SKILL.md']").get_attribute("data-status") == "created"
+    )
     assert page.locator("[data-import-folder]").inner_text() == f"压缩包中 {folder}/ 文件夹里的文件："
     assert page.locator("[data-import-summary]").inner_text() == "检查：未写入任何内容。导入将会："
     assert "order_change" not in records()
@@ -76,15 +80,20 @@ def test_the_import_page_fits_a_phone(page, console, tmp_path):
     page.goto(f"{console}/skills/import")
     (tmp_path / "p.properties").write_text(
         "skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\ntool-ids=query_order,nope\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (tmp_path / "m.md").write_text("# 价保\n", encoding="utf-8")
     page.set_input_files("#id_files", [str(tmp_path / "p.properties"), str(tmp_path / "m.md")])
     page.click("[data-import-check]")
     page.locator("[data-import-entry='p.properties'][data-status='error']").wait_for()
     assert page.locator("[data-import-entry='p.properties'] [data-entry-errors]").inner_text() == (
-        "p.properties:5: tool_ids: “nope”不是任何 MCP 节点的工具。")
-    assert page.locator("[data-import-entry='p.properties'] [data-entry-errors]").bounding_box()["x"] + \
-        page.locator("[data-import-entry='p.properties'] [data-entry-errors]").bounding_box()["width"] <= 390
+        "p.properties:5: tool_ids: “nope”不是任何 MCP 节点的工具。"
+    )
+    assert (
+        page.locator("[data-import-entry='p.properties'] [data-entry-errors]").bounding_box()["x"]
+        + page.locator("[data-import-entry='p.properties'] [data-entry-errors]").bounding_box()["width"]
+        <= 390
+    )
     assert page.locator("[data-import-blocked]").inner_text() == "修正有错误的文件后再检查。"
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     page.screenshot(path=str(SHOTS / "import-390.png"), full_page=True)

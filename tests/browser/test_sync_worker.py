@@ -1,4 +1,4 @@
-""""Sync now" run by a real task worker, seen in the browser (issue 24: docs/deploy.md "Background
+""" "Sync now" run by a real task worker, seen in the browser (issue 24: docs/deploy.md "Background
 jobs"): the record is shown running at once, the page stays usable while the worker waits on the
 hanging demo server, and the record turns failed with its cause by itself (htmx polling).
 
@@ -8,6 +8,7 @@ see the live server's database: the browser tests run on SQLite, whose test data
 ``transactional_db`` commits every write, so the worker is simply pointed at that file
 (``SKILL_CONSOLE_SQLITE``) with the same secret key (the queue's packages are signed with it).
 Screenshots: /tmp/shots/sync-worker-*.png."""
+
 from __future__ import annotations
 
 import sys
@@ -28,11 +29,13 @@ pytestmark = pytest.mark.browser
 LIMIT = 8
 
 
-def test_sync_now_shows_running_then_failed_with_its_cause_while_the_page_stays_usable(page, console, settings,
-                                                                                       tmp_path):
+def test_sync_now_shows_running_then_failed_with_its_cause_while_the_page_stays_usable(
+    page, console, settings, tmp_path
+):
     settings.SKILL_CONSOLE_TASKS_INLINE = False  # the live server queues; the worker below syncs
-    mcp_server_save(name="slow", transport="stdio", command=sys.executable, args=demo_server_args("hang"),
-                    timeout_seconds=LIMIT)
+    mcp_server_save(
+        name="slow", transport="stdio", command=sys.executable, args=demo_server_args("hang"), timeout_seconds=LIMIT
+    )
     login(page, console)
     with task_worker(tmp_path / "qcluster.log"):
         page.goto(f"{console}/mcp/slow/syncs")
@@ -61,11 +64,14 @@ def test_sync_now_shows_running_then_failed_with_its_cause_while_the_page_stays_
         expect(card).to_have_attribute("data-outcome", "failed", timeout=60_000)
         assert page.evaluate("window.__notReloaded === true")
         expect(card.locator("[data-sync-message]")).to_have_text(
-            f"server 'slow': no complete answer within the time limit of {LIMIT} seconds")
+            f"server 'slow': no complete answer within the time limit of {LIMIT} seconds"
+        )
         expect(card.locator("[data-sync-state]")).to_have_text("失败")
         assert card.get_attribute("hx-get") is None  # polling stopped
         page.screenshot(path=str(SHOTS / "sync-worker-failed.png"), full_page=True)
     record.refresh_from_db()
     assert (record.outcome, record.message) == (
-        "failed", f"server 'slow': no complete answer within the time limit of {LIMIT} seconds")
+        "failed",
+        f"server 'slow': no complete answer within the time limit of {LIMIT} seconds",
+    )
     assert (record.finished_at - record.started_at).total_seconds() >= LIMIT

@@ -3,6 +3,7 @@ registered tools (lowered to 5 here: the live server runs in a thread of this pr
 editor lists only the ticked tools; from the keyboard, Tab reaches the search box, Enter searches
 (and never submits the editor), Tab reaches a result and Space ticks it; Save keeps it.
 Screenshot: /tmp/shots/picker-search.png."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,10 +45,20 @@ def test_search_tick_and_save_from_the_keyboard(page, console, monkeypatch):
     page.wait_for_timeout(600)  # the typing trigger repeats the same search: skipped, nothing replaced
     assert page.url == f"{console}/skills/order_change/edit"  # Enter did not submit the editor
     assert results.evaluate_all("ls => ls.map(l => l.dataset.toolOption)") == [
-        "query_order", "update_cart_item", "create_order", "pay_order"]
+        "query_order",
+        "update_cart_item",
+        "create_order",
+        "pay_order",
+    ]
     page.keyboard.press("Tab")
-    assert focused(page) == {"tag": "INPUT", "type": "checkbox", "value": "query_order", "picker": None,
-                             "result": True, "checked": False}
+    assert focused(page) == {
+        "tag": "INPUT",
+        "type": "checkbox",
+        "value": "query_order",
+        "picker": None,
+        "result": True,
+        "checked": False,
+    }
     page.keyboard.press("Space")
     assert focused(page)["checked"] is True
     page.screenshot(path=str(SHOTS / "picker-search.png"), full_page=False, clip=_picker_box(page))
@@ -55,10 +66,15 @@ def test_search_tick_and_save_from_the_keyboard(page, console, monkeypatch):
     # a second search: the ticked result moves to the ticked list and is left out of the answer
     page.focus("[data-picker-search]")
     search(page, "pay")
-    page.wait_for_function("() => [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
-                           ".map(l => l.dataset.toolOption).join() === 'pay_order'")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-picker-results] [data-tool-option]')]"
+        ".map(l => l.dataset.toolOption).join() === 'pay_order'"
+    )
     assert chosen.evaluate_all("ls => ls.map(l => l.dataset.toolOption)") == [
-        "cancel_order", "change_address", "query_order"]
+        "cancel_order",
+        "change_address",
+        "query_order",
+    ]
     page.keyboard.press("Tab")
     assert focused(page)["value"] == "pay_order"
     page.keyboard.press("Space")

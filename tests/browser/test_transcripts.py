@@ -1,5 +1,6 @@
 """A pasted Anthropic transcript in a real browser: read like an OpenAI one, the warnings of a
 bad old message shown in the UI language (docs/transcripts.md). Screenshot in /tmp/shots/."""
+
 from __future__ import annotations
 
 import json
@@ -10,15 +11,30 @@ from .conftest import SHOTS, login
 
 TRANSCRIPT = [
     {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，帮我取消"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_0", "type": "function", "function": {"name": "query_order", "arguments": "{\"order_no\": \"88"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_0", "type": "function", "function": {"name": "query_order", "arguments": '{"order_no": "88'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_0", "content": "五笔订单…"},
-    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "load_skill",
-                                       "input": {"skill_code": "order_change"}}]},
-    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
-                                  "content": [{"type": "text", "text": MANUAL_V1}]}]},  # the whole published manual
-    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "cancel_order",
-                                       "input": {"order_no": "88239"}}]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "load_skill", "input": {"skill_code": "order_change"}}
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": MANUAL_V1}]}
+        ],
+    },  # the whole published manual
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_2", "name": "cancel_order", "input": {"order_no": "88239"}}],
+    },
 ]
 
 

@@ -1,5 +1,6 @@
 """Browser behaviour a new user tripped on (issue 9, item 7) and the pages at 1366 px and 390 px.
 Screenshots go to /tmp/shots/ui-*.png."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,8 @@ from .conftest import SHOTS, login
 pytestmark = pytest.mark.browser
 
 TWENTY_ROUNDS = "name: twenty\nsteps:\n  - user: 帮我查订单\n" + "".join(
-    "  - assistant: {calls: [{query_order: {}}]}\n" for _ in range(20))
+    "  - assistant: {calls: [{query_order: {}}]}\n" for _ in range(20)
+)
 
 
 def _sized(browser, width: int, height: int = 900):
@@ -80,7 +82,7 @@ def test_the_matrix_scrolls_inside_its_box_with_the_tool_column_fixed(browser, c
     page.wait_for_selector('section[data-round="20"]')
     box = page.locator("[data-matrix-scroll]")
     assert box.evaluate("e => e.scrollWidth > e.clientWidth")  # twenty rounds overflow the box…
-    assert _no_sideways_scroll(page)                            # …not the page
+    assert _no_sideways_scroll(page)  # …not the page
     tool = page.locator('tr[data-matrix-row="cancel_order"] th.tool')
     before = tool.bounding_box()["x"]
     box.evaluate("e => { e.scrollLeft = 600; }")
@@ -95,8 +97,9 @@ def test_the_matrix_scrolls_inside_its_box_with_the_tool_column_fixed(browser, c
 
 @pytest.mark.parametrize("width", [1366, 390])
 def test_pages_fit_the_width_and_the_nav_collapses_on_a_phone(browser, console, width):
-    services.access_profile_save(name="support_lite", tools=["query_order", "query_logistics", "cancel_order",
-                                                            "change_address"])
+    services.access_profile_save(
+        name="support_lite", tools=["query_order", "query_logistics", "cancel_order", "change_address"]
+    )
     context, page = _sized(browser, width)
     login(page, console)
     pages = {
@@ -130,6 +133,7 @@ def test_tool_chips_never_break_inside_a_name(browser, console):
     login(page, console)
     page.goto(f"{console}/skills/")
     heights = page.eval_on_selector_all(
-        "[data-gated-tool]", "els => els.map(e => [e.textContent.trim(), e.getBoundingClientRect().height])")
+        "[data-gated-tool]", "els => els.map(e => [e.textContent.trim(), e.getBoundingClientRect().height])"
+    )
     assert heights and all(h < 30 for _, h in heights), heights  # one line each
     context.close()

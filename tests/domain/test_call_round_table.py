@@ -1,6 +1,7 @@
 """The call-round table (tests/call_round_cases.py) through the domain: ``check_call``, the
 simulator running the case's YAML script and ``replay`` of the case's transcript give the same
 exact verdict (docs/rule.md, "The round of a call")."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """``domain/catalog.py``, exact values: a catalog's profiles and stages are its own read-only
 copies, and a tool's JSON shape holds plain dicts of its own (issue 11: the mutation-testing
 triage of the fifth round). Library tests: call, assert."""
+
 from __future__ import annotations
 
 import json
@@ -34,11 +35,20 @@ def test_json_copy_gives_a_mapping_as_a_plain_dict_of_its_own_and_anything_else_
 
 
 def test_a_tools_json_shape_is_plain_json_that_does_not_share_its_dicts() -> None:
-    tool = Tool("lookup", input_schema=MappingProxyType({"type": "object"}),
-                annotations=MappingProxyType({"readOnlyHint": True}))
+    tool = Tool(
+        "lookup",
+        input_schema=MappingProxyType({"type": "object"}),
+        annotations=MappingProxyType({"readOnlyHint": True}),
+    )
     out = tool.as_dict()
-    assert json.loads(json.dumps(out)) == {"name": "lookup", "kind": "mcp", "title": "", "description": "",
-                                           "inputSchema": {"type": "object"},
-                                           "annotations": {"readOnlyHint": True}, "require_confirm": False}
+    assert json.loads(json.dumps(out)) == {
+        "name": "lookup",
+        "kind": "mcp",
+        "title": "",
+        "description": "",
+        "inputSchema": {"type": "object"},
+        "annotations": {"readOnlyHint": True},
+        "require_confirm": False,
+    }
     out["inputSchema"]["type"] = "array"
     assert tool.input_schema["type"] == "object"

@@ -1,5 +1,6 @@
 """A catalog's derived views: computed before a run's time budget starts (``Catalog.prepare``)
 and carried to the editor's catalog with an unsaved skill (``Catalog.with_skills``)."""
+
 from __future__ import annotations
 
 from skill_rule import simulator
@@ -42,8 +43,12 @@ def test_with_skills_carries_the_tool_views_only_while_some_skill_stays_enabled(
 def test_gating_skills_lists_every_enabled_gating_skill_in_sort_order_registered_or_not():
     from .factories import skill
 
-    catalog = shop(skill("zeta", ("refund", "ghost"), sort_order=1), skill("alpha", ("refund",), sort_order=2),
-                   skill("beta", ("cancel",), sort_order=1), skill("off", ("refund",), enabled=False))
+    catalog = shop(
+        skill("zeta", ("refund", "ghost"), sort_order=1),
+        skill("alpha", ("refund",), sort_order=2),
+        skill("beta", ("cancel",), sort_order=1),
+        skill("off", ("refund",), enabled=False),
+    )
     assert dict(catalog.gating_skills) == {"cancel": ("beta",), "refund": ("zeta", "alpha"), "ghost": ("zeta",)}
     assert catalog.gate_owner["refund"] == "zeta"
 

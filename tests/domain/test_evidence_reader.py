@@ -1,5 +1,6 @@
 """``transcript.EvidenceReader.replace`` and ``Evidence.newest``, exact values (issue 11: the
 mutation-testing triage of ``domain/transcript.py``). Library tests: call, assert."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -23,8 +24,10 @@ def test_replacing_a_manual_by_a_newer_version_is_read_again() -> None:
     reader = reader_of([user("hi"), *loaded("alpha", call_id="c1", version=1), *loaded("beta", call_id="c2")])
     newer = replace(reader.messages[2], content="# alpha manual v2", metadata={MARKER: "alpha", "skill_version": 2})
     reader.replace(2, newer)
-    assert reader.manuals == (LoadedManual(position=2, index=2, code="alpha", version=2),
-                              LoadedManual(position=4, index=4, code="beta", version=1))
+    assert reader.manuals == (
+        LoadedManual(position=2, index=2, code="alpha", version=2),
+        LoadedManual(position=4, index=4, code="beta", version=1),
+    )
     assert (reader.holds_manual("alpha", 2), reader.holds_manual("alpha", 1)) == (True, False)
     assert reader.holds_manual("beta", 1) is True
 
@@ -77,12 +80,27 @@ def test_an_older_manual_beside_one_without_a_version_is_not_outdated() -> None:
 def test_only_manuals_older_than_their_skill_are_outdated_whatever_comes_first() -> None:
     from skill_rule.transcript import outdated_warnings
 
-    reader = reader_of([user("hi"), *loaded("beta", call_id="c0", version=5), *loaded("gamma", call_id="c9"),
-                        *loaded("alpha", call_id="c1", version=1)])
+    reader = reader_of(
+        [
+            user("hi"),
+            *loaded("beta", call_id="c0", version=5),
+            *loaded("gamma", call_id="c9"),
+            *loaded("alpha", call_id="c1", version=1),
+        ]
+    )
     versions = {"beta": (5, ("cancel", "ship")), "alpha": (2, ()), "delta": (1, ())}  # gamma: not in the catalog
     (warning,) = outdated_warnings(reader.evidence(), versions)
-    assert warning == ("messages[6]: the retained manual of 'alpha' is version 1, the skill is now version 2; "
-                       "it releases no tool, which that manual may not mention")
-    assert warning.params == {"index": 6, "number": 7, "skill": "alpha", "version": 1, "current": 2,
-                              "tools": "no tool", "tool_list": []}
+    assert warning == (
+        "messages[6]: the retained manual of 'alpha' is version 1, the skill is now version 2; "
+        "it releases no tool, which that manual may not mention"
+    )
+    assert warning.params == {
+        "index": 6,
+        "number": 7,
+        "skill": "alpha",
+        "version": 1,
+        "current": 2,
+        "tools": "no tool",
+        "tool_list": [],
+    }
     assert outdated_warnings(reader.evidence(), {"alpha": (1, ())}) == ()  # same version: current

@@ -1,5 +1,6 @@
 """Scenario expectations are the publish gate: each kind of ``expect`` must be able to fail, and
 says exactly what was wrong (docs/simulator.md, ``expect``)."""
+
 from __future__ import annotations
 
 from textwrap import dedent
@@ -18,8 +19,7 @@ def first_round(text: str):
 def test_excludes_fails_when_the_tool_is_visible() -> None:
     view, _ = first_round("- assistant: {}\n")
     assert "lookup" in view.visible
-    assert check_expectations(view, {"excludes": ["lookup", "refund"]}) == (
-        "expected 'lookup' not to be visible",)
+    assert check_expectations(view, {"excludes": ["lookup", "refund"]}) == ("expected 'lookup' not to be visible",)
     assert check_expectations(view, {"excludes": ["refund", "cancel"]}) == ()
 
 
@@ -45,7 +45,8 @@ def test_masked_as_a_mapping_compares_the_skill_to_load_too() -> None:
     assert check_expectations(view, {"masked": {"refund": "alpha", "cancel": "alpha", "ship": "beta"}}) == ()
     assert check_expectations(view, {"masked": {"refund": "alpha", "cancel": "beta", "ship": "beta"}}) == (
         "expected masked {'refund': 'alpha', 'cancel': 'beta', 'ship': 'beta'}, "
-        "got {'refund': 'alpha', 'cancel': 'alpha', 'ship': 'beta'}",)
+        "got {'refund': 'alpha', 'cancel': 'alpha', 'ship': 'beta'}",
+    )
 
 
 def test_masked_list_in_a_script_fails_the_run() -> None:

@@ -8,6 +8,7 @@ malformed arguments, outdated versions, restrictions — and every public result
 ``compute_round``, ``check_call``, ``load_skill``, ``loaded_by_message``, ``replay`` and
 ``simulate`` (rounds, matrix, events, warnings with their codes and params, final messages).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,24 +31,34 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 CATALOGS = {
     "shop": f.shop(),
-    "versions": f.shop(f.skill("alpha", ("refund", "cancel"), sort_order=10, version=3),
-                       f.skill("beta", ("cancel", "ship"), sort_order=20, version=2),
-                       f.skill("gamma", ("export",), sort_order=5, enabled=False)),
-    "restricted": f.shop(profiles={"clerk": {"lookup", "cancel", "refund", "gone"}},
-                         stages={"late": {"lookup", "ship", "cancel"}}),
+    "versions": f.shop(
+        f.skill("alpha", ("refund", "cancel"), sort_order=10, version=3),
+        f.skill("beta", ("cancel", "ship"), sort_order=20, version=2),
+        f.skill("gamma", ("export",), sort_order=5, enabled=False),
+    ),
+    "restricted": f.shop(
+        profiles={"clerk": {"lookup", "cancel", "refund", "gone"}}, stages={"late": {"lookup", "ship", "cancel"}}
+    ),
     "dangling": f.shop(f.skill("alpha", ("refund", "cancel", "vanished"), sort_order=10), f.BETA),
     "no_skills": f.shop(f.skill("alpha", ("refund",), enabled=False)),
 }
-RESTRICTIONS = [{}, {"access_profile": "clerk"}, {"stage": "late"}, {"access_profile": "clerk", "stage": "late"},
-                {"allowed_tools": ["lookup", "cancel", "nope"]}]
+RESTRICTIONS = [
+    {},
+    {"access_profile": "clerk"},
+    {"stage": "late"},
+    {"access_profile": "clerk", "stage": "late"},
+    {"allowed_tools": ["lookup", "cancel", "nope"]},
+]
 
 CODES = st.sampled_from(["alpha", "beta", "gamma", "", "Alpha", "zz"])
 IDS = st.sampled_from(["c1", "c2", "c3", "", None])
-TOOLS = st.sampled_from(["load_skill", "lookup", "refund", "cancel", "ship", "export", "flush_memory",
-                         "search_knowledge", "nope"])
+TOOLS = st.sampled_from(
+    ["load_skill", "lookup", "refund", "cancel", "ship", "export", "flush_memory", "search_knowledge", "nope"]
+)
 ARGS = st.one_of(
-    st.fixed_dictionaries({}, optional={"skill_code": CODES, "q": st.sampled_from(["x", ""]),
-                                        "order_no": st.sampled_from(["88", "x"])}),
+    st.fixed_dictionaries(
+        {}, optional={"skill_code": CODES, "q": st.sampled_from(["x", ""]), "order_no": st.sampled_from(["88", "x"])}
+    ),
     st.sampled_from(['{"skill_code": "alpha"}', "{bad", "null", "[1]", json.dumps('{"skill_code": "beta"}'), ""]),
 )
 
@@ -64,17 +75,37 @@ def calls(draw):
 @st.composite
 def tool_results(draw):
     code = draw(CODES)
-    metadata = draw(st.sampled_from([
-        None, {}, {f.MARKER: code}, {f.MARKER: code, "skill_version": draw(st.sampled_from([1, 2, 3, True, "2"]))},
-        {f.MARKER: code, "evicted": True}, {"already_loaded": True, "skill_code": code}, {"other": 1},
-    ]))
-    content = draw(st.sampled_from([
-        f"# {code} manual", "", "   ", f"{f.EVICTED_PREFIX}120 字]", "result",
-        ALREADY_LOADED_TEMPLATE % {"name": "Alpha", "code": "alpha", "version": 1},
-        # whole published manuals of other versions (the factories' texts), wrapped, cut, a stub with a suffix
-        f.manual(code, 2), f.manual(code, 3), f"<out>\n{f.manual(code, 3)}\n</out>", f.manual(code, 3)[:9],
-        ALREADY_LOADED_TEMPLATE % {"name": "Alpha", "code": "alpha", "version": 3} + " [3 ms]",
-    ]))
+    metadata = draw(
+        st.sampled_from(
+            [
+                None,
+                {},
+                {f.MARKER: code},
+                {f.MARKER: code, "skill_version": draw(st.sampled_from([1, 2, 3, True, "2"]))},
+                {f.MARKER: code, "evicted": True},
+                {"already_loaded": True, "skill_code": code},
+                {"other": 1},
+            ]
+        )
+    )
+    content = draw(
+        st.sampled_from(
+            [
+                f"# {code} manual",
+                "",
+                "   ",
+                f"{f.EVICTED_PREFIX}120 字]",
+                "result",
+                ALREADY_LOADED_TEMPLATE % {"name": "Alpha", "code": "alpha", "version": 1},
+                # whole published manuals of other versions (the factories' texts), wrapped, cut, a stub with a suffix
+                f.manual(code, 2),
+                f.manual(code, 3),
+                f"<out>\n{f.manual(code, 3)}\n</out>",
+                f.manual(code, 3)[:9],
+                ALREADY_LOADED_TEMPLATE % {"name": "Alpha", "code": "alpha", "version": 3} + " [3 ms]",
+            ]
+        )
+    )
     message = {"role": "tool", "content": content}
     call_id = draw(IDS)
     if call_id is not None:
@@ -90,8 +121,11 @@ def tool_results(draw):
 def messages(draw):
     kind = draw(st.sampled_from(["user", "system", "assistant", "tool", "tool"]))
     if kind == "assistant":
-        return {"role": "assistant", "content": draw(st.sampled_from(["", "ok"])),
-                "tool_calls": draw(st.lists(calls(), max_size=3))}
+        return {
+            "role": "assistant",
+            "content": draw(st.sampled_from(["", "ok"])),
+            "tool_calls": draw(st.lists(calls(), max_size=3)),
+        }
     if kind == "tool":
         return draw(tool_results())
     return {"role": kind, "content": draw(st.sampled_from(["hi", ""]))}
@@ -130,8 +164,13 @@ def simulation_shape(sim):
 
 
 @SETTINGS
-@given(transcript=transcripts, catalog=st.sampled_from(sorted(CATALOGS)), restriction=st.sampled_from(RESTRICTIONS),
-       call=calls(), code=CODES)
+@given(
+    transcript=transcripts,
+    catalog=st.sampled_from(sorted(CATALOGS)),
+    restriction=st.sampled_from(RESTRICTIONS),
+    call=calls(),
+    code=CODES,
+)
 def test_the_round_the_guard_and_load_skill_equal_the_oracle(transcript, catalog, restriction, call, code):
     cat = CATALOGS[catalog]
     if catalog != "restricted":
@@ -144,13 +183,16 @@ def test_the_round_the_guard_and_load_skill_equal_the_oracle(transcript, catalog
     else:
         assert new == old
         return
-    assert rules.check_call(cat, transcript, call, **restriction).as_dict() == \
-        oracle_rules.check_call(cat, transcript, call, **restriction).as_dict()
+    assert (
+        rules.check_call(cat, transcript, call, **restriction).as_dict()
+        == oracle_rules.check_call(cat, transcript, call, **restriction).as_dict()
+    )
     assert rules.load_skill(cat, transcript, code).as_dict() == oracle_rules.load_skill(cat, transcript, code).as_dict()
     msgs = rules.as_messages(transcript)
     assert rules.loaded_by_message(msgs, cat) == oracle_rules.loaded_by_message(msgs, cat)
-    assert simulation_shape(simulator.replay(cat, transcript, **restriction)) == \
-        simulation_shape(oracle_simulator.replay(cat, transcript, **restriction))
+    assert simulation_shape(simulator.replay(cat, transcript, **restriction)) == simulation_shape(
+        oracle_simulator.replay(cat, transcript, **restriction)
+    )
 
 
 @st.composite
@@ -164,11 +206,24 @@ def steps(draw):
         for c in draw(st.lists(calls(), max_size=4)):
             args = c["arguments"] if isinstance(c["arguments"], dict) else {}
             made.append(ToolCall(name=c["name"], arguments=args, id=c.get("id") or ""))
-        results = draw(st.dictionaries(TOOLS, st.sampled_from(["done", {"content": "bad", "state": "error"},
-                                                               {"content": ""}]), max_size=2))
-        expect = draw(st.sampled_from([{}, {"count": 7}, {"masked": ["refund", "cancel", "ship"]},
-                                       {"includes": ["cancel"], "excludes": ["ship"]}, {"loaded": ["alpha"]},
-                                       {"masked": {"refund": "alpha"}}, {"visible": ["lookup"]}]))
+        results = draw(
+            st.dictionaries(
+                TOOLS, st.sampled_from(["done", {"content": "bad", "state": "error"}, {"content": ""}]), max_size=2
+            )
+        )
+        expect = draw(
+            st.sampled_from(
+                [
+                    {},
+                    {"count": 7},
+                    {"masked": ["refund", "cancel", "ship"]},
+                    {"includes": ["cancel"], "excludes": ["ship"]},
+                    {"loaded": ["alpha"]},
+                    {"masked": {"refund": "alpha"}},
+                    {"visible": ["lookup"]},
+                ]
+            )
+        )
         return Step(kind=kind, line=line, text="", calls=tuple(made), results=results, expect=expect)
     indices = tuple(draw(st.lists(st.integers(1, 12), max_size=3)))
     if kind == "compact":
@@ -188,8 +243,14 @@ def scripts(draw):
             for c in step.calls:
                 n += 1
                 new_calls.append(ToolCall(name=c.name, arguments=c.arguments, id=f"call_{n}"))
-            step = Step(kind=step.kind, line=step.line, text=step.text, calls=tuple(new_calls),
-                        results=step.results, expect=step.expect)
+            step = Step(
+                kind=step.kind,
+                line=step.line,
+                text=step.text,
+                calls=tuple(new_calls),
+                results=step.results,
+                expect=step.expect,
+            )
         numbered.append(step)
     return Script(name="generated", steps=tuple(numbered))
 
@@ -214,16 +275,19 @@ def test_the_generators_reach_the_cases_that_matter():
     call, an eviction of the manual, a compaction and a reload — the cases the generators aim at."""
     s = lambda kind, **kw: Step(kind=kind, line=1, **kw)  # noqa: E731
     load = lambda n, code: ToolCall("load_skill", {"skill_code": code}, id=f"call_{n}")  # noqa: E731
-    script = Script(name="fixed", steps=(
-        s("user", text="cancel"),
-        s("assistant", calls=(ToolCall("cancel", {"order_no": "1"}, id="call_1"), load(2, "alpha"))),
-        s("assistant", calls=(load(3, "alpha"), ToolCall("cancel", {"order_no": "1"}, id="call_4"))),
-        s("evict", evict_tool="load_skill"),
-        s("assistant", calls=(ToolCall("flush_memory", {}, id="call_5"),)),
-        s("compact", drop=(1, 2)),
-        s("assistant", calls=(load(6, "beta"),)),
-        s("assistant"),
-    ))
+    script = Script(
+        name="fixed",
+        steps=(
+            s("user", text="cancel"),
+            s("assistant", calls=(ToolCall("cancel", {"order_no": "1"}, id="call_1"), load(2, "alpha"))),
+            s("assistant", calls=(load(3, "alpha"), ToolCall("cancel", {"order_no": "1"}, id="call_4"))),
+            s("evict", evict_tool="load_skill"),
+            s("assistant", calls=(ToolCall("flush_memory", {}, id="call_5"),)),
+            s("compact", drop=(1, 2)),
+            s("assistant", calls=(load(6, "beta"),)),
+            s("assistant"),
+        ),
+    )
     new, old = simulator.simulate(f.shop(), script), oracle_simulator.simulate(f.shop(), script)
     assert simulation_shape(new) == simulation_shape(old)
     assert [r.view.count for r in new.rounds] == [5, 7, 5, 5, 7]
@@ -254,8 +318,7 @@ def test_the_reader_after_every_message_and_eviction_equals_a_full_read(transcri
         msgs = as_messages(transcript)
     except DomainError:
         return
-    keys = {"marker_key": cat.marker_key, "eviction_prefix": cat.eviction_prefix,
-            "published": cat.published_manuals}
+    keys = {"marker_key": cat.marker_key, "eviction_prefix": cat.eviction_prefix, "published": cat.published_manuals}
 
     def same(reader, messages):
         want = oracle_transcript.read_evidence(messages, **keys)
@@ -265,8 +328,11 @@ def test_the_reader_after_every_message_and_eviction_equals_a_full_read(transcri
         assert problems(got.warnings) == problems(want.warnings)
         assert got.codes == want.codes
         from skill_rule.transcript import outdated_warnings
+
         versions = {s.code: (s.version, s.tool_ids) for s in cat.enabled_skills}
-        assert problems(outdated_warnings(got, versions)) == problems(oracle_transcript.outdated_warnings(want, versions))
+        assert problems(outdated_warnings(got, versions)) == problems(
+            oracle_transcript.outdated_warnings(want, versions)
+        )
 
     reader = EvidenceReader(**keys)
     for k, m in enumerate(msgs):

@@ -1,6 +1,7 @@
 """Limits on calls (``MAX_CALLS_PER_ROUND``, ``MAX_CALLS_PER_SCRIPT``) and the time budget of a run
 (``SIMULATION_TIME_BUDGET``): issue 10 item 2, docs/simulator.md "Limits". The budget is tested
 with a fake clock, never timed."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,12 +23,16 @@ def test_the_limits_are_named_with_the_others():
 
 
 def test_a_round_of_more_calls_than_the_limit_is_refused_naming_the_round_and_its_line():
-    text = (f"steps:\n  - user: hi\n  - assistant: {{calls: {_calls(2)}}}\n"
-            f"  - assistant: {{calls: {_calls(MAX_CALLS_PER_ROUND + 1)}}}\n")
+    text = (
+        f"steps:\n  - user: hi\n  - assistant: {{calls: {_calls(2)}}}\n"
+        f"  - assistant: {{calls: {_calls(MAX_CALLS_PER_ROUND + 1)}}}\n"
+    )
     with pytest.raises(ScriptError) as exc:
         parse_script(text, source="s.yaml")
     assert (exc.value.line, exc.value.cause) == (
-        4, f"round 2 makes {MAX_CALLS_PER_ROUND + 1} calls; at most {MAX_CALLS_PER_ROUND} calls per round are simulated")
+        4,
+        f"round 2 makes {MAX_CALLS_PER_ROUND + 1} calls; at most {MAX_CALLS_PER_ROUND} calls per round are simulated",
+    )
 
 
 def test_a_round_at_the_limit_runs():
@@ -39,15 +44,19 @@ def test_a_round_at_the_limit_runs():
 
 
 def _call_message(n: int, start: int = 0) -> dict:
-    return {"role": "assistant", "tool_calls": [{"id": f"c{start + k}", "name": "lookup", "arguments": {"q": "x"}}
-                                                for k in range(n)]}
+    return {
+        "role": "assistant",
+        "tool_calls": [{"id": f"c{start + k}", "name": "lookup", "arguments": {"q": "x"}} for k in range(n)],
+    }
 
 
 def test_a_transcript_message_of_more_calls_than_the_limit_is_refused_naming_it():
     with pytest.raises(MessageError) as exc:
         parse_messages([{"role": "user", "content": "hi"}, _call_message(MAX_CALLS_PER_ROUND + 1)])
-    assert exc.value.message == (f"messages[1]: {MAX_CALLS_PER_ROUND + 1} calls in one message; at most "
-                                 f"{MAX_CALLS_PER_ROUND} calls per round are accepted")
+    assert exc.value.message == (
+        f"messages[1]: {MAX_CALLS_PER_ROUND + 1} calls in one message; at most "
+        f"{MAX_CALLS_PER_ROUND} calls per round are accepted"
+    )
     assert exc.value.details["index"] == 1
 
 
@@ -57,8 +66,10 @@ def test_a_transcript_past_the_calls_in_all_is_refused_at_the_message_that_passe
     assert len(parse_messages(messages)) == rounds  # exactly at the limit
     with pytest.raises(MessageError) as exc:
         parse_messages(messages + [_call_message(1, 99_999)])
-    assert exc.value.message == (f"messages[{rounds}]: more than {MAX_CALLS_PER_SCRIPT} calls in the messages; "
-                                 f"at most {MAX_CALLS_PER_SCRIPT} are accepted")
+    assert exc.value.message == (
+        f"messages[{rounds}]: more than {MAX_CALLS_PER_SCRIPT} calls in the messages; "
+        f"at most {MAX_CALLS_PER_SCRIPT} are accepted"
+    )
 
 
 class FakeClock:
@@ -111,8 +122,7 @@ def test_the_budget_is_checked_before_the_first_round_too():
 
 
 def test_a_replay_past_the_budget_stops_too():
-    messages = [{"role": "user", "content": "hi"}] + [
-        {"role": "assistant", "content": f"step {k}"} for k in range(4)]
+    messages = [{"role": "user", "content": "hi"}] + [{"role": "assistant", "content": f"step {k}"} for k in range(4)]
     sim = replay(shop(), messages, budget=10, clock=FakeClock(6.0))
     assert len(sim.rounds) == 1
     assert sim.stopped == "stopped after 1 of 4 rounds: the time budget of 10 s was exceeded"

@@ -1,4 +1,5 @@
 """Lints (docs/lints.md): each code, its exact English message, and that they never block."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -25,49 +26,88 @@ def messages(cat: Catalog) -> list[tuple[str, str | None, str]]:
 
 
 CASES = [
-    pytest.param(
-        (ALPHA, BETA), [],
-        id="a clean catalog has no lint"),
+    pytest.param((ALPHA, BETA), [], id="a clean catalog has no lint"),
     pytest.param(
         (ALPHA, replace(BETA, description="x" * 251)),
-        [("description_long", "beta", "the description is 251 characters long; keep it within 250 "
-                                      "(the model reads it in every round)")],
-        id="description over 250 characters"),
-    pytest.param(
-        (ALPHA, replace(BETA, description="x" * 250)), [],
-        id="description of exactly 250 characters is fine"),
+        [
+            (
+                "description_long",
+                "beta",
+                "the description is 251 characters long; keep it within 250 (the model reads it in every round)",
+            )
+        ],
+        id="description over 250 characters",
+    ),
+    pytest.param((ALPHA, replace(BETA, description="x" * 250)), [], id="description of exactly 250 characters is fine"),
     pytest.param(
         (ALPHA, replace(BETA, content="m" * 20_001)),
-        [("manual_long", "beta", "the manual is 20001 characters long; keep it within 20000 "
-                                 "(it fills the context while loaded)")],
-        id="manual over 20,000 characters"),
+        [
+            (
+                "manual_long",
+                "beta",
+                "the manual is 20001 characters long; keep it within 20000 (it fills the context while loaded)",
+            )
+        ],
+        id="manual over 20,000 characters",
+    ),
     pytest.param(
         (ALPHA, replace(BETA, content="先调用 `refund_all` 再 archive_order() 。order_no 与 `order_no` 是参数")),
-        [("mention_unregistered", "beta", "the manual names 'refund_all', which is not a registered tool"),
-         ("mention_unregistered", "beta", "the manual names 'archive_order', which is not a registered tool")],
-        id="a tool-like name that is not registered (an argument name is not one)"),
+        [
+            ("mention_unregistered", "beta", "the manual names 'refund_all', which is not a registered tool"),
+            ("mention_unregistered", "beta", "the manual names 'archive_order', which is not a registered tool"),
+        ],
+        id="a tool-like name that is not registered (an argument name is not one)",
+    ),
     pytest.param(
         (ALPHA, replace(BETA, content="取消用 cancel，退款用 refund。")),
-        [("mention_gated_elsewhere", "beta", "the manual names 'refund', which alpha gates: mentioning it "
-                                             "unlocks nothing, load alpha or gate it here")],
-        id="a tool another skill gates"),
+        [
+            (
+                "mention_gated_elsewhere",
+                "beta",
+                "the manual names 'refund', which alpha gates: mentioning it "
+                "unlocks nothing, load alpha or gate it here",
+            )
+        ],
+        id="a tool another skill gates",
+    ),
     pytest.param(
         (ALPHA, replace(BETA, tool_ids=("cancel", "ship"))),
-        [("gated_read_only", "beta", "gates 'ship', a read-only tool: hiding it behind a manual only "
-                                     "slows the model down")],
-        id="a gated read-only tool"),
+        [
+            (
+                "gated_read_only",
+                "beta",
+                "gates 'ship', a read-only tool: hiding it behind a manual only slows the model down",
+            )
+        ],
+        id="a gated read-only tool",
+    ),
     pytest.param(
         (replace(ALPHA, tool_ids=("cancel",)), BETA),
-        [("confirm_ungated", None, "'refund' needs confirmation but no skill gates it: the model gets it "
-                                   "without a manual")],
-        id="a require_confirm tool no skill gates"),
+        [
+            (
+                "confirm_ungated",
+                None,
+                "'refund' needs confirmation but no skill gates it: the model gets it without a manual",
+            )
+        ],
+        id="a require_confirm tool no skill gates",
+    ),
     pytest.param(
         (ALPHA, replace(BETA, description=" load  for alpha ")),
-        [("description_duplicate", "alpha", "the description is the same as that of beta: the model cannot "
-                                            "tell them apart"),
-         ("description_duplicate", "beta", "the description is the same as that of alpha: the model cannot "
-                                           "tell them apart")],
-        id="two skills with the same description"),
+        [
+            (
+                "description_duplicate",
+                "alpha",
+                "the description is the same as that of beta: the model cannot tell them apart",
+            ),
+            (
+                "description_duplicate",
+                "beta",
+                "the description is the same as that of alpha: the model cannot tell them apart",
+            ),
+        ],
+        id="two skills with the same description",
+    ),
 ]
 
 
@@ -94,7 +134,9 @@ def test_read_only_is_the_annotation_when_synced_else_no_require_confirm() -> No
 def test_mentions_are_found_in_one_pass_in_first_mention_order() -> None:
     registered = frozenset({"cancel", "refund", "ship"})
     assert manual_mentions("ship、`cancel`，再 refund(x) 与 ship；unknown_tool() 和 prose_word", registered) == (
-        ("ship", "cancel", "refund"), ("unknown_tool",))
+        ("ship", "cancel", "refund"),
+        ("unknown_tool",),
+    )
     assert manual_mentions("cancellation shipping refunds", registered) == ((), ())
 
 
@@ -103,10 +145,13 @@ def test_lint_skill_keeps_the_lints_about_one_skill_and_as_dict_is_json() -> Non
     assert [lint.code for lint in lint_skill(cat, "beta")] == ["description_long", "mention_gated_elsewhere"]
     assert lint_skill(cat, "alpha") == ()
     assert lint_skill(cat, "beta")[1].as_dict() == {
-        "code": "mention_gated_elsewhere", "skill": "beta", "tool": "refund",
+        "code": "mention_gated_elsewhere",
+        "skill": "beta",
+        "tool": "refund",
         "message": "the manual names 'refund', which alpha gates: mentioning it unlocks nothing, load alpha or "
-                   "gate it here",
-        "params": {"tool": "refund", "owners": "alpha", "owner_list": ["alpha"]}}
+        "gate it here",
+        "params": {"tool": "refund", "owners": "alpha", "owner_list": ["alpha"]},
+    }
 
 
 # ---- tools_mentioned: one alternation regex per tool set ------------------------------------

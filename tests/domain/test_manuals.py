@@ -1,6 +1,7 @@
 """Whole published manuals (docs/transcripts.md, "A whole published manual"): the normalisation,
 the digests, the test "this result holds that manual", the catalog's published manuals, the
 snapshot's ``earlier_manuals`` and the exact ``manual_incomplete`` warning."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,13 +37,16 @@ def test_the_whitespace_listed_is_exactly_what_str_split_splits_on():
     assert len(WHITESPACE) == 29
 
 
-@pytest.mark.parametrize(("text", "normalised"), [
-    ("# 订单\n\n  取消 ", "# 订单 取消"),
-    ("\u3000a\u00a0\u2028b\r\n\tc\x85", "a b c"),
-    ("", ""),
-    (" \n\t ", ""),
-    ("a\u200bb", "a\u200bb"),  # ZERO WIDTH SPACE is no whitespace (not str.isspace)
-])
+@pytest.mark.parametrize(
+    ("text", "normalised"),
+    [
+        ("# 订单\n\n  取消 ", "# 订单 取消"),
+        ("\u3000a\u00a0\u2028b\r\n\tc\x85", "a b c"),
+        ("", ""),
+        (" \n\t ", ""),
+        ("a\u200bb", "a\u200bb"),  # ZERO WIDTH SPACE is no whitespace (not str.isspace)
+    ],
+)
 def test_normalise_collapses_every_run_of_whitespace_to_one_space(text, normalised):
     assert normalise(text) == normalised
 
@@ -81,15 +85,21 @@ def test_the_current_manual_comes_first_then_earlier_ones_newest_first_each_text
     assert held_version("v9 text", published_manuals(current, [newer])) is None
 
 
-@pytest.mark.parametrize("item", [
-    None, [], {}, {"version": 1, "sha256": "0" * 64, "chars": 3},
-    {"version": 0, "sha256": "0" * 64, "chars": 3, "head": "abc"},
-    {"version": True, "sha256": "0" * 64, "chars": 3, "head": "abc"},
-    {"version": 1, "sha256": "0" * 63, "chars": 3, "head": "abc"},
-    {"version": 1, "sha256": "0" * 64, "chars": -1, "head": ""},
-    {"version": 1, "sha256": "0" * 64, "chars": 3, "head": "ab"},
-    {"version": 1, "sha256": "0" * 64, "chars": 40, "head": "abc"},
-])
+@pytest.mark.parametrize(
+    "item",
+    [
+        None,
+        [],
+        {},
+        {"version": 1, "sha256": "0" * 64, "chars": 3},
+        {"version": 0, "sha256": "0" * 64, "chars": 3, "head": "abc"},
+        {"version": True, "sha256": "0" * 64, "chars": 3, "head": "abc"},
+        {"version": 1, "sha256": "0" * 63, "chars": 3, "head": "abc"},
+        {"version": 1, "sha256": "0" * 64, "chars": -1, "head": ""},
+        {"version": 1, "sha256": "0" * 64, "chars": 3, "head": "ab"},
+        {"version": 1, "sha256": "0" * 64, "chars": 40, "head": "abc"},
+    ],
+)
 def test_a_digest_of_the_wrong_shape_is_not_read(item):
     assert digest_from_dict(item) is None
 
@@ -142,42 +152,59 @@ def test_a_snapshot_digest_that_cannot_be_read_accepts_nothing_and_a_wrong_type_
 def test_a_partial_manual_warns_manual_incomplete_with_the_exact_sentence_and_loads_nothing():
     catalog = shop()
     msgs = parse_messages(loaded("alpha", content="# alpha man…[truncated 1800 chars]"))
-    evidence = read_evidence(msgs, marker_key=MARKER, eviction_prefix=EVICTED_PREFIX,
-                             published=catalog.published_manuals)
+    evidence = read_evidence(
+        msgs, marker_key=MARKER, eviction_prefix=EVICTED_PREFIX, published=catalog.published_manuals
+    )
     assert evidence.manuals == ()
     (warning,) = evidence.warnings
     assert (warning.code, warning, warning.params) == (
         "manual_incomplete",
         "messages[1]: the load_skill result for 'alpha' does not hold a whole published manual of it "
         "(34 characters); it loads nothing",
-        {"index": 1, "number": 2, "skill": "alpha", "chars": 34})
+        {"index": 1, "number": 2, "skill": "alpha", "chars": 34},
+    )
     # without the catalog's manuals (a code no catalog publishes) the result is read as before
     assert [m.code for m in read_evidence(msgs, marker_key=MARKER, eviction_prefix=EVICTED_PREFIX).manuals] == ["alpha"]
 
 
 def test_the_text_names_the_version_not_the_metadata():
     catalog = shop(skill("alpha", ("refund",), version=3))
-    held = {v: compute_round(catalog, loaded("alpha", version=meta, content=manual("alpha", v)))
-            for v, meta in ((1, 3), (2, 3), (3, 1))}
+    held = {
+        v: compute_round(catalog, loaded("alpha", version=meta, content=manual("alpha", v)))
+        for v, meta in ((1, 3), (2, 3), (3, 1))
+    }
     assert {v: [(w.code, w.params.get("version")) for w in view.warnings] for v, view in held.items()} == {
-        1: [("manual_outdated", 1)], 2: [("manual_outdated", 2)], 3: []}
+        1: [("manual_outdated", 1)],
+        2: [("manual_outdated", 2)],
+        3: [],
+    }
     assert all(view.loaded == ("alpha",) for view in held.values())
 
 
 def test_a_code_the_catalog_does_not_enable_is_read_as_before():
     catalog = shop(ALPHA, skill("off", ("ship",), enabled=False))
-    evidence = read_evidence(parse_messages(loaded("off", content="x")), marker_key=MARKER,
-                             eviction_prefix=EVICTED_PREFIX, published=catalog.published_manuals)
+    evidence = read_evidence(
+        parse_messages(loaded("off", content="x")),
+        marker_key=MARKER,
+        eviction_prefix=EVICTED_PREFIX,
+        published=catalog.published_manuals,
+    )
     assert ([m.code for m in evidence.manuals], evidence.warnings) == (["off"], ())
     assert compute_round(catalog, loaded("off", content="x")).loaded == ()
 
 
-@pytest.mark.parametrize(("content", "stub"), [
-    ("技能「Alpha」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。", True),
-    ("  技能「Alpha」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。\n[took 3 ms]", True),
-    ("<out>技能「A B」（alpha，v12）的手册已在上下文中，无需重复加载；请按上文手册继续。</out>", True),
-    ("技能「Alpha」（alpha，v1）的手册已在上下文中，无需重复加载；", False),  # cut: not the stub
-    ("技能「" + "x" * 300 + "」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。", False),  # no name is that long
-])
+@pytest.mark.parametrize(
+    ("content", "stub"),
+    [
+        ("技能「Alpha」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。", True),
+        ("  技能「Alpha」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。\n[took 3 ms]", True),
+        ("<out>技能「A B」（alpha，v12）的手册已在上下文中，无需重复加载；请按上文手册继续。</out>", True),
+        ("技能「Alpha」（alpha，v1）的手册已在上下文中，无需重复加载；", False),  # cut: not the stub
+        (
+            "技能「" + "x" * 300 + "」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。",
+            False,
+        ),  # no name is that long
+    ],
+)
 def test_the_stub_is_recognised_inside_a_runtimes_decorations(content, stub):
     assert is_already_loaded_stub(Message(role="tool", content=content)) is stub

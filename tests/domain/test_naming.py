@@ -1,4 +1,5 @@
 """Model-facing names of MCP tools (docs/mcp.md, ``domain.naming``): table-driven cases."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -23,53 +24,92 @@ class NamingCase:
 
 
 CASES = [
-    NamingCase("valid names are kept", "shop", ("query_order", "cancel-order"),
-               {"query_order": "query_order", "cancel-order": "cancel-order"}),
-    NamingCase("dots become dashes", "fs", ("files.read",), {"files.read": "files-read"}),
-    NamingCase("70 characters: cut to 55, underscore, 8-digit hash", "fs", (SEVENTY,),
-               {SEVENTY: ("a" * 30 + "-" + "b" * 24) + "_" + short_hash("fs", SEVENTY)}),
     NamingCase(
-        "read-file and read.file in one server: the exact name keeps it, the other is hashed", "fs",
+        "valid names are kept",
+        "shop",
+        ("query_order", "cancel-order"),
+        {"query_order": "query_order", "cancel-order": "cancel-order"},
+    ),
+    NamingCase("dots become dashes", "fs", ("files.read",), {"files.read": "files-read"}),
+    NamingCase(
+        "70 characters: cut to 55, underscore, 8-digit hash",
+        "fs",
+        (SEVENTY,),
+        {SEVENTY: ("a" * 30 + "-" + "b" * 24) + "_" + short_hash("fs", SEVENTY)},
+    ),
+    NamingCase(
+        "read-file and read.file in one server: the exact name keeps it, the other is hashed",
+        "fs",
         ("read.file", "read-file"),
         {"read-file": "read-file", "read.file": "read-file_" + short_hash("fs", "read.file")},
-        warnings=("tool 'read.file' of server 'fs' is offered as 'read-file_" + short_hash("fs", "read.file")
-                  + "': its name becomes 'read-file', like 'read-file'",),
+        warnings=(
+            "tool 'read.file' of server 'fs' is offered as 'read-file_"
+            + short_hash("fs", "read.file")
+            + "': its name becomes 'read-file', like 'read-file'",
+        ),
     ),
     NamingCase(
-        "read.file and read:file (neither exact): both hashed", "fs", ("read.file", "read:file"),
-        {"read.file": "read-file_" + short_hash("fs", "read.file"),
-         "read:file": "read-file_" + short_hash("fs", "read:file")},
-        warnings=("tool 'read.file' of server 'fs' is offered as 'read-file_" + short_hash("fs", "read.file")
-                  + "': its name becomes 'read-file', like 'read:file'",
-                  "tool 'read:file' of server 'fs' is offered as 'read-file_" + short_hash("fs", "read:file")
-                  + "': its name becomes 'read-file', like 'read.file'"),
+        "read.file and read:file (neither exact): both hashed",
+        "fs",
+        ("read.file", "read:file"),
+        {
+            "read.file": "read-file_" + short_hash("fs", "read.file"),
+            "read:file": "read-file_" + short_hash("fs", "read:file"),
+        },
+        warnings=(
+            "tool 'read.file' of server 'fs' is offered as 'read-file_"
+            + short_hash("fs", "read.file")
+            + "': its name becomes 'read-file', like 'read:file'",
+            "tool 'read:file' of server 'fs' is offered as 'read-file_"
+            + short_hash("fs", "read:file")
+            + "': its name becomes 'read-file', like 'read.file'",
+        ),
     ),
     NamingCase(
-        "send_email on a second server is prefixed with its server, never last-registered-wins", "mailer-b",
-        ("send_email",), {"send_email": "mailer-b__send_email"}, taken={"send_email": "mailer-a"},
-        warnings=("tool 'send_email' of server 'mailer-b' is offered as 'mailer-b__send_email': "
-                  "'send_email' is the name of server 'mailer-a'",),
+        "send_email on a second server is prefixed with its server, never last-registered-wins",
+        "mailer-b",
+        ("send_email",),
+        {"send_email": "mailer-b__send_email"},
+        taken={"send_email": "mailer-a"},
+        warnings=(
+            "tool 'send_email' of server 'mailer-b' is offered as 'mailer-b__send_email': "
+            "'send_email' is the name of server 'mailer-a'",
+        ),
     ),
     NamingCase(
-        "the first server keeps send_email on its next sync (held)", "mailer-a", ("send_email",),
-        {"send_email": "send_email"}, taken={"mailer-b__send_email": "mailer-b"},
+        "the first server keeps send_email on its next sync (held)",
+        "mailer-a",
+        ("send_email",),
+        {"send_email": "send_email"},
+        taken={"mailer-b__send_email": "mailer-b"},
         held={"send_email": "send_email"},
     ),
     NamingCase(
-        "a builtin's name is never an MCP tool's", "kb", ("load_skill", "search_knowledge"),
+        "a builtin's name is never an MCP tool's",
+        "kb",
+        ("load_skill", "search_knowledge"),
         {"load_skill": "kb__load_skill", "search_knowledge": "kb__search_knowledge"},
-        warnings=("tool 'load_skill' of server 'kb' is offered as 'kb__load_skill': 'load_skill' is the name "
-                  "of a builtin tool",
-                  "tool 'search_knowledge' of server 'kb' is offered as 'kb__search_knowledge': "
-                  "'search_knowledge' is the name of a builtin tool"),
+        warnings=(
+            "tool 'load_skill' of server 'kb' is offered as 'kb__load_skill': 'load_skill' is the name "
+            "of a builtin tool",
+            "tool 'search_knowledge' of server 'kb' is offered as 'kb__search_knowledge': "
+            "'search_knowledge' is the name of a builtin tool",
+        ),
     ),
     NamingCase(
-        "a held name stays while nothing else claims it", "shop", ("query_order",),
-        {"query_order": "shop__query_order"}, held={"query_order": "shop__query_order"},
+        "a held name stays while nothing else claims it",
+        "shop",
+        ("query_order",),
+        {"query_order": "shop__query_order"},
+        held={"query_order": "shop__query_order"},
     ),
     NamingCase(
-        "a name listed twice offers neither", "shop", ("ping", "ping", "pong"), {"pong": "pong"},
-        refused=("ping",), warnings=("server 'shop' lists tool 'ping' 2 times; none of them is offered",),
+        "a name listed twice offers neither",
+        "shop",
+        ("ping", "ping", "pong"),
+        {"pong": "pong"},
+        refused=("ping",),
+        warnings=("server 'shop' lists tool 'ping' 2 times; none of them is offered",),
     ),
     NamingCase("an empty sanitised name", "x1", ("...",), {"...": "---"}),
 ]

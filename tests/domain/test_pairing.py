@@ -1,5 +1,6 @@
 """``transcript.pair_results``: which call each tool result answers (docs/transcripts.md,
 "Pairing"), exact positions and warning codes (issue 11: no library test reached it)."""
+
 from __future__ import annotations
 
 from skill_rule.messages import as_messages
@@ -9,13 +10,15 @@ from .factories import assistant, call, tool_result, user
 
 
 def test_results_answer_their_calls_by_id_and_a_stranger_answers_nothing() -> None:
-    msgs = as_messages([
-        user("hi"),
-        assistant("", call("lookup", "a", q="1"), call("ship", "b")),
-        tool_result("b", "shipped"),
-        tool_result("a", "found"),
-        tool_result("zzz", "who?"),
-    ])
+    msgs = as_messages(
+        [
+            user("hi"),
+            assistant("", call("lookup", "a", q="1"), call("ship", "b")),
+            tool_result("b", "shipped"),
+            tool_result("a", "found"),
+            tool_result("zzz", "who?"),
+        ]
+    )
     pairing = pair_results(msgs)
     assert dict(pairing.answers) == {2: (1, 1), 3: (1, 0)}
     assert [(w.code, w.params.get("index")) for w in pairing.warnings] == [("result_unpaired", 4)]

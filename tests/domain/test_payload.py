@@ -1,6 +1,7 @@
 """What the model sees (packages/skill-rule/src/skill_rule/payload.py, docs/runtime-api.md): the generated
 load_skill definition and the exact tools array per chat API. Library tests on the tiny shop of
 ``factories`` (no database)."""
+
 from __future__ import annotations
 
 import json
@@ -66,7 +67,13 @@ def test_no_enabled_skill_means_no_load_skill_anywhere():
     view = compute_round(catalog, ())
     tools = tools_payload(catalog, view.visible, "openai")
     assert [t["function"]["name"] for t in tools] == [
-        "search_knowledge", "flush_memory", "lookup", "refund", "cancel", "ship", "export",
+        "search_knowledge",
+        "flush_memory",
+        "lookup",
+        "refund",
+        "cancel",
+        "ship",
+        "export",
     ]
     # even a caller that names load_skill gets no definition for an unregistered tool
     assert tools_payload(catalog, ["load_skill", "lookup"], "anthropic") == [
@@ -80,19 +87,32 @@ def test_the_header_comes_from_the_catalog_setting():
 
 
 def test_a_catalog_line_uses_full_width_punctuation_and_stays_one_line():
-    assert catalog_line("order_change", "订单修改", "取消订单\n或改地址") == "- order_change（订单修改）：取消订单 或改地址"
+    assert (
+        catalog_line("order_change", "订单修改", "取消订单\n或改地址")
+        == "- order_change（订单修改）：取消订单 或改地址"
+    )
 
 
 def test_openai_shape_wraps_each_tool_in_a_function():
     catalog = shop()
     view = compute_round(catalog, ())
     tools = tools_payload(catalog, view.visible, "openai")
-    assert [t["function"]["name"] for t in tools] == list(view.visible) == [
-        "search_knowledge", "load_skill", "flush_memory", "lookup", "export",
-    ]
+    assert (
+        [t["function"]["name"] for t in tools]
+        == list(view.visible)
+        == [
+            "search_knowledge",
+            "load_skill",
+            "flush_memory",
+            "lookup",
+            "export",
+        ]
+    )
     lookup = tools[3]
-    assert lookup == {"type": "function", "function": {
-        "name": "lookup", "description": "", "parameters": catalog.tool("lookup").input_schema}}
+    assert lookup == {
+        "type": "function",
+        "function": {"name": "lookup", "description": "", "parameters": catalog.tool("lookup").input_schema},
+    }
     assert tools[1]["function"]["parameters"]["properties"]["skill_code"]["enum"] == ["alpha", "beta"]
 
 
@@ -135,8 +155,9 @@ def test_diff_names_added_removed_and_changed_definitions():
     after_catalog = replace(shop(), load_skill_header="新的说明")
     before = tools_payload(before_catalog, ["search_knowledge", "load_skill", "lookup", "refund"], "openai")
     after = tools_payload(after_catalog, ["search_knowledge", "load_skill", "lookup", "cancel", "ship"], "openai")
-    assert payload_diff(before, after) == PayloadDiff(added=("cancel", "ship"), removed=("refund",),
-                                                      changed=("load_skill",))
+    assert payload_diff(before, after) == PayloadDiff(
+        added=("cancel", "ship"), removed=("refund",), changed=("load_skill",)
+    )
     assert not payload_diff(after, after)
     anthropic = tools_payload(before_catalog, ["lookup"], "anthropic")
     assert payload_diff([], anthropic) == PayloadDiff(added=("lookup",))

@@ -1,6 +1,7 @@
 """``domain/payload.py``, exact values: the generated ``load_skill`` schema built over whatever
 schema is registered (or none), the header's trailing newlines, the format refusal's details and
 a diff's truth (issue 11: the mutation-testing triage of the fifth round). Library tests."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -23,25 +24,34 @@ def test_without_a_registered_load_skill_the_generated_schema_is_built_from_noth
     catalog = Catalog(tools=mcp_tools(), skills=(BETA, ALPHA))
     assert load_skill_definition(catalog).parameters == {
         "type": "object",
-        "properties": {"skill_code": {"type": "string", "description": SKILL_CODE_DESCRIPTION,
-                                      "enum": ["alpha", "beta"]}},
+        "properties": {
+            "skill_code": {"type": "string", "description": SKILL_CODE_DESCRIPTION, "enum": ["alpha", "beta"]}
+        },
         "required": ["skill_code"],
     }
 
 
 def test_the_generated_schema_keeps_the_registered_ones_other_parts_and_its_own_description() -> None:
-    registered = Tool("load_skill", BUILTIN, input_schema={
-        "properties": {"skill_code": {"type": "integer", "description": "the manual to read"},
-                       "reason": {"type": "string"}},
-        "required": ["reason", "skill_code"],
-        "additionalProperties": False,
-    })
+    registered = Tool(
+        "load_skill",
+        BUILTIN,
+        input_schema={
+            "properties": {
+                "skill_code": {"type": "integer", "description": "the manual to read"},
+                "reason": {"type": "string"},
+            },
+            "required": ["reason", "skill_code"],
+            "additionalProperties": False,
+        },
+    )
     catalog = Catalog(tools=(registered, *mcp_tools()), skills=(ALPHA,))
     params = load_skill_definition(catalog).parameters
     assert params == {
         "type": "object",
-        "properties": {"skill_code": {"type": "string", "description": "the manual to read", "enum": ["alpha"]},
-                       "reason": {"type": "string"}},
+        "properties": {
+            "skill_code": {"type": "string", "description": "the manual to read", "enum": ["alpha"]},
+            "reason": {"type": "string"},
+        },
         "required": ["skill_code", "reason"],
         "additionalProperties": False,
     }
@@ -66,5 +76,9 @@ def test_an_unknown_tools_format_is_refused_keeping_it_and_naming_it_in_the_deta
 
 
 def test_a_diff_is_true_when_any_of_its_three_lists_holds_a_name() -> None:
-    assert [bool(PayloadDiff()), bool(PayloadDiff(added=("a",))), bool(PayloadDiff(removed=("a",))),
-            bool(PayloadDiff(changed=("a",)))] == [False, True, True, True]
+    assert [
+        bool(PayloadDiff()),
+        bool(PayloadDiff(added=("a",))),
+        bool(PayloadDiff(removed=("a",))),
+        bool(PayloadDiff(changed=("a",))),
+    ] == [False, True, True, True]

@@ -1,5 +1,6 @@
 """Access profiles and stages (docs/design.md, docs/rule.md, seed 004): they restrict MCP tools only, an unknown
 name is an error, and a tool missing from the registry drops out with a warning."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,22 +21,60 @@ def catalog():
     ("profile", "stage", "messages", "mcp_visible", "withheld"),
     [
         pytest.param(None, None, [], ("lookup", "export"), {}, id="no restriction"),
-        pytest.param("clerk", None, [], ("lookup",), {"refund": "not_permitted", "export": "not_permitted"},
-                     id="a profile drops MCP tools outside it, gated or not"),
-        pytest.param(None, "query", [], ("lookup", "export"), {"refund": "stage", "cancel": "stage", "ship": "stage"},
-                     id="a stage withholds the gated tools outside it"),
-        pytest.param("clerk", "query", [], ("lookup",),
-                     {"refund": "not_permitted", "cancel": "stage", "ship": "stage", "export": "not_permitted"},
-                     id="profile and stage intersect"),
-        pytest.param("clerk", "act", loaded("alpha") + loaded("beta"), ("lookup", "cancel", "ship"),
-                     {"refund": "not_permitted", "export": "not_permitted"},
-                     id="released tools outside the profile stay hidden"),
-        pytest.param(None, "act", loaded("alpha"), ("lookup", "refund", "cancel"), {"export": "stage"},
-                     id="a stage drops released tools outside it"),
-        pytest.param("guest", None, loaded("alpha"), (), {"lookup": "not_permitted", "refund": "not_permitted",
-                                                          "cancel": "not_permitted", "ship": "not_permitted",
-                                                          "export": "not_permitted"},
-                     id="an empty profile leaves only the builtins"),
+        pytest.param(
+            "clerk",
+            None,
+            [],
+            ("lookup",),
+            {"refund": "not_permitted", "export": "not_permitted"},
+            id="a profile drops MCP tools outside it, gated or not",
+        ),
+        pytest.param(
+            None,
+            "query",
+            [],
+            ("lookup", "export"),
+            {"refund": "stage", "cancel": "stage", "ship": "stage"},
+            id="a stage withholds the gated tools outside it",
+        ),
+        pytest.param(
+            "clerk",
+            "query",
+            [],
+            ("lookup",),
+            {"refund": "not_permitted", "cancel": "stage", "ship": "stage", "export": "not_permitted"},
+            id="profile and stage intersect",
+        ),
+        pytest.param(
+            "clerk",
+            "act",
+            loaded("alpha") + loaded("beta"),
+            ("lookup", "cancel", "ship"),
+            {"refund": "not_permitted", "export": "not_permitted"},
+            id="released tools outside the profile stay hidden",
+        ),
+        pytest.param(
+            None,
+            "act",
+            loaded("alpha"),
+            ("lookup", "refund", "cancel"),
+            {"export": "stage"},
+            id="a stage drops released tools outside it",
+        ),
+        pytest.param(
+            "guest",
+            None,
+            loaded("alpha"),
+            (),
+            {
+                "lookup": "not_permitted",
+                "refund": "not_permitted",
+                "cancel": "not_permitted",
+                "ship": "not_permitted",
+                "export": "not_permitted",
+            },
+            id="an empty profile leaves only the builtins",
+        ),
     ],
 )
 def test_restrictions_apply_to_mcp_tools_only(profile, stage, messages, mcp_visible, withheld) -> None:
@@ -70,11 +109,17 @@ def test_loading_a_manual_never_releases_a_withheld_tool() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        pytest.param({"access_profile": "admin"}, "unknown access profile 'admin'; access profiles on offer: "
-                                                  "clerk, guest, stale", id="unknown profile"),
+        pytest.param(
+            {"access_profile": "admin"},
+            "unknown access profile 'admin'; access profiles on offer: clerk, guest, stale",
+            id="unknown profile",
+        ),
         pytest.param({"stage": "refund"}, "unknown stage 'refund'; stages on offer: act, query", id="unknown stage"),
-        pytest.param({"access_profile": "clerk", "stage": "ship"}, "unknown stage 'ship'; stages on offer: act, query",
-                     id="unknown stage with a known profile"),
+        pytest.param(
+            {"access_profile": "clerk", "stage": "ship"},
+            "unknown stage 'ship'; stages on offer: act, query",
+            id="unknown stage with a known profile",
+        ),
     ],
 )
 def test_an_unknown_name_is_an_error_listing_the_names_on_offer(kwargs, message) -> None:
@@ -98,8 +143,12 @@ def test_a_profile_listing_an_unregistered_tool_warns_and_drops_it() -> None:
 
 def test_a_stage_losing_a_tool_from_the_registry_warns_instead_of_failing() -> None:
     base = catalog()
-    without_export = type(base)(tools=tuple(t for t in base.tools if t.name != "export"), skills=base.skills,
-                                profiles=base.profiles, stages=base.stages)
+    without_export = type(base)(
+        tools=tuple(t for t in base.tools if t.name != "export"),
+        skills=base.skills,
+        profiles=base.profiles,
+        stages=base.stages,
+    )
     view = compute_round(without_export, [], stage="query")
     assert view.mcp_visible == ("lookup",)
     assert view.warnings == ("stage 'query' lists tools that are no longer registered: export",)
@@ -115,7 +164,13 @@ def test_no_restriction_named_resolves_to_none_and_an_empty_name_to_none_too():
     for kwargs in ({}, {"access_profile": "", "stage": ""}):
         r = resolve_restrictions(catalog(), **kwargs)
         assert (r.profile, r.stage, r.explicit, r.profile_tools, r.stage_tools, r.warnings) == (
-            None, None, None, None, None, ())
+            None,
+            None,
+            None,
+            None,
+            None,
+            (),
+        )
         assert r.permits("refund") and r.permits("anything")
 
 

@@ -5,6 +5,7 @@ that a page or client relies on (issue 11: the mutation-testing triage of ``reso
 Every test builds its own catalog: the rule keeps derived values on the catalog object
 (``Catalog.derived``), so a catalog shared between tests would answer from what an earlier test
 computed."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,52 +26,91 @@ def problems(items):
 
 
 def stale_shop() -> Catalog:
-    return shop(profiles={"clerk": {"lookup", "zeta_gone", "alpha_gone"}, "guest": {"export"}},
-                stages={"late": {"ship", "lookup", "b_gone", "a_gone"}, "early": {"lookup"}})
+    return shop(
+        profiles={"clerk": {"lookup", "zeta_gone", "alpha_gone"}, "guest": {"export"}},
+        stages={"late": {"ship", "lookup", "b_gone", "a_gone"}, "early": {"lookup"}},
+    )
 
 
 def test_each_restriction_warns_with_its_code_and_the_unregistered_tools_sorted() -> None:
     """The warnings come in the order profile, stage, allowed list; each names the missing tools in
     alphabetical order as text and as a list (the console lays the list out); a builtin in the
     allowed list is no stranger."""
-    r = resolve_restrictions(stale_shop(), access_profile="clerk", stage="late",
-                             allowed_tools=["lookup", "search_knowledge", "zz", "aa", "ship"])
+    r = resolve_restrictions(
+        stale_shop(),
+        access_profile="clerk",
+        stage="late",
+        allowed_tools=["lookup", "search_knowledge", "zz", "aa", "ship"],
+    )
     assert problems(r.warnings) == [
-        ("access profile 'clerk' lists tools that are no longer registered: alpha_gone, zeta_gone",
-         "restriction_unregistered", RESTRICTION_TEMPLATE,
-         {"kind": "access profile", "name": "clerk", "tools": "alpha_gone, zeta_gone",
-          "tool_list": ["alpha_gone", "zeta_gone"]}),
-        ("stage 'late' lists tools that are no longer registered: a_gone, b_gone",
-         "restriction_unregistered", RESTRICTION_TEMPLATE,
-         {"kind": "stage", "name": "late", "tools": "a_gone, b_gone", "tool_list": ["a_gone", "b_gone"]}),
-        ("allowed tools that are not registered: aa, zz", "allowed_unregistered", ALLOWED_TEMPLATE,
-         {"tools": "aa, zz", "tool_list": ["aa", "zz"]}),
+        (
+            "access profile 'clerk' lists tools that are no longer registered: alpha_gone, zeta_gone",
+            "restriction_unregistered",
+            RESTRICTION_TEMPLATE,
+            {
+                "kind": "access profile",
+                "name": "clerk",
+                "tools": "alpha_gone, zeta_gone",
+                "tool_list": ["alpha_gone", "zeta_gone"],
+            },
+        ),
+        (
+            "stage 'late' lists tools that are no longer registered: a_gone, b_gone",
+            "restriction_unregistered",
+            RESTRICTION_TEMPLATE,
+            {"kind": "stage", "name": "late", "tools": "a_gone, b_gone", "tool_list": ["a_gone", "b_gone"]},
+        ),
+        (
+            "allowed tools that are not registered: aa, zz",
+            "allowed_unregistered",
+            ALLOWED_TEMPLATE,
+            {"tools": "aa, zz", "tool_list": ["aa", "zz"]},
+        ),
     ]
     assert type(r.warnings) is tuple
 
 
 def test_resolved_restrictions_keep_the_names_and_only_the_registered_mcp_tools() -> None:
-    r = resolve_restrictions(stale_shop(), access_profile="clerk", stage="late",
-                             allowed_tools=["lookup", "search_knowledge", "zz", "ship"])
-    assert r == Restrictions(profile="clerk", stage="late", explicit=frozenset({"lookup", "ship"}),
-                             profile_tools=frozenset({"lookup"}), stage_tools=frozenset({"ship", "lookup"}),
-                             warnings=r.warnings)
+    r = resolve_restrictions(
+        stale_shop(), access_profile="clerk", stage="late", allowed_tools=["lookup", "search_knowledge", "zz", "ship"]
+    )
+    assert r == Restrictions(
+        profile="clerk",
+        stage="late",
+        explicit=frozenset({"lookup", "ship"}),
+        profile_tools=frozenset({"lookup"}),
+        stage_tools=frozenset({"ship", "lookup"}),
+        warnings=r.warnings,
+    )
     assert len(r.warnings) == 3
 
 
 @pytest.mark.parametrize(
     ("kwargs", "want"),
     [
-        pytest.param({"access_profile": "guest"},
-                     Restrictions(profile="guest", profile_tools=frozenset({"export"})), id="a profile alone"),
-        pytest.param({"stage": "early"}, Restrictions(stage="early", stage_tools=frozenset({"lookup"})),
-                     id="a stage alone"),
-        pytest.param({"allowed_tools": ["export", "load_skill"]}, Restrictions(explicit=frozenset({"export"})),
-                     id="an allowed list alone"),
-        pytest.param({"access_profile": "", "stage": "early"},
-                     Restrictions(stage="early", stage_tools=frozenset({"lookup"})), id="an empty profile name"),
-        pytest.param({"access_profile": "guest", "stage": ""},
-                     Restrictions(profile="guest", profile_tools=frozenset({"export"})), id="an empty stage name"),
+        pytest.param(
+            {"access_profile": "guest"},
+            Restrictions(profile="guest", profile_tools=frozenset({"export"})),
+            id="a profile alone",
+        ),
+        pytest.param(
+            {"stage": "early"}, Restrictions(stage="early", stage_tools=frozenset({"lookup"})), id="a stage alone"
+        ),
+        pytest.param(
+            {"allowed_tools": ["export", "load_skill"]},
+            Restrictions(explicit=frozenset({"export"})),
+            id="an allowed list alone",
+        ),
+        pytest.param(
+            {"access_profile": "", "stage": "early"},
+            Restrictions(stage="early", stage_tools=frozenset({"lookup"})),
+            id="an empty profile name",
+        ),
+        pytest.param(
+            {"access_profile": "guest", "stage": ""},
+            Restrictions(profile="guest", profile_tools=frozenset({"export"})),
+            id="an empty stage name",
+        ),
         pytest.param({"allowed_tools": []}, Restrictions(explicit=frozenset()), id="an empty allowed list"),
     ],
 )
@@ -87,38 +127,64 @@ def test_no_restriction_is_the_shared_unrestricted_value() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "details"),
     [
-        pytest.param({"access_profile": "admin", "stage": "late"},
-                     {"kind": "access profile", "name": "admin", "known": ["clerk", "guest"]}, id="profile"),
-        pytest.param({"access_profile": "clerk", "stage": "night"},
-                     {"kind": "stage", "name": "night", "known": ["early", "late"]}, id="stage"),
+        pytest.param(
+            {"access_profile": "admin", "stage": "late"},
+            {"kind": "access profile", "name": "admin", "known": ["clerk", "guest"]},
+            id="profile",
+        ),
+        pytest.param(
+            {"access_profile": "clerk", "stage": "night"},
+            {"kind": "stage", "name": "night", "known": ["early", "late"]},
+            id="stage",
+        ),
     ],
 )
 def test_an_unknown_restriction_names_its_kind_its_name_and_the_sorted_names_on_offer(kwargs, details) -> None:
     with pytest.raises(UnknownRestrictionError) as exc:
         resolve_restrictions(stale_shop(), **kwargs)
     assert (exc.value.kind, exc.value.name, exc.value.known, exc.value.details) == (
-        details["kind"], details["name"], details["known"], details)
+        details["kind"],
+        details["name"],
+        details["known"],
+        details,
+    )
 
 
 # --- the warnings of the catalog ---------------------------------------------------------------
+
 
 def test_a_round_warns_of_invalid_definitions_then_restrictions_then_skills_gating_missing_tools() -> None:
     broken = Tool("broken", MCP, input_schema={"type": 5})
     catalog = Catalog(
         tools=builtin_tools() + mcp_tools() + (broken,),
-        skills=(skill("alpha", ("refund", "vanished", "gone"), sort_order=10), skill("beta", ("ship",), sort_order=20),
-                skill("gamma", ("lost",), sort_order=30)),
+        skills=(
+            skill("alpha", ("refund", "vanished", "gone"), sort_order=10),
+            skill("beta", ("ship",), sort_order=20),
+            skill("gamma", ("lost",), sort_order=30),
+        ),
         profiles=stale_shop().profiles,
     )
     view = compute_round(catalog, [], access_profile="clerk")
     got = problems(view.warnings)
     assert [code for _, code, _, _ in got] == [
-        "tool_definition_invalid", "restriction_unregistered", "skill_gates_unregistered", "skill_gates_unregistered"]
+        "tool_definition_invalid",
+        "restriction_unregistered",
+        "skill_gates_unregistered",
+        "skill_gates_unregistered",
+    ]
     assert got[2:] == [
-        ("skill 'alpha' gates tools that are no longer registered: vanished, gone", "skill_gates_unregistered",
-         DANGLING_TEMPLATE, {"skill": "alpha", "tools": "vanished, gone", "tool_list": ["vanished", "gone"]}),
-        ("skill 'gamma' gates tools that are no longer registered: lost", "skill_gates_unregistered",
-         DANGLING_TEMPLATE, {"skill": "gamma", "tools": "lost", "tool_list": ["lost"]}),
+        (
+            "skill 'alpha' gates tools that are no longer registered: vanished, gone",
+            "skill_gates_unregistered",
+            DANGLING_TEMPLATE,
+            {"skill": "alpha", "tools": "vanished, gone", "tool_list": ["vanished", "gone"]},
+        ),
+        (
+            "skill 'gamma' gates tools that are no longer registered: lost",
+            "skill_gates_unregistered",
+            DANGLING_TEMPLATE,
+            {"skill": "gamma", "tools": "lost", "tool_list": ["lost"]},
+        ),
     ]
     assert got[0][3]["tool"] == "broken"
 
@@ -129,18 +195,24 @@ def test_a_catalog_without_problems_gives_rounds_without_warnings() -> None:
 
 # --- the round shape ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("restriction", [{}, {"stage": "late"}], ids=["unrestricted", "a stage"])
 def test_a_loaded_code_that_is_no_enabled_skill_loads_nothing(restriction) -> None:
     """A manual of a disabled or unknown skill in the transcript releases nothing (docs/rule.md)."""
-    catalog = shop(skill("alpha", ("refund", "cancel"), sort_order=10), skill("beta", ("ship",), enabled=False),
-                   stages={"late": {"refund", "cancel", "ship", "lookup"}})
+    catalog = shop(
+        skill("alpha", ("refund", "cancel"), sort_order=10),
+        skill("beta", ("ship",), enabled=False),
+        stages={"late": {"refund", "cancel", "ship", "lookup"}},
+    )
     view = compute_round(catalog, loaded("beta") + loaded("gamma") + loaded("alpha"), **restriction)
     assert (view.loaded, view.released) == (("alpha",), ("refund", "cancel"))
     assert compute_round(catalog, loaded("beta") + loaded("gamma"), **restriction).loaded == ()
 
 
 def test_loading_a_skill_that_gates_an_unregistered_tool_releases_its_registered_ones() -> None:
-    catalog = shop(skill("alpha", ("refund", "vanished"), sort_order=10), skill("beta", ("cancel", "ship"), sort_order=20))
+    catalog = shop(
+        skill("alpha", ("refund", "vanished"), sort_order=10), skill("beta", ("cancel", "ship"), sort_order=20)
+    )
     view = compute_round(catalog, loaded("alpha"))
     assert view.released == ("refund",)
     assert dict(view.masked) == {"cancel": "beta", "ship": "beta"}
@@ -152,10 +224,20 @@ def test_one_catalog_answers_each_loaded_set_and_restriction_with_its_own_round(
     rounds = [
         ({}, [], ("lookup", "export"), {"refund": "alpha", "cancel": "alpha", "ship": "beta"}, {}),
         ({}, loaded("beta"), ("lookup", "cancel", "ship", "export"), {"refund": "alpha"}, {}),
-        ({"access_profile": "clerk"}, loaded("beta"), ("lookup", "cancel", "ship"), {},
-         {"refund": "not_permitted", "export": "not_permitted"}),
-        ({"stage": "late"}, loaded("beta"), ("ship", "export"), {},
-         {"lookup": "stage", "refund": "stage", "cancel": "stage"}),
+        (
+            {"access_profile": "clerk"},
+            loaded("beta"),
+            ("lookup", "cancel", "ship"),
+            {},
+            {"refund": "not_permitted", "export": "not_permitted"},
+        ),
+        (
+            {"stage": "late"},
+            loaded("beta"),
+            ("ship", "export"),
+            {},
+            {"lookup": "stage", "refund": "stage", "cancel": "stage"},
+        ),
         ({}, loaded("alpha"), ("lookup", "refund", "cancel", "export"), {"ship": "beta"}, {}),
     ]
     for _ in range(2):  # the second pass reads the shapes the first one kept

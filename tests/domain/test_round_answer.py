@@ -1,5 +1,6 @@
 """``RoundView.as_dict``: the rounds answer, as lists and dicts of its own or, for rendering, as
 the view's own tuples and mappings (docs/runtime-api.md; the API renders the latter)."""
+
 from __future__ import annotations
 
 import json

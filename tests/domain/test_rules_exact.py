@@ -1,5 +1,6 @@
 """Exact values of ``domain.rules`` a page or client relies on (issue 11: the mutation-testing triage
 of ``packages/skill-rule/src/skill_rule/rules.py``). Library tests: call, assert, no database."""
+
 from __future__ import annotations
 
 from skill_rule.errors import Problem
@@ -25,7 +26,9 @@ def test_a_call_without_a_name_is_refused_as_the_unknown_tool_named_empty() -> N
 
     verdict = check_call(shop(ALPHA, BETA), [], {"arguments": {}})
     assert (verdict.name, verdict.verdict, verdict.reason) == ("", "refused", "unknown_tool")
-    assert verdict.message == "unknown tool ''; tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
+    assert (
+        verdict.message == "unknown tool ''; tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
+    )
     numbered = check_call(shop(ALPHA, BETA), [], {"name": 5, "id": 7})
     assert (numbered.name, numbered.reason) == ("5", "unknown_tool")
 
@@ -45,8 +48,9 @@ def test_an_unknown_tool_name_with_surrounding_whitespace_is_shown_escaped_any_o
     from tests.domain.factories import ALPHA, BETA, shop
 
     offer = "tools on offer: search_knowledge, load_skill, flush_memory, lookup, export"
-    messages = {name: check_call(shop(ALPHA, BETA), [], {"name": name}).message
-                for name in ("drop\n", "it's", "a\\b", " drop")}
+    messages = {
+        name: check_call(shop(ALPHA, BETA), [], {"name": name}).message for name in ("drop\n", "it's", "a\\b", " drop")
+    }
     assert messages == {
         "drop\n": f"unknown tool 'drop\\n'; {offer}",
         "it's": f"unknown tool 'it's'; {offer}",
@@ -64,12 +68,16 @@ def test_a_call_to_a_tool_with_an_invalid_definition_is_refused_listing_every_pr
     catalog = Catalog(tools=builtin_tools() + mcp_tools() + (broken,), skills=(ALPHA,))
     verdict = check_call(catalog, [], {"name": "broken", "arguments": {"x": 1}})
     assert verdict == Verdict(
-        "broken", REFUSED, "invalid_tool_definition", None,
+        "broken",
+        REFUSED,
+        "invalid_tool_definition",
+        None,
         "tool 'broken' has an invalid definition and cannot be called: "
         'inputSchema must have "type": "object", got 5; '
         "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas; "
         "annotations must be a JSON object",
-        {"x": 1})
+        {"x": 1},
+    )
 
 
 def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messages() -> None:
@@ -83,11 +91,14 @@ def test_load_skill_answers_a_malformed_or_unknown_code_before_reading_the_messa
     unreadable = [5]
     offer = "skills on offer: Bad Code, alpha"
     assert load_skill(catalog, unreadable, "Bad Code") == LoadResult(
-        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None)
+        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None
+    )
     assert load_skill(catalog, unreadable, "gamma") == LoadResult(
-        "error", f"unknown skill 'gamma'; {offer}", {}, False, None)
+        "error", f"unknown skill 'gamma'; {offer}", {}, False, None
+    )
     assert load_skill(catalog, unreadable, "") == LoadResult(
-        "error", "load_skill needs a skill_code (text)", {}, False, None)
+        "error", "load_skill needs a skill_code (text)", {}, False, None
+    )
 
 
 def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() -> None:
@@ -101,12 +112,16 @@ def test_load_from_manuals_refuses_a_missing_malformed_or_unknown_code_itself() 
     needs = LoadResult("error", "load_skill needs a skill_code (text)", {}, False, None)
     assert [load_from_manuals(catalog, [], code) for code in ("", 7, None)] == [needs, needs, needs]
     offer = "skills on offer: Bad Code, alpha"
-    assert load_from_manuals(catalog, [], "gamma") == LoadResult("error", f"unknown skill 'gamma'; {offer}", {}, False, None)
+    assert load_from_manuals(catalog, [], "gamma") == LoadResult(
+        "error", f"unknown skill 'gamma'; {offer}", {}, False, None
+    )
     assert load_from_manuals(catalog, [], "Bad Code") == LoadResult(
-        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None)
+        "error", f"unknown skill 'Bad Code'; {offer}", {}, False, None
+    )
     empty = Catalog(tools=builtin_tools(), skills=())
     assert load_from_manuals(empty, [], "alpha") == LoadResult(
-        "error", "unknown skill 'alpha'; skills on offer: none", {}, False, None)
+        "error", "unknown skill 'alpha'; skills on offer: none", {}, False, None
+    )
 
 
 def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> None:
@@ -117,10 +132,16 @@ def test_a_load_result_names_the_skill_it_loaded_in_full_and_as_the_stub() -> No
 
     catalog = shop()
     assert load_skill(catalog, [], "alpha") == LoadResult(
-        "success", ALPHA.content, {MARKER: "alpha", "skill_version": 1}, False, 1, "alpha")
+        "success", ALPHA.content, {MARKER: "alpha", "skill_version": 1}, False, 1, "alpha"
+    )
     assert load_skill(catalog, loaded("alpha"), "alpha") == LoadResult(
-        "success", already_loaded_text(ALPHA), {"already_loaded": True, "skill_code": "alpha", "skill_version": 1},
-        True, 1, "alpha")
+        "success",
+        already_loaded_text(ALPHA),
+        {"already_loaded": True, "skill_code": "alpha", "skill_version": 1},
+        True,
+        1,
+        "alpha",
+    )
 
 
 def test_a_code_listed_twice_releases_the_tools_of_both_entries_when_loaded() -> None:
@@ -138,7 +159,9 @@ def test_a_round_as_dict_with_only_some_keys_gives_exactly_those() -> None:
 
     view = compute_round(shop(), [])
     assert view.as_dict(only=("visible", "count")) == {
-        "visible": ["search_knowledge", "load_skill", "flush_memory", "lookup", "export"], "count": 5}
+        "visible": ["search_knowledge", "load_skill", "flush_memory", "lookup", "export"],
+        "count": 5,
+    }
 
 
 def test_a_tool_with_an_invalid_definition_is_warned_about_with_its_problems_and_their_codes() -> None:
@@ -149,8 +172,10 @@ def test_a_tool_with_an_invalid_definition_is_warned_about_with_its_problems_and
 
     catalog = Catalog(tools=builtin_tools() + (Tool("broken", MCP, input_schema={"type": 5}),), skills=())
     (warning,) = tool_definition_warnings(catalog)
-    problems = ('inputSchema must have "type": "object", got 5; '
-                "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas")
+    problems = (
+        'inputSchema must have "type": "object", got 5; '
+        "inputSchema is not a valid JSON Schema at type: 5 is not valid under any of the given schemas"
+    )
     assert (warning.code, str(warning), dict(warning.params)) == (
         "tool_definition_invalid",
         f"tool 'broken' has an invalid definition ({problems}); calls to it are refused",

@@ -1,5 +1,6 @@
 """The simulator (docs/simulator.md): a round before every assistant step, calls through the guard,
 manuals that leave the context take their tools with them, and transcript replay."""
+
 from __future__ import annotations
 
 import json
@@ -70,9 +71,11 @@ def test_compacting_the_manual_away_masks_its_tools_again_next_round() -> None:
 
 
 def test_evicting_the_load_skill_result_masks_again_and_a_new_load_is_full() -> None:
-    sim = run(LOAD_USE + "  - evict: {tool: load_skill}\n"
-                         "  - assistant: {calls: [{load_skill: {skill_code: alpha}}]}\n"
-                         "  - assistant: {calls: [refund]}\n")
+    sim = run(
+        LOAD_USE + "  - evict: {tool: load_skill}\n"
+        "  - assistant: {calls: [{load_skill: {skill_code: alpha}}]}\n"
+        "  - assistant: {calls: [refund]}\n"
+    )
     assert sim.matrix == {"refund": (M, R, M, R), "cancel": (M, R, M, R), "ship": (M, M, M, M)}
     placeholder = sim.messages[2]
     assert placeholder.content.startswith(EVICTED_PREFIX)
@@ -85,9 +88,7 @@ def test_evicting_the_load_skill_result_masks_again_and_a_new_load_is_full() -> 
 def test_evict_load_skill_reaches_results_whose_call_was_compacted_away() -> None:
     """The assistant call (message 2) is compacted; its result (now message 2) still carries the
     marker and still loads alpha — evict {tool: load_skill} must evict it, and say so."""
-    sim = run(LOAD_USE + "  - compact: {drop: [2]}\n"
-                         "  - evict: {tool: load_skill}\n"
-                         "  - assistant: {calls: [refund]}\n")
+    sim = run(LOAD_USE + "  - compact: {drop: [2]}\n  - evict: {tool: load_skill}\n  - assistant: {calls: [refund]}\n")
     assert sim.events == (
         "after round 2: compacted messages [2]; 4 retained",
         "after round 2: evicted tool results [2]: message 2: load_skill(alpha)",
@@ -130,8 +131,10 @@ def test_calls_without_results_get_a_neutral_placeholder_and_scripted_results_ar
             calls: [{lookup: {q: a}}, {export: {}}]
             results: {lookup: three hits}
         """)
-    assert [(c.result, c.state) for c in sim.rounds[0].calls] == [("three hits", "success"),
-                                                                   ("（模拟结果）export 已执行。", "success")]
+    assert [(c.result, c.state) for c in sim.rounds[0].calls] == [
+        ("three hits", "success"),
+        ("（模拟结果）export 已执行。", "success"),
+    ]
 
 
 def test_unmet_expectations_are_reported_per_round() -> None:
@@ -176,8 +179,10 @@ def test_the_json_document_carries_rounds_matrix_and_verdicts() -> None:
 
 def test_a_manual_compacted_away_in_a_one_line_script_takes_its_tools_with_it() -> None:
     """Flow-style steps share a line; a bare ``export`` result must not pass for the load result."""
-    sim = run("[{assistant: {calls: [{load_skill: {skill_code: alpha}}]}}, {assistant: {calls: [export]}},"
-              " {compact: {drop: [2]}}, {assistant: x}]")
+    sim = run(
+        "[{assistant: {calls: [{load_skill: {skill_code: alpha}}]}}, {assistant: {calls: [export]}},"
+        " {compact: {drop: [2]}}, {assistant: x}]"
+    )
     assert [r.view.loaded for r in sim.rounds] == [(), ("alpha",), ()]
 
 
@@ -199,7 +204,9 @@ def test_replay_puts_a_round_before_every_assistant_message() -> None:
     assert [r.context_size for r in sim.rounds] == [1, 3, 7]
     assert [r.view.loaded for r in sim.rounds] == [(), ("alpha",), ("alpha",)]
     assert [(c.verdict.name, c.verdict.verdict, c.result) for c in sim.rounds[1].calls] == [
-        ("refund", CONFIRM, "confirm card"), ("ship", REFUSED, "refused")]
+        ("refund", CONFIRM, "confirm card"),
+        ("ship", REFUSED, "refused"),
+    ]
     assert sim.matrix == {"refund": (M, R, R), "cancel": (M, R, R), "ship": (M, M, M)}
 
 
@@ -215,14 +222,19 @@ def test_replay_refuses_a_call_to_a_tool_whose_manual_was_never_loaded() -> None
     assert (sim.rounds[0].calls[0].verdict.reason, sim.rounds[0].calls[0].result) == ("masked", "")
 
 
-@pytest.mark.parametrize(("expect", "failures"), [
-    ({"mcp_visible": ["lookup", "refund"]}, ["mcp_visible: missing refund; unexpected export"]),
-    ({"mcp_visible": ["lookup"]}, ["mcp_visible: unexpected export"]),
-    ({"mcp_visible": ["export", "lookup"]},
-     ["mcp_visible: the same names in another order: expected ['export', 'lookup'], got ['lookup', 'export']"]),
-    ({"masked": ["refund", "cancel"]}, ["masked: unexpected ship"]),
-    ({"loaded": ["alpha"]}, ["loaded: missing alpha"]),
-])
+@pytest.mark.parametrize(
+    ("expect", "failures"),
+    [
+        ({"mcp_visible": ["lookup", "refund"]}, ["mcp_visible: missing refund; unexpected export"]),
+        ({"mcp_visible": ["lookup"]}, ["mcp_visible: unexpected export"]),
+        (
+            {"mcp_visible": ["export", "lookup"]},
+            ["mcp_visible: the same names in another order: expected ['export', 'lookup'], got ['lookup', 'export']"],
+        ),
+        ({"masked": ["refund", "cancel"]}, ["masked: unexpected ship"]),
+        ({"loaded": ["alpha"]}, ["loaded: missing alpha"]),
+    ],
+)
 def test_an_unmet_list_expectation_reports_the_difference(expect, failures) -> None:
     from skill_rule.simulator import check_expectations
 
@@ -242,8 +254,10 @@ def test_masked_by_the_wrong_skill_is_reported_with_the_code_expect_masked() -> 
     view = compute_round(shop(ALPHA, BETA), [])
     (failure,) = check_expectations(view, {"masked": {"refund": "beta", "cancel": "alpha", "ship": "beta"}})
     assert failure.code == "expect_masked"
-    assert failure.params == {"want": {"refund": "beta", "cancel": "alpha", "ship": "beta"},
-                              "got": {"refund": "alpha", "cancel": "alpha", "ship": "beta"}}
+    assert failure.params == {
+        "want": {"refund": "beta", "cancel": "alpha", "ship": "beta"},
+        "got": {"refund": "alpha", "cancel": "alpha", "ship": "beta"},
+    }
 
 
 def test_the_matrix_follows_loads_compactions_and_a_profile_round_by_round() -> None:
@@ -251,10 +265,14 @@ def test_the_matrix_follows_loads_compactions_and_a_profile_round_by_round() -> 
     # not; refund is released by alpha's manual, masked again once it is compacted away, released
     # again by a second load; ship stays masked (beta is never loaded).
     catalog = shop(profiles={"clerk": {"lookup", "refund", "ship"}})
-    sim = run(LOAD_USE + "  - compact: {drop: [2, 3]}\n"
-                         "  - assistant: {calls: [refund]}\n"
-                         "  - assistant: {calls: [{load_skill: {skill_code: alpha}}]}\n"
-                         "  - assistant: {calls: [ship]}\n", catalog, access_profile="clerk")
+    sim = run(
+        LOAD_USE + "  - compact: {drop: [2, 3]}\n"
+        "  - assistant: {calls: [refund]}\n"
+        "  - assistant: {calls: [{load_skill: {skill_code: alpha}}]}\n"
+        "  - assistant: {calls: [ship]}\n",
+        catalog,
+        access_profile="clerk",
+    )
     W = "withheld"
     assert sim.matrix == {"refund": (M, R, M, M, R), "cancel": (W, W, W, W, W), "ship": (M, M, M, M, M)}
 

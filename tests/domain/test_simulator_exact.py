@@ -2,6 +2,7 @@
 list of every round, the matrix, the round's line and what the assistant said, the script's own
 restrictions, the time budget's boundary, the events a page translates by code and params, and
 which message answers a replayed call (issue 11, mutation testing of ``domain/simulator.py``)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -33,11 +34,15 @@ class Clock:
 
 # --- the script's own restrictions -----------------------------------------------------------
 
+
 def test_the_scripts_own_access_profile_applies_when_no_argument_overrides_it() -> None:
     catalog = shop(profiles={"clerk": {"lookup", "refund", "ship"}, "all": {"lookup", "refund", "cancel", "ship"}})
     text = "access_profile: clerk\nsteps: [{assistant: x}]\n"
     own = run(text, catalog)
-    assert (own.access_profile, own.rounds[0].view.withheld) == ("clerk", {"cancel": "not_permitted", "export": "not_permitted"})
+    assert (own.access_profile, own.rounds[0].view.withheld) == (
+        "clerk",
+        {"cancel": "not_permitted", "export": "not_permitted"},
+    )
     assert own.matrix == {"refund": (M,), "cancel": (W,), "ship": (M,)}
     other = run(text, catalog, access_profile="all")
     assert (other.access_profile, other.rounds[0].view.withheld) == ("all", {"export": "not_permitted"})
@@ -56,6 +61,7 @@ def test_the_scripts_own_allowed_tools_apply_when_no_argument_overrides_it() -> 
 
 # --- what a round shows ----------------------------------------------------------------------
 
+
 def test_a_round_keeps_what_the_assistant_said_and_the_user_message_before_it() -> None:
     sim = run("""\
         - system: be brief
@@ -68,6 +74,7 @@ def test_a_round_keeps_what_the_assistant_said_and_the_user_message_before_it() 
 
 
 # --- the time budget's boundary --------------------------------------------------------------
+
 
 def test_a_run_exactly_at_its_time_budget_goes_on_and_stops_only_past_it() -> None:
     text = "steps:\n" + "  - assistant: x\n" * 4
@@ -86,55 +93,77 @@ def test_a_replay_exactly_at_its_time_budget_goes_on_and_stops_only_past_it() ->
 
 # --- replay ----------------------------------------------------------------------------------
 
+
 def test_only_a_tool_message_answers_a_replayed_call_not_another_carrying_its_id() -> None:
-    sim = replay(shop(), [
-        user("hi"),
-        assistant("", call("lookup", "c1", q="a")),
-        {"role": "user", "content": "not a result", "tool_call_id": "c1"},
-        tool_result("c1", "three hits"),
-        assistant("done"),
-    ])
+    sim = replay(
+        shop(),
+        [
+            user("hi"),
+            assistant("", call("lookup", "c1", q="a")),
+            {"role": "user", "content": "not a result", "tool_call_id": "c1"},
+            tool_result("c1", "three hits"),
+            assistant("done"),
+        ],
+    )
     (outcome,) = sim.rounds[0].calls
     assert (outcome.result, outcome.state) == ("three hits", "success")
 
 
 def test_a_replayed_round_lists_the_tools_a_load_made_visible() -> None:
-    sim = replay(shop(), [
-        user("refund"),
-        assistant("", call("load_skill", "c1", skill_code="alpha")),
-        tool_result("c1", "# alpha manual", **{MARKER: "alpha", "skill_version": 1}),
-        assistant("done"),
-    ])
+    sim = replay(
+        shop(),
+        [
+            user("refund"),
+            assistant("", call("load_skill", "c1", skill_code="alpha")),
+            tool_result("c1", "# alpha manual", **{MARKER: "alpha", "skill_version": 1}),
+            assistant("done"),
+        ],
+    )
     second = sim.rounds[1]
     assert (second.newly_visible, second.newly_hidden, second.newly_released, second.newly_masked) == (
-        ("refund", "cancel"), (), ("refund", "cancel"), ())
+        ("refund", "cancel"),
+        (),
+        ("refund", "cancel"),
+        (),
+    )
     assert second.as_dict()["newly_visible"] == ["refund", "cancel"]
 
 
 def test_a_replayed_round_is_on_the_line_of_its_message_as_received() -> None:
     """An Anthropic user message of two ``tool_result`` blocks is read as two messages sharing its
     index: the rounds after it are still numbered by the messages as received."""
-    sim = replay(shop(), [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "t1", "name": "lookup", "input": {"q": "a"}},
-            {"type": "tool_use", "id": "t2", "name": "export", "input": {}},
-        ]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
-            {"type": "tool_result", "tool_use_id": "t2", "content": "two"},
-        ]},
-        {"role": "assistant", "content": "done"},
-    ])
+    sim = replay(
+        shop(),
+        [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "lookup", "input": {"q": "a"}},
+                    {"type": "tool_use", "id": "t2", "name": "export", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "two"},
+                ],
+            },
+            {"role": "assistant", "content": "done"},
+        ],
+    )
     assert [r.line for r in sim.rounds] == [2, 4]
     assert [r.context_size for r in sim.rounds] == [1, 4]
 
 
 def test_messages_built_in_code_are_replayed_on_the_line_of_their_position() -> None:
-    messages = (Message(role="user", content="hi"),
-                Message(role="assistant", tool_calls=(ToolCall("lookup", {"q": "a"}, id="c1"),)),
-                Message(role="tool", content="hit", tool_call_id="c1"),
-                Message(role="assistant", content="done"))
+    messages = (
+        Message(role="user", content="hi"),
+        Message(role="assistant", tool_calls=(ToolCall("lookup", {"q": "a"}, id="c1"),)),
+        Message(role="tool", content="hit", tool_call_id="c1"),
+        Message(role="assistant", content="done"),
+    )
     sim = replay(shop(), messages)
     assert [r.line for r in sim.rounds] == [2, 4]
     assert sim.rounds[0].calls[0].result == "hit"
@@ -158,7 +187,9 @@ LOAD_USE = (
 
 def test_an_evict_step_naming_a_tool_and_an_index_evicts_both() -> None:
     sim = run(LOAD_USE + "  - evict: {tool: refund, index: [3]}\n  - assistant: x\n")
-    assert sim.events == ("after round 2: evicted tool results [3, 5]: message 3: load_skill(alpha); message 5: refund",)
+    assert sim.events == (
+        "after round 2: evicted tool results [3, 5]: message 3: load_skill(alpha); message 5: refund",
+    )
     assert sim.rounds[2].view.loaded == ()
 
 
@@ -166,18 +197,22 @@ def test_a_load_skill_result_is_evicted_by_its_marker_when_its_call_has_no_id() 
     """A script built in code (not parsed: no ``call_N`` ids) still evicts the manual."""
     from skill_rule.scripts import Script, Step
 
-    script = Script(name="code", steps=(
-        Step(kind="user", line=1, text="refund"),
-        Step(kind="assistant", line=2, calls=(ToolCall("load_skill", {"skill_code": "alpha"}),)),
-        Step(kind="evict", line=3, evict_tool="load_skill"),
-        Step(kind="assistant", line=4),
-    ))
+    script = Script(
+        name="code",
+        steps=(
+            Step(kind="user", line=1, text="refund"),
+            Step(kind="assistant", line=2, calls=(ToolCall("load_skill", {"skill_code": "alpha"}),)),
+            Step(kind="evict", line=3, evict_tool="load_skill"),
+            Step(kind="assistant", line=4),
+        ),
+    )
     sim = simulate(shop(), script)
     assert sim.events == ("after round 1: evicted tool results [3]: message 3: load_skill(alpha)",)
     assert sim.rounds[1].view.loaded == ()
 
 
 # --- the matrix ------------------------------------------------------------------------------
+
 
 def test_a_tool_registered_twice_has_one_row_that_follows_its_state() -> None:
     from skill_rule import MCP, Tool
@@ -191,12 +226,15 @@ def test_a_tool_registered_twice_has_one_row_that_follows_its_state() -> None:
 def test_a_transcript_that_starts_after_a_load_shows_its_tools_released_from_the_first_round() -> None:
     """The call of the manual's result was compacted away before the transcript was taken: the
     marker alone loads it, so the first column already shows alpha's tools released."""
-    sim = replay(shop(), [
-        tool_result("c0", "# alpha manual", **{MARKER: "alpha", "skill_version": 1}),
-        user("refund"),
-        assistant("x"),
-        assistant("y"),
-    ])
+    sim = replay(
+        shop(),
+        [
+            tool_result("c0", "# alpha manual", **{MARKER: "alpha", "skill_version": 1}),
+            user("refund"),
+            assistant("x"),
+            assistant("y"),
+        ],
+    )
     assert sim.rounds[0].view.loaded == ("alpha",)
     assert sim.matrix == {"refund": (R, R), "cancel": (R, R), "ship": (M, M)}
     assert sim.as_dict()["matrix"] == {"refund": [R, R], "cancel": [R, R], "ship": [M, M]}
@@ -222,37 +260,102 @@ def test_the_json_document_of_a_run_holds_every_field_of_every_round_and_call() 
     doc = run(EXACT).as_dict()
     first, second = doc.pop("rounds")
     assert doc == {
-        "scenario": "exact", "release": None, "access_profile": None, "stage": None, "allowed_tools": None,
+        "scenario": "exact",
+        "release": None,
+        "access_profile": None,
+        "stage": None,
+        "allowed_tools": None,
         "matrix": {"refund": [M, R], "cancel": [M, R], "ship": [M, M]},
-        "events": [], "warnings": [], "failures": [], "checked_rounds": 1, "passed": True, "stopped": None,
+        "events": [],
+        "warnings": [],
+        "failures": [],
+        "checked_rounds": 1,
+        "passed": True,
+        "stopped": None,
     }
     assert first == {
-        "index": 1, "line": 4, "user": "退款", "count": 5,
-        "visible": BUILTIN_NAMES + ["lookup", "export"], "builtins": BUILTIN_NAMES, "mcp_visible": ["lookup", "export"],
-        "masked": {"refund": "alpha", "cancel": "alpha", "ship": "beta"}, "loaded": [], "released": [], "withheld": {},
-        "newly_visible": [], "newly_hidden": [], "newly_released": [], "newly_masked": [], "context_size": 1,
-        "calls": [{"name": "load_skill", "verdict": "allowed", "reason": None, "skill_code": "alpha",
-                   "message": "load the manual of 'alpha'", "arguments": {"skill_code": "alpha"},
-                   "result": "# alpha manual", "state": "success", "already_loaded": False}],
+        "index": 1,
+        "line": 4,
+        "user": "退款",
+        "count": 5,
+        "visible": BUILTIN_NAMES + ["lookup", "export"],
+        "builtins": BUILTIN_NAMES,
+        "mcp_visible": ["lookup", "export"],
+        "masked": {"refund": "alpha", "cancel": "alpha", "ship": "beta"},
+        "loaded": [],
+        "released": [],
+        "withheld": {},
+        "newly_visible": [],
+        "newly_hidden": [],
+        "newly_released": [],
+        "newly_masked": [],
+        "context_size": 1,
+        "calls": [
+            {
+                "name": "load_skill",
+                "verdict": "allowed",
+                "reason": None,
+                "skill_code": "alpha",
+                "message": "load the manual of 'alpha'",
+                "arguments": {"skill_code": "alpha"},
+                "result": "# alpha manual",
+                "state": "success",
+                "already_loaded": False,
+            }
+        ],
         "failures": [],
     }
     assert second == {
-        "index": 2, "line": 5, "user": "退款", "count": 7,
-        "visible": BUILTIN_NAMES + ["lookup", "refund", "cancel", "export"], "builtins": BUILTIN_NAMES,
+        "index": 2,
+        "line": 5,
+        "user": "退款",
+        "count": 7,
+        "visible": BUILTIN_NAMES + ["lookup", "refund", "cancel", "export"],
+        "builtins": BUILTIN_NAMES,
         "mcp_visible": ["lookup", "refund", "cancel", "export"],
-        "masked": {"ship": "beta"}, "loaded": ["alpha"], "released": ["refund", "cancel"], "withheld": {},
-        "newly_visible": ["refund", "cancel"], "newly_hidden": [], "newly_released": ["refund", "cancel"],
-        "newly_masked": [], "context_size": 3,
+        "masked": {"ship": "beta"},
+        "loaded": ["alpha"],
+        "released": ["refund", "cancel"],
+        "withheld": {},
+        "newly_visible": ["refund", "cancel"],
+        "newly_hidden": [],
+        "newly_released": ["refund", "cancel"],
+        "newly_masked": [],
+        "context_size": 3,
         "calls": [
-            {"name": "refund", "verdict": "confirm", "reason": None, "skill_code": None,
-             "message": "'refund' needs the user's confirmation before it runs", "arguments": {"order_no": "订单1"},
-             "result": '已生成确认卡片，等待用户确认：refund {"order_no": "订单1"}', "state": "success",
-             "already_loaded": False},
-            {"name": "ship", "verdict": "refused", "reason": "masked", "skill_code": "beta",
-             "message": "tool 'ship' is masked: load_skill('beta') first", "arguments": {},
-             "result": "tool 'ship' is masked: load_skill('beta') first", "state": "error", "already_loaded": False},
-            {"name": "lookup", "verdict": "allowed", "reason": None, "skill_code": None, "message": "'lookup' may run",
-             "arguments": {"q": "a"}, "result": "", "state": "error", "already_loaded": False},
+            {
+                "name": "refund",
+                "verdict": "confirm",
+                "reason": None,
+                "skill_code": None,
+                "message": "'refund' needs the user's confirmation before it runs",
+                "arguments": {"order_no": "订单1"},
+                "result": '已生成确认卡片，等待用户确认：refund {"order_no": "订单1"}',
+                "state": "success",
+                "already_loaded": False,
+            },
+            {
+                "name": "ship",
+                "verdict": "refused",
+                "reason": "masked",
+                "skill_code": "beta",
+                "message": "tool 'ship' is masked: load_skill('beta') first",
+                "arguments": {},
+                "result": "tool 'ship' is masked: load_skill('beta') first",
+                "state": "error",
+                "already_loaded": False,
+            },
+            {
+                "name": "lookup",
+                "verdict": "allowed",
+                "reason": None,
+                "skill_code": None,
+                "message": "'lookup' may run",
+                "arguments": {"q": "a"},
+                "result": "",
+                "state": "error",
+                "already_loaded": False,
+            },
         ],
         "failures": [],
     }
@@ -286,32 +389,47 @@ def test_a_scripted_result_without_a_state_succeeds() -> None:
 
 # --- events and the stop, as a page translates them ------------------------------------------
 
+
 def exact(problem):
     return str(problem), problem.code, dict(problem.params)
 
 
 def test_each_event_carries_its_code_and_params_for_a_page() -> None:
-    sim = run(LOAD_USE + "  - compact: {drop: [1]}\n"
-                         "  - evict: {index: [2], tool: refund}\n"
-                         "  - evict: {tool: refund}\n"
-                         "  - evict: {index: [2]}\n"
-                         "  - assistant: x\n")
+    sim = run(
+        LOAD_USE + "  - compact: {drop: [1]}\n"
+        "  - evict: {index: [2], tool: refund}\n"
+        "  - evict: {tool: refund}\n"
+        "  - evict: {index: [2]}\n"
+        "  - assistant: x\n"
+    )
     assert [exact(e) for e in sim.events] == [
-        ("after round 2: compacted messages [1]; 4 retained", "compacted",
-         {"round": 2, "indices": [1], "retained": 4}),
-        ("after round 2: evicted tool results [2, 4]: message 2: load_skill(alpha); message 4: refund", "evicted",
-         {"round": 2, "indices": [2, 4], "what": "message 2: load_skill(alpha); message 4: refund",
-          "items": ["message 2: load_skill(alpha)", "message 4: refund"]}),
-        ("after round 2: no retained tool results of 'refund' to evict", "evict_none_of_tool",
-         {"round": 2, "tool": "refund"}),
+        ("after round 2: compacted messages [1]; 4 retained", "compacted", {"round": 2, "indices": [1], "retained": 4}),
+        (
+            "after round 2: evicted tool results [2, 4]: message 2: load_skill(alpha); message 4: refund",
+            "evicted",
+            {
+                "round": 2,
+                "indices": [2, 4],
+                "what": "message 2: load_skill(alpha); message 4: refund",
+                "items": ["message 2: load_skill(alpha)", "message 4: refund"],
+            },
+        ),
+        (
+            "after round 2: no retained tool results of 'refund' to evict",
+            "evict_none_of_tool",
+            {"round": 2, "tool": "refund"},
+        ),
         ("after round 2: no retained tool results to evict", "evict_none", {"round": 2}),
     ]
 
 
 def test_a_stopped_run_says_where_it_stopped_for_a_page() -> None:
     sim = run("steps:\n" + "  - assistant: x\n" * 3, budget=2.5, clock=Clock(2.0))
-    assert exact(sim.stopped) == ("stopped after 1 of 3 rounds: the time budget of 2.5 s was exceeded", "time_budget",
-                                  {"done": 1, "total": 3, "budget": "2.5", "round": 1})
+    assert exact(sim.stopped) == (
+        "stopped after 1 of 3 rounds: the time budget of 2.5 s was exceeded",
+        "time_budget",
+        {"done": 1, "total": 3, "budget": "2.5", "round": 1},
+    )
 
 
 def test_the_last_retained_message_may_be_compacted_or_evicted_and_one_past_it_is_refused() -> None:
@@ -329,18 +447,24 @@ def test_the_last_retained_message_may_be_compacted_or_evicted_and_one_past_it_i
 def test_an_evicted_result_whose_call_is_unknown_is_named_as_a_tool_result() -> None:
     from skill_rule.scripts import Script, Step
 
-    script = Script(name="code", steps=(
-        Step(kind="assistant", line=1, calls=(ToolCall("export", {}),)),
-        Step(kind="evict", line=2, drop=(2,)),
-    ))
+    script = Script(
+        name="code",
+        steps=(
+            Step(kind="assistant", line=1, calls=(ToolCall("export", {}),)),
+            Step(kind="evict", line=2, drop=(2,)),
+        ),
+    )
     sim = simulate(shop(), script)
     assert sim.events == ("after round 1: evicted tool results [2]: message 2: tool result",)
     placeholder = sim.messages[1]
     assert (placeholder.content, dict(placeholder.metadata)) == (
-        f"{shop().eviction_prefix}{len('（模拟结果）export 已执行。')} 字]", {"evicted": True})
+        f"{shop().eviction_prefix}{len('（模拟结果）export 已执行。')} 字]",
+        {"evicted": True},
+    )
 
 
 # --- the run's set of each visible list ------------------------------------------------------
+
 
 def test_a_visible_list_is_turned_into_a_set_once_per_run() -> None:
     from skill_rule.simulator import _Shown
@@ -357,7 +481,10 @@ def test_a_replay_applies_the_profile_stage_and_allowed_tools_it_is_given() -> N
     messages = [user("hi"), assistant("x")]
     profiled = replay(catalog, messages, access_profile="clerk")
     assert (profiled.access_profile, profiled.stage, profiled.rounds[0].view.withheld) == (
-        "clerk", None, {"cancel": "not_permitted"})
+        "clerk",
+        None,
+        {"cancel": "not_permitted"},
+    )
     staged = replay(catalog, messages, stage="query")
     assert (staged.access_profile, staged.stage, staged.rounds[0].view.mcp_visible) == (None, "query", ("lookup",))
     allowed = replay(catalog, messages, allowed_tools=iter(["export"]))

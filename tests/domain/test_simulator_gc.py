@@ -1,5 +1,6 @@
 """The simulator pauses Python's cyclic collector for a run and always switches it back on
 (docs/simulator.md, "Cost")."""
+
 from __future__ import annotations
 
 import gc

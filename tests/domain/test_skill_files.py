@@ -1,5 +1,6 @@
 """Library tests of skill-file parsing and writing (docs/import-export.md): no database. Each rule
 with its exact message, naming the file and the line."""
+
 from __future__ import annotations
 
 import io
@@ -44,27 +45,39 @@ def errors_md(data: bytes, source: str = SRC) -> list[str]:
 
 
 # ---- SKILL.md: every YAML string form parses ----------------------------------------------------
-@pytest.mark.parametrize(("front", "description"), [
-    ("description: 取消订单或修改地址\n", "取消订单或修改地址"),
-    ('description: "先查订单: 再取消"\n', "先查订单: 再取消"),
-    ("description: '它''s a quote: yes'\n", "它's a quote: yes"),
-    ("description: >\n  folded over\n  two lines\n", "folded over two lines\n"),
-    ("description: >-\n  folded\n  strip\n", "folded strip"),
-    ("description: |\n  literal one line\n", "literal one line\n"),
-    ("description: plain text\n  continued on the next line\n", "plain text continued on the next line"),
-    ('description: "double quoted\n  continuation"\n', "double quoted continuation"),
-])
+@pytest.mark.parametrize(
+    ("front", "description"),
+    [
+        ("description: 取消订单或修改地址\n", "取消订单或修改地址"),
+        ('description: "先查订单: 再取消"\n', "先查订单: 再取消"),
+        ("description: '它''s a quote: yes'\n", "它's a quote: yes"),
+        ("description: >\n  folded over\n  two lines\n", "folded over two lines\n"),
+        ("description: >-\n  folded\n  strip\n", "folded strip"),
+        ("description: |\n  literal one line\n", "literal one line\n"),
+        ("description: plain text\n  continued on the next line\n", "plain text continued on the next line"),
+        ('description: "double quoted\n  continuation"\n', "double quoted continuation"),
+    ],
+)
 def test_every_yaml_string_form_parses(front, description):
     decl, _ = ok_md(md(f"name: order-change\n{front}"))
     assert decl.description == description
 
 
 def test_a_skill_md_gives_code_name_tools_and_manual():
-    decl, warnings = ok_md(md("name: order-change\ndescription: 取消\nallowed-tools: cancel_order change_address\n"
-                              "metadata:\n  skill-code: order_change\n  display-name: 订单修改\n"
-                              "  sort-order: '20'\n  enabled: 'false'\n"))
+    decl, warnings = ok_md(
+        md(
+            "name: order-change\ndescription: 取消\nallowed-tools: cancel_order change_address\n"
+            "metadata:\n  skill-code: order_change\n  display-name: 订单修改\n"
+            "  sort-order: '20'\n  enabled: 'false'\n"
+        )
+    )
     assert (decl.skill_code, decl.name, decl.tool_ids, decl.sort_order, decl.enabled) == (
-        "order_change", "订单修改", ("cancel_order", "change_address"), 20, False)
+        "order_change",
+        "订单修改",
+        ("cancel_order", "change_address"),
+        20,
+        False,
+    )
     assert decl.content == "# 手册\n正文\n"  # the one blank line after the front matter is not the manual's
     assert warnings == []
     assert decl.where("tool_ids") == (SRC, 4) and decl.where("skill_code") == (SRC, 6)
@@ -74,7 +87,12 @@ def test_a_skill_md_gives_code_name_tools_and_manual():
 def test_without_metadata_the_code_and_the_name_are_the_front_matter_name():
     decl, _ = ok_md(md("name: order-change\ndescription: x\n"))
     assert (decl.skill_code, decl.name, decl.tool_ids, decl.sort_order, decl.enabled) == (
-        "order-change", "order-change", (), None, None)
+        "order-change",
+        "order-change",
+        (),
+        None,
+        None,
+    )
 
 
 @pytest.mark.parametrize("tools", ["a b", "a, b", "a,b", "[a, b]", "\n  - a\n  - b"])
@@ -89,45 +107,68 @@ def test_a_bom_and_crlf_are_accepted():
 
 
 # ---- SKILL.md: refusals with file, line and cause ------------------------------------------------
-@pytest.mark.parametrize(("data", "expected"), [
-    (md("name: order-change\ndescription: 先查订单: 再取消\n"),
-     f"{SRC}:3: invalid YAML front matter: mapping values are not allowed here"),
-    (md("name: [order-change\ndescription: x\n"),
-     f"{SRC}:3: invalid YAML front matter: expected ',' or ']', but got ':' "
-     "(while parsing a flow sequence that starts on line 2)"),
-    (md("name: x\n\tdescription: y\n"),
-     f"{SRC}:3: invalid YAML front matter: found character '\\t' that cannot start any token "
-     "(while scanning for the next token)"),
-    (md("name: a\ndescription: x\nname: b\n"), f"{SRC}:4: key 'name' is set twice (first on line 2)"),
-    (b"# no front matter\n", f"{SRC}:1: SKILL.md must start with YAML front matter: a first line '---'"),
-    (b"---\nname: a\ndescription: b\n# body", f"{SRC}:1: the front matter opened on line 1 is never closed by a line '---'"),
-    (md("- a\n- b\n"), f"{SRC}:2: the front matter must be a mapping of keys (name, description, …), not a list"),
-    (md(""), f"{SRC}:2: the front matter must be a mapping of keys (name, description, …), not nothing"),
-    (md("name: a\n"), f"{SRC}: missing key 'description'"),
-    (md("name: 2024\ndescription: x\n"), f"{SRC}:2: name must be text, not a number (2024); put it in quotes"),
-    (md("name: a\ndescription: yes\n"), f"{SRC}:3: description must be text, not a boolean (true); put it in quotes"),
-    (md("name: a\ndescription: x\nmetadata: [1]\n"), f"{SRC}:4: metadata must be a mapping of keys, not a list"),
-    (md("name: a\ndescription: x\nmetadata:\n  sort-order: ten\n"),
-     f"{SRC}:5: metadata.sort-order must be a whole number, not 'ten'"),
-    (md("name: a\ndescription: x\nmetadata:\n  enabled: maybe\n"), f"{SRC}:5: metadata.enabled must be true or false, not 'maybe'"),
-    (b"---\nname: a\ndescription: \xff\n---\n", f"{SRC}:3: not UTF-8 text (byte 0xff)"),
-])
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            md("name: order-change\ndescription: 先查订单: 再取消\n"),
+            f"{SRC}:3: invalid YAML front matter: mapping values are not allowed here",
+        ),
+        (
+            md("name: [order-change\ndescription: x\n"),
+            f"{SRC}:3: invalid YAML front matter: expected ',' or ']', but got ':' "
+            "(while parsing a flow sequence that starts on line 2)",
+        ),
+        (
+            md("name: x\n\tdescription: y\n"),
+            f"{SRC}:3: invalid YAML front matter: found character '\\t' that cannot start any token "
+            "(while scanning for the next token)",
+        ),
+        (md("name: a\ndescription: x\nname: b\n"), f"{SRC}:4: key 'name' is set twice (first on line 2)"),
+        (b"# no front matter\n", f"{SRC}:1: SKILL.md must start with YAML front matter: a first line '---'"),
+        (
+            b"---\nname: a\ndescription: b\n# body",
+            f"{SRC}:1: the front matter opened on line 1 is never closed by a line '---'",
+        ),
+        (md("- a\n- b\n"), f"{SRC}:2: the front matter must be a mapping of keys (name, description, …), not a list"),
+        (md(""), f"{SRC}:2: the front matter must be a mapping of keys (name, description, …), not nothing"),
+        (md("name: a\n"), f"{SRC}: missing key 'description'"),
+        (md("name: 2024\ndescription: x\n"), f"{SRC}:2: name must be text, not a number (2024); put it in quotes"),
+        (
+            md("name: a\ndescription: yes\n"),
+            f"{SRC}:3: description must be text, not a boolean (true); put it in quotes",
+        ),
+        (md("name: a\ndescription: x\nmetadata: [1]\n"), f"{SRC}:4: metadata must be a mapping of keys, not a list"),
+        (
+            md("name: a\ndescription: x\nmetadata:\n  sort-order: ten\n"),
+            f"{SRC}:5: metadata.sort-order must be a whole number, not 'ten'",
+        ),
+        (
+            md("name: a\ndescription: x\nmetadata:\n  enabled: maybe\n"),
+            f"{SRC}:5: metadata.enabled must be true or false, not 'maybe'",
+        ),
+        (b"---\nname: a\ndescription: \xff\n---\n", f"{SRC}:3: not UTF-8 text (byte 0xff)"),
+    ],
+)
 def test_a_broken_skill_md_is_refused_naming_file_line_and_cause(data, expected):
     assert errors_md(data) == [expected]
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("''", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
-    ("", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
-    ("[]", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
-    ("' , '", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
-    ("5", "allowed-tools must be tool names separated by spaces (or a list), not a number (5)"),
-    ("true", "allowed-tools must be tool names separated by spaces (or a list), not a boolean (true)"),
-    ("{a: b}", "allowed-tools must be tool names separated by spaces (or a list), not a mapping"),
-    ("[a, 3]", "allowed-tools item 2 must be a tool name, not a number (3)"),
-    ("[a, '']", "allowed-tools item 2 must be a tool name, not an empty string"),
-    ("[a, [b]]", "allowed-tools item 2 must be a tool name, not a list"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("''", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
+        ("", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
+        ("[]", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
+        ("' , '", "allowed-tools is empty; leave the key out for a manual that gates no tool"),
+        ("5", "allowed-tools must be tool names separated by spaces (or a list), not a number (5)"),
+        ("true", "allowed-tools must be tool names separated by spaces (or a list), not a boolean (true)"),
+        ("{a: b}", "allowed-tools must be tool names separated by spaces (or a list), not a mapping"),
+        ("[a, 3]", "allowed-tools item 2 must be a tool name, not a number (3)"),
+        ("[a, '']", "allowed-tools item 2 must be a tool name, not an empty string"),
+        ("[a, [b]]", "allowed-tools item 2 must be a tool name, not a list"),
+    ],
+)
 def test_a_bad_allowed_tools_never_reads_as_no_restriction(value, expected):
     assert errors_md(md(f"name: order-change\ndescription: x\nallowed-tools: {value}\n")) == [f"{SRC}:4: {expected}"]
 
@@ -135,12 +176,17 @@ def test_a_bad_allowed_tools_never_reads_as_no_restriction(value, expected):
 @pytest.mark.parametrize("key", ["allowed_tools", "allowedTools", "tools", "tool-ids", "allowed-tool"])
 def test_a_misspelt_tool_key_is_an_error_not_a_skill_without_tools(key):
     assert errors_md(md(f"name: order-change\ndescription: x\n{key}: cancel_order\n")) == [
-        f"{SRC}:4: unknown key '{key}'; the gated tools are read from 'allowed-tools' only (the skill would gate no tool)"]
+        f"{SRC}:4: unknown key '{key}'; the gated tools are read from 'allowed-tools' only (the skill would gate no tool)"
+    ]
 
 
 def test_unknown_keys_are_reported_not_dropped():
-    decl, warnings = ok_md(md("name: order-change\ndescription: x\nlicense: MIT\nmodel: opus\n"
-                              "metadata:\n  author: ops\n  skill-code: order_change\n"))
+    decl, warnings = ok_md(
+        md(
+            "name: order-change\ndescription: x\nlicense: MIT\nmodel: opus\n"
+            "metadata:\n  author: ops\n  skill-code: order_change\n"
+        )
+    )
     assert decl.skill_code == "order_change"
     assert warnings == [
         f"{SRC}:4: 'license' is an Agent Skills key that Skill Console does not keep; not imported",
@@ -152,8 +198,10 @@ def test_unknown_keys_are_reported_not_dropped():
 
 def test_a_folder_that_differs_from_the_name_is_reported():
     _, warnings = ok_md(md("name: order-change\ndescription: x\n"), source="orders/SKILL.md")
-    assert warnings == ["orders/SKILL.md:2: the folder is 'orders' but name is 'order-change' "
-                        "(Agent Skills expects them equal); the skill code is taken from name"]
+    assert warnings == [
+        "orders/SKILL.md:2: the folder is 'orders' but name is 'order-change' "
+        "(Agent Skills expects them equal); the skill code is taken from name"
+    ]
 
 
 # ---- .properties ---------------------------------------------------------------------------------
@@ -180,14 +228,24 @@ def test_a_declaration_file_gives_every_field():
     assert parsed.errors == () and parsed.warnings == ()
     d = parsed.declaration
     assert (d.skill_code, d.name, d.description, d.content, d.tool_ids, d.sort_order, d.enabled) == (
-        "order_change", "订单修改", "取消订单: 或修改收货地址", "# 手册\n", ("cancel_order", "change_address"), 20, False)
+        "order_change",
+        "订单修改",
+        "取消订单: 或修改收货地址",
+        "# 手册\n",
+        ("cancel_order", "change_address"),
+        20,
+        False,
+    )
     assert d.where("tool_ids") == ("order_change.properties", 8)
     assert d.where("content") == ("manuals/order_change.md", 1)
 
 
 def test_the_manual_is_read_relative_to_the_declaration_and_a_bom_is_dropped():
-    parsed = props(GOOD_PROPERTIES.replace("manuals/order_change.md", "m.md"),
-                   files={"sub/m.md": b"\xef\xbb\xbf# m\r\n"}, source="sub/a.properties")
+    parsed = props(
+        GOOD_PROPERTIES.replace("manuals/order_change.md", "m.md"),
+        files={"sub/m.md": b"\xef\xbb\xbf# m\r\n"},
+        source="sub/a.properties",
+    )
     assert parsed.declaration.content == "# m\n"
 
 
@@ -195,42 +253,79 @@ def test_unknown_keys_in_a_declaration_are_warnings():
     parsed = props(GOOD_PROPERTIES + "author=ops\n")
     assert [str(w) for w in parsed.warnings] == [
         "order_change.properties:11: unknown key 'author' is not imported "
-        "(keys read: skill-code, name, description, content-file, tool-ids, sort-order, enabled)"]
+        "(keys read: skill-code, name, description, content-file, tool-ids, sort-order, enabled)"
+    ]
 
 
 BASE = "skill-code=a\nname=A\ndescription=d\n"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    (BASE + "content-file=../secret.md\n",
-     ["P:4: content-file '../secret.md' may not contain '..'; the manual must be inside the dataset folder"]),
-    (BASE + "content-file=manuals/../../x.md\n",
-     ["P:4: content-file 'manuals/../../x.md' may not contain '..'; the manual must be inside the dataset folder"]),
-    (BASE + "content-file=/etc/passwd\n", ["P:4: content-file '/etc/passwd' must be a relative path with '/' separators"]),
-    (BASE + "content-file=C:/x.md\n", ["P:4: content-file 'C:/x.md' must be a relative path with '/' separators"]),
-    (BASE + "content-file=manuals\\\\a.md\n", ["P:4: content-file 'manuals\\a.md' must be a relative path with '/' separators"]),
-    (BASE + "content-file=nothere.md\n", ["P:4: content-file 'nothere.md' is not in the dataset (looked for 'nothere.md')"]),
-    (BASE + "content-file=\n", ["P:4: content-file is empty; name the markdown manual next to this file"]),
-    (BASE + "content-file=link.md\n", ["P:4: content-file 'link.md': a symbolic link that points out of the dataset folder; not read"]),
-    (BASE + "content-file=bad.md\n", ["bad.md:2: not UTF-8 text (byte 0xfe)"]),
-    ("name=A\ndescription=d\n", ["P: missing key 'skill-code'", "P: missing key 'content-file'"]),
-    (BASE + "name=B\ncontent-file=m.md\n", ["P:4: key 'name' is set twice (first on line 2)"]),
-    (BASE + "content-file=m.md\ntool-ids=\n", ["P:5: tool-ids is empty; leave the key out for a manual that gates no tool"]),
-    (BASE + "content-file=m.md\ntool-ids= , ,\n", ["P:5: tool-ids is empty; leave the key out for a manual that gates no tool"]),
-    (BASE + "content-file=m.md\ntool_ids=cancel_order\n",
-     ["P:5: unknown key 'tool_ids'; the gated tools are read from 'tool-ids' only (the skill would gate no tool)"]),
-    (BASE + "content-file=m.md\nenabled=yes\nsort-order=1.5\n",
-     ["P:5: enabled must be true or false, not 'yes'", "P:6: sort-order must be a whole number, not '1.5'"]),
-    (BASE + "content-file=m.md\nx=\\u12\n", ["P:5: invalid \\u escape '\\u12'"]),
-    ("skill-code=a\n\xff\n".encode("latin-1").decode("latin-1"), None),  # replaced below with raw bytes
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            BASE + "content-file=../secret.md\n",
+            ["P:4: content-file '../secret.md' may not contain '..'; the manual must be inside the dataset folder"],
+        ),
+        (
+            BASE + "content-file=manuals/../../x.md\n",
+            [
+                "P:4: content-file 'manuals/../../x.md' may not contain '..'; the manual must be inside the dataset folder"
+            ],
+        ),
+        (
+            BASE + "content-file=/etc/passwd\n",
+            ["P:4: content-file '/etc/passwd' must be a relative path with '/' separators"],
+        ),
+        (BASE + "content-file=C:/x.md\n", ["P:4: content-file 'C:/x.md' must be a relative path with '/' separators"]),
+        (
+            BASE + "content-file=manuals\\\\a.md\n",
+            ["P:4: content-file 'manuals\\a.md' must be a relative path with '/' separators"],
+        ),
+        (
+            BASE + "content-file=nothere.md\n",
+            ["P:4: content-file 'nothere.md' is not in the dataset (looked for 'nothere.md')"],
+        ),
+        (BASE + "content-file=\n", ["P:4: content-file is empty; name the markdown manual next to this file"]),
+        (
+            BASE + "content-file=link.md\n",
+            ["P:4: content-file 'link.md': a symbolic link that points out of the dataset folder; not read"],
+        ),
+        (BASE + "content-file=bad.md\n", ["bad.md:2: not UTF-8 text (byte 0xfe)"]),
+        ("name=A\ndescription=d\n", ["P: missing key 'skill-code'", "P: missing key 'content-file'"]),
+        (BASE + "name=B\ncontent-file=m.md\n", ["P:4: key 'name' is set twice (first on line 2)"]),
+        (
+            BASE + "content-file=m.md\ntool-ids=\n",
+            ["P:5: tool-ids is empty; leave the key out for a manual that gates no tool"],
+        ),
+        (
+            BASE + "content-file=m.md\ntool-ids= , ,\n",
+            ["P:5: tool-ids is empty; leave the key out for a manual that gates no tool"],
+        ),
+        (
+            BASE + "content-file=m.md\ntool_ids=cancel_order\n",
+            [
+                "P:5: unknown key 'tool_ids'; the gated tools are read from 'tool-ids' only (the skill would gate no tool)"
+            ],
+        ),
+        (
+            BASE + "content-file=m.md\nenabled=yes\nsort-order=1.5\n",
+            ["P:5: enabled must be true or false, not 'yes'", "P:6: sort-order must be a whole number, not '1.5'"],
+        ),
+        (BASE + "content-file=m.md\nx=\\u12\n", ["P:5: invalid \\u escape '\\u12'"]),
+        ("skill-code=a\n\xff\n".encode("latin-1").decode("latin-1"), None),  # replaced below with raw bytes
+    ],
+)
 def test_a_broken_declaration_is_refused_naming_file_line_and_cause(text, expected):
     if expected is None:
         parsed = parse_properties("P", b"skill-code=a\n\xff\n", Dataset("t", {}))
         assert [str(e) for e in parsed.errors] == ["P:2: not UTF-8 text (byte 0xff)"]
         return
-    dataset = Dataset("t", {"m.md": b"# m\n", "bad.md": b"ok\n\xfe\n"}, refused={"link.md": "a symbolic link that "
-                                                                                     "points out of the dataset folder; not read"})
+    dataset = Dataset(
+        "t",
+        {"m.md": b"# m\n", "bad.md": b"ok\n\xfe\n"},
+        refused={"link.md": "a symbolic link that points out of the dataset folder; not read"},
+    )
     parsed = parse_properties("P", text.encode("utf-8"), dataset)
     assert parsed.declaration is None
     assert [str(e) for e in parsed.errors] == expected
@@ -238,22 +333,28 @@ def test_a_broken_declaration_is_refused_naming_file_line_and_cause(text, expect
 
 # ---- a dataset -----------------------------------------------------------------------------------
 def test_a_dataset_lists_every_file_and_refuses_a_code_declared_twice():
-    dataset = Dataset("t", {
-        "a.properties": (BASE + "content-file=m/a.md\n").encode(),
-        "m/a.md": b"# a\n",
-        "a/SKILL.md": md("name: a\ndescription: d\n"),
-        "b/SKILL.md": md("name: b\ndescription: d\n"),
-        "b/scripts/run.sh": b"echo",
-    })
+    dataset = Dataset(
+        "t",
+        {
+            "a.properties": (BASE + "content-file=m/a.md\n").encode(),
+            "m/a.md": b"# a\n",
+            "a/SKILL.md": md("name: a\ndescription: d\n"),
+            "b/SKILL.md": md("name: b\ndescription: d\n"),
+            "b/scripts/run.sh": b"echo",
+        },
+    )
     parsed = {p.source: p for p in parse_dataset(dataset)}
     assert list(parsed) == ["a.properties", "a/SKILL.md", "b/SKILL.md", "b/scripts/run.sh"]
     assert [str(e) for e in parsed["a.properties"].errors] == [
-        "a.properties:1: skill code 'a' is also declared by a/SKILL.md; nothing of either is imported"]
+        "a.properties:1: skill code 'a' is also declared by a/SKILL.md; nothing of either is imported"
+    ]
     assert [str(e) for e in parsed["a/SKILL.md"].errors] == [
-        "a/SKILL.md:2: skill code 'a' is also declared by a.properties; nothing of either is imported"]
+        "a/SKILL.md:2: skill code 'a' is also declared by a.properties; nothing of either is imported"
+    ]
     assert parsed["b/SKILL.md"].declaration.skill_code == "b"
     assert parsed["b/scripts/run.sh"].ignored == (
-        "not a skill file (*.properties or SKILL.md) nor a manual that a declaration names; not imported")
+        "not a skill file (*.properties or SKILL.md) nor a manual that a declaration names; not imported"
+    )
 
 
 # ---- reading folders and zips safely --------------------------------------------------------------
@@ -265,12 +366,18 @@ def zip_of(entries: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize(("name", "cause"), [
-    ("../evil.properties", "entry '../evil.properties' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
-    ("/abs/SKILL.md", "entry '/abs/SKILL.md' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
-    ("a/../../x.md", "entry 'a/../../x.md' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
-    ("a\\..\\x.md", "entry 'a\\..\\x.md' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
-])
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        (
+            "../evil.properties",
+            "entry '../evil.properties' has an unsafe path (absolute, '..' or '\\'); the archive is refused",
+        ),
+        ("/abs/SKILL.md", "entry '/abs/SKILL.md' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
+        ("a/../../x.md", "entry 'a/../../x.md' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
+        ("a\\..\\x.md", "entry 'a\\..\\x.md' has an unsafe path (absolute, '..' or '\\'); the archive is refused"),
+    ],
+)
 def test_a_zip_with_a_path_out_of_the_folder_is_refused(name, cause):
     with pytest.raises(SkillFileError) as info:
         read_zip(zip_of({"ok/SKILL.md": b"x", name: b"x"}), label="up.zip")
@@ -281,7 +388,7 @@ def test_a_zip_symlink_entry_is_refused():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
         info = zipfile.ZipInfo("a/manual.md")
-        info.external_attr = (0o120777 << 16)
+        info.external_attr = 0o120777 << 16
         z.writestr(info, "/etc/passwd")
     with pytest.raises(SkillFileError) as err:
         read_zip(buffer.getvalue(), label="up.zip")
@@ -295,8 +402,12 @@ def test_zip_limits_count_and_size():
     big = zip_of({"big.md": b"a" * (IMPORT_MAX_FILE_BYTES + 1), "ok.md": b"fine"})
     dataset = read_zip(big, label="up.zip")
     assert dataset.files == {"ok.md": b"fine"}
-    assert dataset.refused == {"big.md": f"{IMPORT_MAX_FILE_BYTES + 1} bytes; at most {IMPORT_MAX_FILE_BYTES} bytes per file"}
-    many = zip_of({f"m{i}.md": b"a" * IMPORT_MAX_FILE_BYTES for i in range(IMPORT_MAX_TOTAL_BYTES // IMPORT_MAX_FILE_BYTES + 1)})
+    assert dataset.refused == {
+        "big.md": f"{IMPORT_MAX_FILE_BYTES + 1} bytes; at most {IMPORT_MAX_FILE_BYTES} bytes per file"
+    }
+    many = zip_of(
+        {f"m{i}.md": b"a" * IMPORT_MAX_FILE_BYTES for i in range(IMPORT_MAX_TOTAL_BYTES // IMPORT_MAX_FILE_BYTES + 1)}
+    )
     with pytest.raises(SkillFileError) as err:
         read_zip(many, label="up.zip")
     assert str(err.value) == f"up.zip: unpacks to more than {IMPORT_MAX_TOTAL_BYTES} bytes; import it in parts"
@@ -331,7 +442,8 @@ def test_a_folder_symlink_out_of_the_dataset_is_never_read(tmp_path):
     assert "link.md" not in dataset.files and dataset.files["alias.md"] == b"# ok\n"
     [parsed] = [p for p in parse_dataset(dataset) if p.source == "a.properties"]
     assert [str(e) for e in parsed.errors] == [
-        "a.properties:4: content-file 'link.md': a symbolic link that points out of the dataset folder; not read"]
+        "a.properties:4: content-file 'link.md': a symbolic link that points out of the dataset folder; not read"
+    ]
 
 
 def test_single_files_keep_their_base_names_and_may_not_collide():
@@ -350,8 +462,15 @@ def test_read_path_of_something_missing(tmp_path):
 
 # ---- writing reads back as the same records ------------------------------------------------------
 ODD = (
-    Skill("order_change", "订单修改 #1: a=b", "描述: 带冒号 'quotes' \"double\" # hash ! bang", "# 手册\n\n  indented\n",
-          ("cancel_order", "change_address"), sort_order=-3, enabled=False),
+    Skill(
+        "order_change",
+        "订单修改 #1: a=b",
+        "描述: 带冒号 'quotes' \"double\" # hash ! bang",
+        "# 手册\n\n  indented\n",
+        ("cancel_order", "change_address"),
+        sort_order=-3,
+        enabled=False,
+    ),
     Skill("order-change", " leading space", "yes", "no trailing newline", (), sort_order=0),
     Skill("x9", "true", "null", "\n\nstarts with blank lines\\u0041 \\ backslash\n", ("a",), sort_order=7),
     Skill("bom", "\ufeffname", "d", "\ufeff# starts with a BOM\n", ()),
@@ -363,12 +482,19 @@ def test_export_then_parse_gives_the_same_records(fmt):
     files = export_files(ODD, format=fmt)
     parsed = parse_dataset(read_zip(zip_files(files), label="e.zip"))
     assert all(p.errors == () and p.warnings == () and p.ignored is None for p in parsed), [
-        (p.source, [str(e) for e in p.errors], [str(w) for w in p.warnings], p.ignored) for p in parsed]
+        (p.source, [str(e) for e in p.errors], [str(w) for w in p.warnings], p.ignored) for p in parsed
+    ]
     got = {p.declaration.skill_code: p.declaration for p in parsed}
     for s in ODD:
         d = got[s.code]
         assert (d.name, d.description, d.content, d.tool_ids, d.sort_order, d.enabled) == (
-            s.name, s.description, s.content, s.tool_ids, s.sort_order, s.enabled)
+            s.name,
+            s.description,
+            s.content,
+            s.tool_ids,
+            s.sort_order,
+            s.enabled,
+        )
 
 
 def test_skill_md_folders_use_the_agent_skills_name_unless_two_codes_meet():
@@ -397,9 +523,12 @@ _tool = st.from_regex(r"\A[a-z][a-z0-9_]{0,20}\Z")
 _skill = st.builds(
     Skill,
     code=st.from_regex(SKILL_CODE_PATTERN).filter(lambda c: 2 <= len(c) <= 64),
-    name=_one_line, description=_one_line, content=_manual,
+    name=_one_line,
+    description=_one_line,
+    content=_manual,
     tool_ids=st.lists(_tool, max_size=4, unique=True).map(tuple),
-    sort_order=st.integers(-1000, 1000), enabled=st.booleans(),
+    sort_order=st.integers(-1000, 1000),
+    enabled=st.booleans(),
 )
 
 
@@ -414,4 +543,10 @@ def test_any_record_survives_export_then_parse(fmt, skills):
     for s in skills:
         d = got[s.code]
         assert (d.name, d.description, d.content, d.tool_ids, d.sort_order, d.enabled) == (
-            s.name, s.description, s.content, s.tool_ids, s.sort_order, s.enabled)
+            s.name,
+            s.description,
+            s.content,
+            s.tool_ids,
+            s.sort_order,
+            s.enabled,
+        )

@@ -1,5 +1,6 @@
 """Library tests of ``domain.snapshot`` (snapshot ⇄ catalog) and ``domain.releases`` (diff,
 scenario re-runs, the publish gate) — no database."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -42,8 +43,13 @@ def test_canonical_json_sorts_keys_and_keeps_unicode():
 
 
 def test_round_trip_keeps_everything_but_disabled_skills():
-    catalog = shop(ALPHA, BETA, skill("off", ("export",), enabled=False), profiles={"reader": {"lookup"}},
-                   stages={"prepare": {"lookup", "ship"}})
+    catalog = shop(
+        ALPHA,
+        BETA,
+        skill("off", ("export",), enabled=False),
+        profiles={"reader": {"lookup"}},
+        stages={"prepare": {"lookup", "ship"}},
+    )
     back = catalog_from_snapshot(catalog_to_snapshot(catalog), release=4)
     assert back.release == 4
     assert back.tools == catalog.tools
@@ -57,13 +63,29 @@ def test_round_trip_keeps_everything_but_disabled_skills():
 def test_snapshot_shape():
     snap = catalog_to_snapshot(shop(ALPHA))
     assert list(snap) == ["format", "settings", "tools", "skills", "access_profiles", "stages"]
-    assert snap["settings"] == {"marker_key": "ragent_loaded_skill", "eviction_prefix": "[历史工具结果已省略，原长 ",
-                                "load_skill_header": DEFAULT_LOAD_SKILL_HEADER}
-    assert snap["skills"][0] == {"code": "alpha", "name": "Alpha", "description": "load for alpha",
-                                 "content": "# alpha manual", "tool_ids": ["refund", "cancel"],
-                                 "sort_order": 10, "version": 1}
-    assert snap["tools"][4] == {"name": "refund", "kind": "mcp", "title": "", "description": "",
-                                "inputSchema": {"type": "object"}, "annotations": {}, "require_confirm": True}
+    assert snap["settings"] == {
+        "marker_key": "ragent_loaded_skill",
+        "eviction_prefix": "[历史工具结果已省略，原长 ",
+        "load_skill_header": DEFAULT_LOAD_SKILL_HEADER,
+    }
+    assert snap["skills"][0] == {
+        "code": "alpha",
+        "name": "Alpha",
+        "description": "load for alpha",
+        "content": "# alpha manual",
+        "tool_ids": ["refund", "cancel"],
+        "sort_order": 10,
+        "version": 1,
+    }
+    assert snap["tools"][4] == {
+        "name": "refund",
+        "kind": "mcp",
+        "title": "",
+        "description": "",
+        "inputSchema": {"type": "object"},
+        "annotations": {},
+        "require_confirm": True,
+    }
 
 
 def test_unknown_keys_are_ignored_when_reading():
@@ -74,12 +96,15 @@ def test_unknown_keys_are_ignored_when_reading():
     assert catalog_from_snapshot(snap).enabled_skills == (ALPHA,)
 
 
-@pytest.mark.parametrize(("mutate", "message"), [
-    (lambda s: s.pop("tools"), "snapshot: missing 'tools'"),
-    (lambda s: s["skills"][0].pop("content"), "skills[0]: missing 'content'"),
-    (lambda s: s["skills"][0].update(version="1"), "skills[0]: 'version' must be int, not str"),
-    (lambda s: s["tools"].append({"kind": "mcp"}), "tools[8]: missing 'name'"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda s: s.pop("tools"), "snapshot: missing 'tools'"),
+        (lambda s: s["skills"][0].pop("content"), "skills[0]: missing 'content'"),
+        (lambda s: s["skills"][0].update(version="1"), "skills[0]: 'version' must be int, not str"),
+        (lambda s: s["tools"].append({"kind": "mcp"}), "tools[8]: missing 'name'"),
+    ],
+)
 def test_a_broken_snapshot_names_the_item(mutate, message):
     snap = catalog_to_snapshot(shop(ALPHA))
     mutate(snap)
@@ -94,8 +119,16 @@ def test_diff_against_nothing_adds_everything():
     diff = catalog_diff(None, shop(ALPHA))
     assert diff.skills_added == ("alpha",)
     assert diff.newly_gated == ("refund", "cancel")
-    assert diff.tools_added == ("search_knowledge", "load_skill", "flush_memory", "lookup", "refund", "cancel",
-                                "ship", "export")
+    assert diff.tools_added == (
+        "search_knowledge",
+        "load_skill",
+        "flush_memory",
+        "lookup",
+        "refund",
+        "cancel",
+        "ship",
+        "export",
+    )
     assert diff.settings_changed == ()
 
 
@@ -109,7 +142,8 @@ def test_diff_field_by_field_with_a_manual_line_diff():
     [change] = diff.skills_changed
     assert change.name == "alpha"
     assert [(c.field, c.before, c.after) for c in change.changes[:3]] == [
-        ("tool_ids", ["refund", "cancel"], ["refund"]), ("version", 1, 2),
+        ("tool_ids", ["refund", "cancel"], ["refund"]),
+        ("version", 1, 2),
         ("content", "# alpha manual", "# alpha manual\nuse refund only"),
     ]
     assert change.changes[2].lines == ("@@ -1 +1,2 @@", " # alpha manual", "+use refund only")
@@ -130,10 +164,13 @@ def test_manual_diff_of_equal_manuals_is_empty():
 
 def _review(draft: Catalog, latest: Catalog | None, scripts: dict[str, str]) -> PublishReview:
     return PublishReview(
-        draft=draft, sha256=body_sha256(catalog_to_snapshot(draft)),
+        draft=draft,
+        sha256=body_sha256(catalog_to_snapshot(draft)),
         latest_number=1 if latest else None,
         latest_sha256=body_sha256(catalog_to_snapshot(latest)) if latest else None,
-        latest=latest, diff=catalog_diff(latest, draft), scenarios=rerun_scenarios(draft, latest, scripts),
+        latest=latest,
+        diff=catalog_diff(latest, draft),
+        scenarios=rerun_scenarios(draft, latest, scripts),
     )
 
 
@@ -142,9 +179,11 @@ def test_scenarios_rerun_against_the_draft_mark_changed_rounds_and_unmet_expecta
     draft = shop(ALPHA)  # beta gone: ship released
     [run] = rerun_scenarios(draft, latest, {"refund-flow": SCRIPT})
     assert run.changed_rounds == (1, 2)
-    assert run.failures == ("round 1: expected 5 tools, got 6",
-                            "round 1: masked: missing ship",
-                            "round 2: expected 7 tools, got 8")
+    assert run.failures == (
+        "round 1: expected 5 tools, got 6",
+        "round 1: masked: missing ship",
+        "round 2: expected 7 tools, got 8",
+    )
     [same] = rerun_scenarios(latest, latest, {"refund-flow": SCRIPT})
     assert (same.changed_rounds, same.failures) == ((), ())
 
@@ -160,8 +199,9 @@ def test_the_gate_lists_every_reason_and_overrides_only_scenario_ones():
     review = _review(dangling, shop(ALPHA, BETA), {"refund-flow": SCRIPT})
     reasons = gate(review)
     assert [r.code for r in reasons] == ["gate_dangling", "gate_scenario", "gate_scenario", "gate_scenario"]
-    assert str(reasons[0].message) == ("skill 'ghost' gates teleport, which is not a registered tool "
-                                       "(unknown, or its MCP node is disabled)")
+    assert str(reasons[0].message) == (
+        "skill 'ghost' gates teleport, which is not a registered tool (unknown, or its MCP node is disabled)"
+    )
     assert not reasons[0].overridable
     assert reasons[1].key == "scenario:refund-flow:round 1: expected 5 tools, got 8"
     keys = [r.key for r in reasons if r.overridable]
@@ -181,8 +221,9 @@ def test_nothing_changed_is_refused_and_a_new_check_plugs_in():
 
 def test_tools_changed_lists_schema_changes():
     before = shop(ALPHA)
-    tools = tuple(replace(t, input_schema={"type": "object", "required": ["x"]}) if t.name == "ship" else t
-                  for t in before.tools)
+    tools = tuple(
+        replace(t, input_schema={"type": "object", "required": ["x"]}) if t.name == "ship" else t for t in before.tools
+    )
     [change] = catalog_diff(before, replace(before, tools=tools)).tools_changed
     assert (change.name, [c.field for c in change.changes]) == ("ship", ["inputSchema"])
     assert Tool("x").as_dict()["inputSchema"] == {"type": "object"}
@@ -197,6 +238,10 @@ def test_a_skill_gating_a_tool_its_server_no_longer_offers_is_broken_and_blocked
     review = replace(_review(draft, catalog, {}), unavailable={gone: "shop-server"})
     reasons = gate(review)
     assert [(r.code, str(r.message)) for r in reasons if r.code in ("gate_unavailable", "gate_dangling")] == [
-        ("gate_unavailable", "skill 'alpha' is broken: it gates 'refund', which MCP server 'shop-server' no longer "
-                             "offers (sync the server again, or remove the tool from the skill)")]
+        (
+            "gate_unavailable",
+            "skill 'alpha' is broken: it gates 'refund', which MCP server 'shop-server' no longer "
+            "offers (sync the server again, or remove the tool from the skill)",
+        )
+    ]
     assert not any(r.overridable for r in reasons if r.code == "gate_unavailable")

@@ -1,6 +1,7 @@
 """Issue 22, items 6 and 7b: tool annotations read fail-closed (``tooldefs.read_annotations``,
 docs/mcp.md "Confirmation", docs/lints.md) and an inputSchema ``$schema`` naming a dialect the
 console does not know (``input_schema_dialect``, docs/transcripts.md "Tool definitions")."""
+
 from __future__ import annotations
 
 import re
@@ -14,37 +15,65 @@ from skill_rule.tooldefs import KNOWN_DIALECTS, read_annotations, validate_input
 
 from .factories import shop
 
-CONTRADICTS = ("annotations_contradictory", "tool 'peek': annotations say readOnlyHint true and destructiveHint "
-               "true, which contradict each other; its calls need confirmation")
+CONTRADICTS = (
+    "annotations_contradictory",
+    "tool 'peek': annotations say readOnlyHint true and destructiveHint "
+    "true, which contradict each other; its calls need confirmation",
+)
 
 
 def invalid(hint: str, value: str) -> tuple[str, str]:
     where = f"annotations.{hint}" if hint else "annotations"
-    return ("annotations_invalid", f"tool 'peek': {where} is {value}, which MCP does not allow there (a hint is "
-                                   "true or false, the annotations an object); its calls need confirmation")
+    return (
+        "annotations_invalid",
+        f"tool 'peek': {where} is {value}, which MCP does not allow there (a hint is "
+        "true or false, the annotations an object); its calls need confirmation",
+    )
 
 
-@pytest.mark.parametrize(("annotations", "plain", "problems"), [
-    pytest.param({"readOnlyHint": True}, True, [], id="read-only"),
-    pytest.param({"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-                 True, [], id="read-only, not destructive, every hint a boolean"),
-    pytest.param({"readOnlyHint": True, "title": "Peek"}, True, [], id="a title is no boolean hint"),
-    pytest.param({"readOnlyHint": True, "destructiveHint": True}, False, [CONTRADICTS], id="read-only and destructive"),
-    pytest.param({"readOnlyHint": False, "destructiveHint": True}, False, [], id="a plain write tool"),
-    pytest.param({}, False, [], id="no hints: MCP's default readOnlyHint is false"),
-    pytest.param(None, False, [], id="no annotations"),
-    pytest.param({"readOnlyHint": "true"}, False, [invalid("readOnlyHint", "'true'")], id="readOnlyHint a text"),
-    pytest.param({"readOnlyHint": 1}, False, [invalid("readOnlyHint", "1")], id="readOnlyHint 1"),
-    pytest.param({"readOnlyHint": None}, False, [invalid("readOnlyHint", "null")], id="readOnlyHint null"),
-    pytest.param({"readOnlyHint": True, "destructiveHint": "false"}, False, [invalid("destructiveHint", "'false'")],
-                 id="destructiveHint a text"),
-    pytest.param({"readOnlyHint": True, "openWorldHint": 0}, False, [invalid("openWorldHint", "0")],
-                 id="another hint of another type"),
-    pytest.param({"readOnlyHint": "true", "destructiveHint": True}, False, [invalid("readOnlyHint", "'true'")],
-                 id="a text read-only is no read-only: nothing contradicts"),
-    pytest.param([{"readOnlyHint": True}], False,
-                 [invalid("", '[{"readOnlyHint": true}]')], id="annotations a list"),
-])
+@pytest.mark.parametrize(
+    ("annotations", "plain", "problems"),
+    [
+        pytest.param({"readOnlyHint": True}, True, [], id="read-only"),
+        pytest.param(
+            {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+            True,
+            [],
+            id="read-only, not destructive, every hint a boolean",
+        ),
+        pytest.param({"readOnlyHint": True, "title": "Peek"}, True, [], id="a title is no boolean hint"),
+        pytest.param(
+            {"readOnlyHint": True, "destructiveHint": True}, False, [CONTRADICTS], id="read-only and destructive"
+        ),
+        pytest.param({"readOnlyHint": False, "destructiveHint": True}, False, [], id="a plain write tool"),
+        pytest.param({}, False, [], id="no hints: MCP's default readOnlyHint is false"),
+        pytest.param(None, False, [], id="no annotations"),
+        pytest.param({"readOnlyHint": "true"}, False, [invalid("readOnlyHint", "'true'")], id="readOnlyHint a text"),
+        pytest.param({"readOnlyHint": 1}, False, [invalid("readOnlyHint", "1")], id="readOnlyHint 1"),
+        pytest.param({"readOnlyHint": None}, False, [invalid("readOnlyHint", "null")], id="readOnlyHint null"),
+        pytest.param(
+            {"readOnlyHint": True, "destructiveHint": "false"},
+            False,
+            [invalid("destructiveHint", "'false'")],
+            id="destructiveHint a text",
+        ),
+        pytest.param(
+            {"readOnlyHint": True, "openWorldHint": 0},
+            False,
+            [invalid("openWorldHint", "0")],
+            id="another hint of another type",
+        ),
+        pytest.param(
+            {"readOnlyHint": "true", "destructiveHint": True},
+            False,
+            [invalid("readOnlyHint", "'true'")],
+            id="a text read-only is no read-only: nothing contradicts",
+        ),
+        pytest.param(
+            [{"readOnlyHint": True}], False, [invalid("", '[{"readOnlyHint": true}]')], id="annotations a list"
+        ),
+    ],
+)
 def test_annotations_are_read_fail_closed(annotations, plain, problems):
     reading = read_annotations(annotations, tool="peek")
     assert (reading.plainly_read_only, reading.needs_confirm) == (plain, not plain)
@@ -57,14 +86,17 @@ def _peek_catalog(annotations, *, confirm: bool):
     return type(base)(tools=(*base.tools, peek), skills=base.skills)
 
 
-@pytest.mark.parametrize(("annotations", "confirm", "lints"), [
-    pytest.param({"readOnlyHint": True}, False, [("gated_read_only", "gamma", "peek")], id="plainly read-only"),
-    pytest.param({"readOnlyHint": True, "destructiveHint": True}, True, [], id="contradictory: never ungate"),
-    pytest.param({"readOnlyHint": "true"}, True, [], id="doubtful: never ungate"),
-    pytest.param({"readOnlyHint": True, "idempotentHint": None}, True, [], id="a null hint: never ungate"),
-    pytest.param({}, False, [("gated_read_only", "gamma", "peek")], id="no annotations: the node's flag (off)"),
-    pytest.param({}, True, [], id="no annotations: the node's flag (on)"),
-])
+@pytest.mark.parametrize(
+    ("annotations", "confirm", "lints"),
+    [
+        pytest.param({"readOnlyHint": True}, False, [("gated_read_only", "gamma", "peek")], id="plainly read-only"),
+        pytest.param({"readOnlyHint": True, "destructiveHint": True}, True, [], id="contradictory: never ungate"),
+        pytest.param({"readOnlyHint": "true"}, True, [], id="doubtful: never ungate"),
+        pytest.param({"readOnlyHint": True, "idempotentHint": None}, True, [], id="a null hint: never ungate"),
+        pytest.param({}, False, [("gated_read_only", "gamma", "peek")], id="no annotations: the node's flag (off)"),
+        pytest.param({}, True, [], id="no annotations: the node's flag (on)"),
+    ],
+)
 def test_the_lint_advises_ungating_only_a_plainly_read_only_tool(annotations, confirm, lints):
     catalog = _peek_catalog(annotations, confirm=confirm)
     assert [(x.code, x.skill, x.tool) for x in lint_catalog(catalog) if x.tool == "peek"] == lints
@@ -89,12 +121,15 @@ def test_an_unknown_dialect_is_a_tool_definition_problem(dialect, codes):
 
 
 def test_the_dialect_problem_names_the_dialect_and_the_known_ones():
-    (problem,) = validate_input_schema({"type": "object", "$schema": "https://example.com/my-dialect",
-                                        "properties": {"q": {"type": "strnig"}}})
+    (problem,) = validate_input_schema(
+        {"type": "object", "$schema": "https://example.com/my-dialect", "properties": {"q": {"type": "strnig"}}}
+    )
     assert dict(problem.params) == {"dialect": "'https://example.com/my-dialect'"}
-    assert str(problem) == ("inputSchema $schema 'https://example.com/my-dialect' names a JSON Schema dialect the "
-                            "console does not know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is "
-                            "not validated as another one")
+    assert str(problem) == (
+        "inputSchema $schema 'https://example.com/my-dialect' names a JSON Schema dialect the "
+        "console does not know (it knows drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is "
+        "not validated as another one"
+    )
 
 
 def test_the_guard_refuses_a_tool_of_an_unknown_dialect_and_never_checks_it_as_2020_12():

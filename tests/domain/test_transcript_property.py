@@ -7,6 +7,7 @@ The oracle below reads the raw JSON itself (its own reading of ids, error flags,
 arguments) and checks a *necessary* condition — it is deliberately not the implementation's
 pairing algorithm.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,18 +34,30 @@ STUB_WORDS = "无需重复加载"
 
 def _args(code: str, how: str) -> Any:
     plain = {"skill_code": code}
-    return {"object": plain, "json": json.dumps(plain), "double": json.dumps(json.dumps(plain)),
-            "truncated": json.dumps(plain)[:-3], "null": None, "list": [code]}[how]
+    return {
+        "object": plain,
+        "json": json.dumps(plain),
+        "double": json.dumps(json.dumps(plain)),
+        "truncated": json.dumps(plain)[:-3],
+        "null": None,
+        "list": [code],
+    }[how]
 
 
 @st.composite
 def openai_call(draw) -> dict[str, Any]:
     calls = []
     for _ in range(draw(st.integers(1, 2))):
-        c: dict[str, Any] = {"type": "function", "function": {
-            "name": draw(st.sampled_from(["load_skill", "load_skill", "lookup"])),
-            "arguments": _args(draw(st.sampled_from(CODES)),
-                               draw(st.sampled_from(["json", "json", "double", "truncated", "null", "list"])))}}
+        c: dict[str, Any] = {
+            "type": "function",
+            "function": {
+                "name": draw(st.sampled_from(["load_skill", "load_skill", "lookup"])),
+                "arguments": _args(
+                    draw(st.sampled_from(CODES)),
+                    draw(st.sampled_from(["json", "json", "double", "truncated", "null", "list"])),
+                ),
+            },
+        }
         cid = draw(st.sampled_from(ODD_IDS))
         if cid is not None:
             c["id"] = cid
@@ -58,15 +71,26 @@ MANUALS = {s.code: s.content for s in CATALOG.skills}
 
 def _content(draw) -> Any:
     manual = MANUALS[draw(st.sampled_from(["alpha", "beta"]))]
-    return draw(st.sampled_from([
-        "# manual", manual, manual, "", "   ", None,
-        "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。",
-        "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。\n[took 3 ms]",
-        [{"type": "text", "text": manual}],
-        "<out>\n" + manual + "\n</out>",  # wrapped: loads
-        manual.replace(" ", "\n\t "),  # re-flowed: loads
-        manual[:-1], manual[:5] + "…[truncated 1800 chars]", "#",  # cut: never loads
-    ]))
+    return draw(
+        st.sampled_from(
+            [
+                "# manual",
+                manual,
+                manual,
+                "",
+                "   ",
+                None,
+                "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。",
+                "技能「A」（alpha，v1）的手册已在上下文中，无需重复加载；请按上文手册继续。\n[took 3 ms]",
+                [{"type": "text", "text": manual}],
+                "<out>\n" + manual + "\n</out>",  # wrapped: loads
+                manual.replace(" ", "\n\t "),  # re-flowed: loads
+                manual[:-1],
+                manual[:5] + "…[truncated 1800 chars]",
+                "#",  # cut: never loads
+            ]
+        )
+    )
 
 
 @st.composite
@@ -78,33 +102,55 @@ def openai_result(draw) -> dict[str, Any]:
     cid = draw(st.sampled_from(ODD_IDS))
     if cid is not None:
         msg["tool_call_id"] = cid
-    flag = draw(st.sampled_from(["none", "none", "state_error", "state_FAILED", "is_error", "isError", "status",
-                                 "state_null"]))
-    msg.update({"none": {}, "state_error": {"state": "error"}, "state_FAILED": {"state": "FAILED"},
-                "is_error": {"is_error": True}, "isError": {"isError": True}, "status": {"status": "error"},
-                "state_null": {"state": None}}[flag])
+    flag = draw(
+        st.sampled_from(["none", "none", "state_error", "state_FAILED", "is_error", "isError", "status", "state_null"])
+    )
+    msg.update(
+        {
+            "none": {},
+            "state_error": {"state": "error"},
+            "state_FAILED": {"state": "FAILED"},
+            "is_error": {"is_error": True},
+            "isError": {"isError": True},
+            "status": {"status": "error"},
+            "state_null": {"state": None},
+        }[flag]
+    )
     return msg
 
 
 @st.composite
 def anthropic_call(draw) -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"type": "tool_use", "id": draw(st.sampled_from(["t1", "t2"])),
-                                              "name": "load_skill",
-                                              "input": {"skill_code": draw(st.sampled_from(CODES))}}]}
+    return {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "tool_use",
+                "id": draw(st.sampled_from(["t1", "t2"])),
+                "name": "load_skill",
+                "input": {"skill_code": draw(st.sampled_from(CODES))},
+            }
+        ],
+    }
 
 
 @st.composite
 def anthropic_result(draw) -> dict[str, Any]:
-    block = {"type": "tool_result", "tool_use_id": draw(st.sampled_from(["t1", "t2", 5])),
-             "content": _content(draw), "is_error": draw(st.booleans())}
+    block = {
+        "type": "tool_result",
+        "tool_use_id": draw(st.sampled_from(["t1", "t2", 5])),
+        "content": _content(draw),
+        "is_error": draw(st.booleans()),
+    }
     meta = draw(st.sampled_from(METADATA))
     if meta != "absent":
         block["metadata"] = meta
     return {"role": "user", "content": [block]}
 
 
-MESSAGE = st.one_of(st.just({"role": "user", "content": "hi"}), openai_call(), openai_result(),
-                    anthropic_call(), anthropic_result())
+MESSAGE = st.one_of(
+    st.just({"role": "user", "content": "hi"}), openai_call(), openai_result(), anthropic_call(), anthropic_result()
+)
 
 
 # --- the oracle: its own reading of the raw JSON ---------------------------------------------
@@ -121,8 +167,13 @@ def _calls(raw: dict[str, Any]) -> list[tuple[Any, Any]]:
     for cid, key in out:
         if isinstance(cid, str) and cid:
             kinds.setdefault(cid, set()).add(key)
-    return [(NEVER if not isinstance(cid, str) or len(kinds.get(cid, ())) > 1 else cid,
-             key[1] if key[0] == "load_skill" else None) for cid, key in out]
+    return [
+        (
+            NEVER if not isinstance(cid, str) or len(kinds.get(cid, ())) > 1 else cid,
+            key[1] if key[0] == "load_skill" else None,
+        )
+        for cid, key in out
+    ]
 
 
 def _raw_calls(raw: dict[str, Any]) -> list[tuple[Any, tuple[str, Any]]]:
@@ -157,8 +208,12 @@ def _good_results(raw: dict[str, Any]) -> list[tuple[str, str]]:
     any kind, non-blank text that is not the stub."""
     out = []
     if raw["role"] == "tool":
-        failed = (str(raw.get("state", "")).lower() in ("error", "failed", "none") or raw.get("is_error")
-                  or raw.get("isError") or raw.get("status") == "error")
+        failed = (
+            str(raw.get("state", "")).lower() in ("error", "failed", "none")
+            or raw.get("is_error")
+            or raw.get("isError")
+            or raw.get("status") == "error"
+        )
         items = [(raw.get("tool_call_id"), raw.get("content"), failed, raw.get("metadata"))]
     elif raw["role"] == "user" and isinstance(raw["content"], list):
         items = [(b["tool_use_id"], b["content"], b["is_error"], b.get("metadata")) for b in raw["content"]]
@@ -220,7 +275,7 @@ def test_adding_removing_or_reordering_messages_never_releases_without_evidence(
     shuffled = data.draw(st.permutations(raw))
     assert_released_only_with_evidence(shuffled)
     drop = data.draw(st.integers(0, len(raw) - 1))
-    assert_released_only_with_evidence(raw[:drop] + raw[drop + 1:])
+    assert_released_only_with_evidence(raw[:drop] + raw[drop + 1 :])
     extra = data.draw(MESSAGE)
     at = data.draw(st.integers(0, len(raw)))
     assert_released_only_with_evidence(raw[:at] + [extra] + raw[at:])
@@ -237,12 +292,38 @@ def test_reading_never_raises_and_a_repeat_load_is_a_stub_only_with_evidence(raw
 def test_the_property_is_not_vacuous_a_whole_manual_loads_and_a_cut_one_does_not() -> None:
     """The generated results load a skill when they hold its whole manual (wrapped or re-flowed)
     and never when it is cut, so the properties above check something."""
+
     def round_with(content: Any) -> tuple[str, ...]:
-        return compute_round(CATALOG, parse_messages([
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "load_skill", "arguments": '{"skill_code": "alpha"}'}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": content}])).loaded
+        return compute_round(
+            CATALOG,
+            parse_messages(
+                [
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [
+                            {
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "load_skill", "arguments": '{"skill_code": "alpha"}'},
+                            }
+                        ],
+                    },
+                    {"role": "tool", "tool_call_id": "c1", "content": content},
+                ]
+            ),
+        ).loaded
+
     alpha = MANUALS["alpha"]
-    assert [round_with(c) for c in (alpha, "<out>\n" + alpha + "\n</out>", alpha.replace(" ", "\n\t "),
-                                     alpha[:-1], alpha[:5] + "…[truncated 1800 chars]", "#", MANUALS["beta"])] == [
-        ("alpha",), ("alpha",), ("alpha",), (), (), (), ()]
+    assert [
+        round_with(c)
+        for c in (
+            alpha,
+            "<out>\n" + alpha + "\n</out>",
+            alpha.replace(" ", "\n\t "),
+            alpha[:-1],
+            alpha[:5] + "…[truncated 1800 chars]",
+            "#",
+            MANUALS["beta"],
+        )
+    ] == [("alpha",), ("alpha",), ("alpha",), (), (), (), ()]

@@ -1,5 +1,6 @@
 """The transcript table (tests/transcript_cases.py) run through the domain: ``compute_round``
 and ``check_call`` on the bitmall catalog as the database holds it."""
+
 from __future__ import annotations
 
 import pytest
@@ -33,5 +34,7 @@ def test_domain_reads_the_transcript(catalog, case: Case) -> None:
 def test_the_outdated_warning_names_the_skill_the_versions_and_its_tools(catalog) -> None:
     case = next(c for c in CASES if c.warnings == (("manual_outdated", 2),))
     (warning,) = compute_round(catalog, case.messages).warnings
-    assert warning == ("messages[2]: the retained manual of 'order_change' is version 1, the skill is now version 2; "
-                       "it releases cancel_order, change_address, which that manual may not mention")
+    assert warning == (
+        "messages[2]: the retained manual of 'order_change' is version 1, the skill is now version 2; "
+        "it releases cancel_order, change_address, which that manual may not mention"
+    )

@@ -1,5 +1,6 @@
 """Skill fields (docs/design.md) through ``validation.clean_skill``: valid inputs, invalid inputs with
 their exact message, and the normalized output."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,11 +8,19 @@ import pytest
 from skill_rule import SkillValidationError, ToolRegistry, clean_skill, normalize_tool_ids
 from skill_rule.limits import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, SKILL_CODE_MAX_LENGTH
 
-REGISTRY = ToolRegistry(enabled=frozenset({"cancel_order", "change_address", "query_order"}),
-                        disabled=frozenset({"old_tool"}))
-GOOD = {"skill_code": "order_change", "name": "订单修改", "description": "取消或改地址时加载",
-        "content": "# manual\n", "tool_ids": ["cancel_order"]}
-CODE_RULE = "must start with a lowercase letter and use only lowercase letters, digits and single '_' or '-' separators."
+REGISTRY = ToolRegistry(
+    enabled=frozenset({"cancel_order", "change_address", "query_order"}), disabled=frozenset({"old_tool"})
+)
+GOOD = {
+    "skill_code": "order_change",
+    "name": "订单修改",
+    "description": "取消或改地址时加载",
+    "content": "# manual\n",
+    "tool_ids": ["cancel_order"],
+}
+CODE_RULE = (
+    "must start with a lowercase letter and use only lowercase letters, digits and single '_' or '-' separators."
+)
 
 
 def clean(**overrides):
@@ -56,16 +65,28 @@ def test_invalid_skill_codes(code: str, message: str) -> None:
         ({"name": "n" * (NAME_MAX_LENGTH + 1)}, "name", "name has 65 characters; at most 64 allowed."),
         ({"name": "  "}, "name", "name is required."),
         ({"description": ""}, "description", "description is required (1–512 characters, one line)."),
-        ({"description": "d" * (DESCRIPTION_MAX_LENGTH + 1)}, "description",
-         "description has 513 characters; at most 512 allowed."),
-        ({"description": "first line\nsecond line"}, "description",
-         "description must be a single line (the model sees it in a catalog)."),
+        (
+            {"description": "d" * (DESCRIPTION_MAX_LENGTH + 1)},
+            "description",
+            "description has 513 characters; at most 512 allowed.",
+        ),
+        (
+            {"description": "first line\nsecond line"},
+            "description",
+            "description must be a single line (the model sees it in a catalog).",
+        ),
         ({"content": " \n\t"}, "content", "the manual (content) must not be blank."),
         ({"content": None}, "content", "the manual (content) must not be blank."),
-        ({"tool_ids": ["cancel_order", "load_skill"]}, "tool_ids",
-         "'load_skill' is a builtin tool and can never be gated by a skill."),
-        ({"tool_ids": ["search_knowledge"]}, "tool_ids",
-         "'search_knowledge' is a builtin tool and can never be gated by a skill."),
+        (
+            {"tool_ids": ["cancel_order", "load_skill"]},
+            "tool_ids",
+            "'load_skill' is a builtin tool and can never be gated by a skill.",
+        ),
+        (
+            {"tool_ids": ["search_knowledge"]},
+            "tool_ids",
+            "'search_knowledge' is a builtin tool and can never be gated by a skill.",
+        ),
         ({"tool_ids": ["cancel_ordr"]}, "tool_ids", "'cancel_ordr' is not the tool of any MCP node."),
         ({"tool_ids": ["old_tool"]}, "tool_ids", "'old_tool' belongs only to a disabled or deleted MCP node."),
     ],
@@ -79,9 +100,11 @@ def test_every_bad_field_and_every_bad_id_is_reported_at_once() -> None:
     assert errors == {
         "skill_code": ["skill code 'A' must be 2–64 characters long."],
         "name": ["name is required."],
-        "tool_ids": ["'flush_memory' is a builtin tool and can never be gated by a skill.",
-                     "'nope' is not the tool of any MCP node.",
-                     "'old_tool' belongs only to a disabled or deleted MCP node."],
+        "tool_ids": [
+            "'flush_memory' is a builtin tool and can never be gated by a skill.",
+            "'nope' is not the tool of any MCP node.",
+            "'old_tool' belongs only to a disabled or deleted MCP node.",
+        ],
     }
 
 
@@ -98,8 +121,10 @@ def test_a_custom_builtin_set_is_refused_too() -> None:
         (None, ()),
         ([], ()),
         (["", "  "], ()),
-        (["change_address", " cancel_order ", "", "change_address", "query_order", "cancel_order"],
-         ("change_address", "cancel_order", "query_order")),
+        (
+            ["change_address", " cancel_order ", "", "change_address", "query_order", "cancel_order"],
+            ("change_address", "cancel_order", "query_order"),
+        ),
         ("query_order, cancel_order\nquery_order  change_address", ("query_order", "cancel_order", "change_address")),
         ("  ", ()),
     ],
@@ -116,8 +141,12 @@ def test_valid_fields_come_back_trimmed() -> None:
 
 @pytest.mark.parametrize(
     "overrides",
-    [{"name": "n" * NAME_MAX_LENGTH}, {"description": "d" * DESCRIPTION_MAX_LENGTH}, {"description": "x"},
-     {"tool_ids": []}],
+    [
+        {"name": "n" * NAME_MAX_LENGTH},
+        {"description": "d" * DESCRIPTION_MAX_LENGTH},
+        {"description": "x"},
+        {"tool_ids": []},
+    ],
     ids=["name at the limit", "description at the limit", "one-character description", "no tool_ids"],
 )
 def test_values_at_the_limits_are_accepted(overrides) -> None:

@@ -1,5 +1,6 @@
 """Real demo MCP servers for the tests: stdio (a subprocess per sync) and streamable HTTP (a
 subprocess listening on a free port of 127.0.0.1)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -23,16 +24,27 @@ HANG_TIMEOUT = 5.0
 def stdio_server(variant: str = "v1", *, name: str = "bitmall") -> McpServer:
     """A stdio server record running ``skills_app.demo.bitmall_mcp`` in ``variant``."""
     existing = McpServer.objects.filter(name=name).first()
-    return mcp_server_save(name=name, transport="stdio", command=sys.executable, args=demo_server_args(variant),
-                           timeout_seconds=TIMEOUT, instance=existing)
+    return mcp_server_save(
+        name=name,
+        transport="stdio",
+        command=sys.executable,
+        args=demo_server_args(variant),
+        timeout_seconds=TIMEOUT,
+        instance=existing,
+    )
 
 
 def set_variant(server: McpServer, variant: str) -> McpServer:
     """Point ``server`` (stdio) at another variant of the demo server (the hanging one gets
     ``HANG_TIMEOUT``)."""
-    return mcp_server_save(name=server.name, transport="stdio", command=server.command,
-                           args=demo_server_args(variant),
-                           timeout_seconds=HANG_TIMEOUT if variant == "hang" else TIMEOUT, instance=server)
+    return mcp_server_save(
+        name=server.name,
+        transport="stdio",
+        command=server.command,
+        args=demo_server_args(variant),
+        timeout_seconds=HANG_TIMEOUT if variant == "hang" else TIMEOUT,
+        instance=server,
+    )
 
 
 def free_port() -> int:
@@ -46,9 +58,18 @@ def http_demo(variant: str = "v1", token: str = "") -> Iterator[str]:
     """Run the demo server over streamable HTTP on a free port (asking for ``Authorization:
     Bearer <token>`` when given); yield its URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, *demo_server_args(variant), "--http", "--port", str(port),
-                             *(["--token", token] if token else [])],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            *demo_server_args(variant),
+            "--http",
+            "--port",
+            str(port),
+            *(["--token", token] if token else []),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:

@@ -1,6 +1,7 @@
 """The Django admin's MCP server records (docs/mcp.md): a synced server can be deleted (its sync
 history goes with it, its tools stay as orphans), and its secrets — header and environment
 values — are never on its pages."""
+
 from __future__ import annotations
 
 import sys
@@ -23,7 +24,8 @@ def root_client(client, django_user_model):
 
 
 def test_a_synced_server_record_is_deleted_in_the_admin_with_its_syncs_keeping_its_tools_as_orphans(
-        root_client, bitmall):
+    root_client, bitmall
+):
     """Found on a fresh clone: the sync records are read-only in the admin, and the server's
     deletion cascades to them, so the admin refused it (403, "your account doesn't have permission
     to delete … MCP sync") and the orphan flow of docs/mcp.md could not be reached."""
@@ -55,16 +57,35 @@ def test_sync_records_are_still_never_added_or_changed_by_hand(root_client, bitm
 def test_the_admin_never_shows_environment_or_header_values(root_client, db):
     """Found on a fresh clone: ``headers`` was left out of the admin form, ``env`` was not — its
     textarea held the values in clear."""
-    server = mcp_server_save(name="crm", transport="stdio", command=sys.executable, args=["-V"],
-                             env={"TOKEN": "s3cret-value"}, headers={"Authorization": "Bearer s3cret-value"})
+    server = mcp_server_save(
+        name="crm",
+        transport="stdio",
+        command=sys.executable,
+        args=["-V"],
+        env={"TOKEN": "s3cret-value"},
+        headers={"Authorization": "Bearer s3cret-value"},
+    )
     url = f"/admin/skills_app/mcpserver/{server.pk}/change/"
     page = root_client.get(url).content.decode()
     assert "s3cret-value" not in page
     assert f"TOKEN: {SECRET_MASK}" in page and f"Authorization: {SECRET_MASK}" in page
     assert 'name="env"' not in page and 'name="headers"' not in page
-    response = root_client.post(url, {"name": "crm", "transport": "stdio", "command": sys.executable,
-                                      "args": '["-V"]', "url": "", "timeout_seconds": "30", "enabled": "on"})
+    response = root_client.post(
+        url,
+        {
+            "name": "crm",
+            "transport": "stdio",
+            "command": sys.executable,
+            "args": '["-V"]',
+            "url": "",
+            "timeout_seconds": "30",
+            "enabled": "on",
+        },
+    )
     assert response.status_code == 302
     server.refresh_from_db()
     assert (server.env, server.headers, server.timeout_seconds) == (
-        {"TOKEN": "s3cret-value"}, {"Authorization": "Bearer s3cret-value"}, 30)
+        {"TOKEN": "s3cret-value"},
+        {"Authorization": "Bearer s3cret-value"},
+        30,
+    )

@@ -3,6 +3,7 @@ maps calls back"): the demo server's ``dotted`` variant lists its tools under na
 accepts (``bitmall.cancel-order``); the guard's verdict carries the server and the real name, and
 calling the real demo server over stdio through that target answers the canned data. A tool
 whose server record was deleted is orphaned: unavailable, fail closed, named in warnings."""
+
 from __future__ import annotations
 
 import json
@@ -38,10 +39,19 @@ SHOP_CANCEL_MANUAL = "# 取消\n先查询订单。"
 
 
 def loaded(code: str) -> list[dict]:
-    return [{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "load_skill",
-                                                                   "arguments": {"skill_code": code}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": SHOP_CANCEL_MANUAL,
-             "metadata": {"ragent_loaded_skill": code}}]
+    return [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": code}}],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": SHOP_CANCEL_MANUAL,
+            "metadata": {"ragent_loaded_skill": code},
+        },
+    ]
 
 
 @pytest.fixture
@@ -53,8 +63,13 @@ def shop(bitmall):
     assert record.outcome == "ok", record.message
     bind("bitmall-query-order")
     bind("bitmall-cancel-order")
-    skill_create(skill_code="shop_cancel", name="取消订单（shop）", description="取消 shop 的订单",
-                 content=SHOP_CANCEL_MANUAL, tool_ids=["bitmall-cancel-order"])
+    skill_create(
+        skill_code="shop_cancel",
+        name="取消订单（shop）",
+        description="取消 shop 的订单",
+        content=SHOP_CANCEL_MANUAL,
+        tool_ids=["bitmall-cancel-order"],
+    )
     return server
 
 
@@ -77,15 +92,19 @@ def test_an_allowed_call_reaches_the_real_tool_through_its_target(shop):
     assert (verdict.verdict, verdict.target) == ("allowed", {"server": "shop", "tool": "bitmall.query-order"})
     outcome = mcp_call_target(target=verdict.target, arguments={})
     assert outcome.is_error is False
-    assert json.loads(outcome.text) == {"tool": "bitmall.query-order", "arguments": {},
-                                        "result": CANNED["query_order"]}
+    assert json.loads(outcome.text) == {"tool": "bitmall.query-order", "arguments": {}, "result": CANNED["query_order"]}
 
 
 def test_a_confirmed_call_carries_its_target_and_a_masked_one_none(shop):
     catalog = selectors.catalog_draft()
     call = {"name": "bitmall-cancel-order", "arguments": {"order_no": "88239"}}
     masked = check_call(catalog, [USER], call)
-    assert (masked.verdict, masked.reason, masked.skill_code, masked.target) == ("refused", "masked", "shop_cancel", None)
+    assert (masked.verdict, masked.reason, masked.skill_code, masked.target) == (
+        "refused",
+        "masked",
+        "shop_cancel",
+        None,
+    )
     confirm = check_call(catalog, [USER, *loaded("shop_cancel")], call)
     assert (confirm.verdict, confirm.target) == ("confirm", {"server": "shop", "tool": "bitmall.cancel-order"})
     answer = json.loads(mcp_call_target(target=confirm.target, arguments={"order_no": "88239"}).text)
@@ -109,9 +128,12 @@ def test_an_orphaned_tool_is_unavailable_and_named(shop):
     assert selectors.orphaned_tools() == {"bitmall-query-order": "shop", "bitmall-cancel-order": "shop"}
     assert selectors.broken_skills() == {"shop_cancel": [("bitmall-cancel-order", "unavailable")]}
     reasons = [(r.code, str(r.message)) for r in gate(publish_review())]
-    assert ("gate_orphaned", "skill 'shop_cancel' is broken: it gates 'bitmall-cancel-order', whose MCP server "
-            "record 'shop' was deleted (register the server again and sync it, or remove the tool from the "
-            "skill)") in reasons
+    assert (
+        "gate_orphaned",
+        "skill 'shop_cancel' is broken: it gates 'bitmall-cancel-order', whose MCP server "
+        "record 'shop' was deleted (register the server again and sync it, or remove the tool from the "
+        "skill)",
+    ) in reasons
     with pytest.raises(SyncError, match="MCP server 'shop' is not registered"):
         mcp_call_target(target=target, arguments={})
     # registered again under the same name and synced: the orphans come back under the names they held
@@ -148,8 +170,9 @@ def test_pages_name_the_orphaned_tool_and_its_deleted_server(shop, en_staff):
     page = html.unescape(en_staff.get("/tools/mcp/bitmall-cancel-order/").content.decode())
     assert "the record of its MCP server shop was deleted, so no call can be mapped back to it" in page
     publish = re.sub(r"<[^>]+>", "", html.unescape(en_staff.get("/publish/").content.decode()))
-    assert ("skill shop_cancel is broken: it gates bitmall-cancel-order, whose MCP server record shop was "
-            "deleted") in publish
+    assert (
+        "skill shop_cancel is broken: it gates bitmall-cancel-order, whose MCP server record shop was deleted"
+    ) in publish
 
 
 def test_a_call_answer_is_read_whatever_shape_the_server_gives_it(db):
@@ -172,12 +195,14 @@ def test_a_server_that_exits_mid_call_is_a_refusal_naming_it_and_its_stderr(db):
     stdio_server("shapes", name="shapes")
     with pytest.raises(SyncError) as exc:
         mcp_call_target(target={"server": "shapes", "tool": "pay_order"}, arguments={})
-    assert str(exc.value) == ("server 'shapes': MCPError: Connection closed "
-                              "(server stderr: bitmall_mcp: exiting mid-call (variant 'shapes'))")
+    assert str(exc.value) == (
+        "server 'shapes': MCPError: Connection closed (server stderr: bitmall_mcp: exiting mid-call (variant 'shapes'))"
+    )
 
 
-@pytest.mark.parametrize("target", [["shop", "bitmall.query-order"], {"server": 5, "tool": "x"}, {"server": "shop"},
-                                    None])
+@pytest.mark.parametrize(
+    "target", [["shop", "bitmall.query-order"], {"server": 5, "tool": "x"}, {"server": "shop"}, None]
+)
 def test_a_call_target_not_of_two_texts_is_refused_naming_it(db, target):
     """A runtime passing back something other than the verdict's ``{"server", "tool"}`` gets a
     refusal quoting what it sent, before any record is read (fail closed)."""
@@ -189,8 +214,9 @@ def test_a_call_target_not_of_two_texts_is_refused_naming_it(db, target):
 def test_a_target_naming_a_deleted_server_is_refused(db):
     with pytest.raises(SyncError) as exc:
         mcp_call_target(target={"server": "gone", "tool": "query_order"}, arguments={})
-    assert str(exc.value) == ("MCP server 'gone' is not registered (its record was deleted?); tool 'query_order' "
-                              "cannot be called")
+    assert str(exc.value) == (
+        "MCP server 'gone' is not registered (its record was deleted?); tool 'query_order' cannot be called"
+    )
 
 
 def test_a_test_call_of_a_synced_tool_goes_to_its_server_by_its_real_name(shop):
@@ -198,8 +224,11 @@ def test_a_test_call_of_a_synced_tool_goes_to_its_server_by_its_real_name(shop):
     as given reach the demo server, which echoes them."""
     outcome = mcp_tool_call(tool=McpTool.objects.get(name="bitmall-query-order"), arguments={"order_no": "88239"})
     assert outcome.is_error is False
-    assert json.loads(outcome.text) == {"tool": "bitmall.query-order", "arguments": {"order_no": "88239"},
-                                        "result": CANNED["query_order"]}
+    assert json.loads(outcome.text) == {
+        "tool": "bitmall.query-order",
+        "arguments": {"order_no": "88239"},
+        "result": CANNED["query_order"],
+    }
 
 
 def test_a_test_call_of_a_tool_without_a_server_is_refused_naming_why(shop):
@@ -210,5 +239,7 @@ def test_a_test_call_of_a_tool_without_a_server_is_refused_naming_why(shop):
     McpServer.objects.filter(name="shop").delete()
     with pytest.raises(SyncError) as exc:
         mcp_tool_call(tool=McpTool.objects.get(name="bitmall-cancel-order"), arguments={})
-    assert str(exc.value) == ("tool 'bitmall-cancel-order' is orphaned: the record of its MCP server 'shop' was "
-                              "deleted; there is nothing to call")
+    assert str(exc.value) == (
+        "tool 'bitmall-cancel-order' is orphaned: the record of its MCP server 'shop' was "
+        "deleted; there is nothing to call"
+    )

@@ -1,5 +1,6 @@
 """``make run``'s setup steps (the manage.py commands its ``migrate``, ``demo`` and ``setup``
 targets call, read from the Makefile) leave the synced demo MCP tools, and stay idempotent."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ def test_make_run_steps_leave_the_synced_demo_tools(tmp_path):
     env["SKILL_CONSOLE_VAR_DIR"] = str(tmp_path / "var")
 
     def manage(*args: str) -> subprocess.CompletedProcess:
-        done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=180)
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+        )
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done
 
@@ -44,21 +46,28 @@ def test_make_run_steps_leave_the_synced_demo_tools(tmp_path):
     assert "registered the demo MCP server 'bitmall'" in joined
     assert "synced 'bitmall': 14 tools; 14 added; 0 removed; 0 changed" in joined
     # the sync filled in the call targets: published at once, so the runtime maps calls back
-    assert ("published release 2 (call targets of the synced demo MCP server 'bitmall'); the runtime maps "
-            "calls back to the server") in joined
+    assert (
+        "published release 2 (call targets of the synced demo MCP server 'bitmall'); the runtime maps "
+        "calls back to the server"
+    ) in joined
     again = "\n".join(manage(*step).stdout for step in steps)  # make run a second time
     assert "synced 'bitmall': 14 tools; 0 added; 0 removed; 0 changed" in again
     assert "published release" not in again
-    probe = manage("shell", "-c", (
-        "import json\n"
-        "from skills_app.models import McpTool, McpSyncRecord\n"
-        "from skills_app.releases import draft_sha256, release_latest\n"
-        "tools = McpTool.objects.filter(mcp_server__name='bitmall', removed_at__isnull=True)\n"
-        "print(json.dumps({'tools': sorted(t.name for t in tools), 'syncs': McpSyncRecord.objects.count(),"
-        " 'triggers': sorted(set(McpSyncRecord.objects.values_list('trigger', flat=True))),"
-        " 'unchanged': draft_sha256() == release_latest().sha256,"
-        " 'latest': [release_latest().number, release_latest().snapshot['format'],"
-        "  [t.get('server') for t in release_latest().snapshot['tools'] if t['name'] == 'cancel_order']]}))"))
+    probe = manage(
+        "shell",
+        "-c",
+        (
+            "import json\n"
+            "from skills_app.models import McpTool, McpSyncRecord\n"
+            "from skills_app.releases import draft_sha256, release_latest\n"
+            "tools = McpTool.objects.filter(mcp_server__name='bitmall', removed_at__isnull=True)\n"
+            "print(json.dumps({'tools': sorted(t.name for t in tools), 'syncs': McpSyncRecord.objects.count(),"
+            " 'triggers': sorted(set(McpSyncRecord.objects.values_list('trigger', flat=True))),"
+            " 'unchanged': draft_sha256() == release_latest().sha256,"
+            " 'latest': [release_latest().number, release_latest().snapshot['format'],"
+            "  [t.get('server') for t in release_latest().snapshot['tools'] if t['name'] == 'cancel_order']]}))"
+        ),
+    )
     found = json.loads(probe.stdout.strip().splitlines()[-1])
     assert len(found["tools"]) == 14
     assert found["syncs"] == 2 and found["triggers"] == ["make run"]

@@ -1,6 +1,7 @@
 """Console pages of docs/mcp.md with the real demo MCP server: servers (secrets masked, Sync
 now), sync history, the tool page (schema, annotations, confirmation, test call), the node editor
 (synced tools offered; disabling a gated node refused unless forced), broken skills everywhere."""
+
 from __future__ import annotations
 
 import html
@@ -26,8 +27,7 @@ def staff_client(staff_client):
 @pytest.fixture
 def admin_client(client, django_user_model):
     """A superuser (the only one who may create or change an MCP server record), in English."""
-    client.force_login(django_user_model.objects.create_user(username="root", password="x-pass-123",
-                                                             is_superuser=True))
+    client.force_login(django_user_model.objects.create_user(username="root", password="x-pass-123", is_superuser=True))
     client.cookies["django_language"] = "en"
     return client
 
@@ -44,30 +44,51 @@ def synced(bitmall):
 
 
 def test_server_secrets_are_shown_masked_and_kept_when_the_mask_is_posted_back(staff_client, admin_client, db):
-    mcp_server_save(name="crm", transport="streamable-http", url="http://127.0.0.1:9/mcp",
-                    headers={"Authorization": "Bearer top-secret-token"})
+    mcp_server_save(
+        name="crm",
+        transport="streamable-http",
+        url="http://127.0.0.1:9/mcp",
+        headers={"Authorization": "Bearer top-secret-token"},
+    )
     page = staff_client.get("/mcp/").content.decode()
     assert "top-secret-token" not in page
     assert parse(page).one("data-masked-headers").text().strip() == f"Authorization: {SECRET_MASK}"
     edit = admin_client.get("/mcp/crm/edit").content.decode()
     assert "top-secret-token" not in edit and f"Authorization: {SECRET_MASK}" in edit
-    response = admin_client.post("/mcp/crm/edit", {
-        "transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "timeout_seconds": "7",
-        "headers": f"Authorization: {SECRET_MASK}\nX-Tenant: shop-1", "enabled": "on"})
+    response = admin_client.post(
+        "/mcp/crm/edit",
+        {
+            "transport": "streamable-http",
+            "url": "http://127.0.0.1:9/mcp",
+            "timeout_seconds": "7",
+            "headers": f"Authorization: {SECRET_MASK}\nX-Tenant: shop-1",
+            "enabled": "on",
+        },
+    )
     assert response.status_code == 302
     server = McpServer.objects.get(name="crm")
     assert server.headers == {"Authorization": "Bearer top-secret-token", "X-Tenant": "shop-1"}
     assert server.timeout_seconds == 7
     # the mask under a renamed header stands for nothing stored: refused next to the field, nothing lost
-    response = admin_client.post("/mcp/crm/edit", {
-        "transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "timeout_seconds": "9",
-        "headers": f"authorization: {SECRET_MASK}\nX-Tenant: shop-1", "enabled": "on"})
+    response = admin_client.post(
+        "/mcp/crm/edit",
+        {
+            "transport": "streamable-http",
+            "url": "http://127.0.0.1:9/mcp",
+            "timeout_seconds": "9",
+            "headers": f"authorization: {SECRET_MASK}\nX-Tenant: shop-1",
+            "enabled": "on",
+        },
+    )
     assert response.status_code == 200
     assert parse(response.content).one("data-errors-for", "headers").text() == (
-        f"'authorization': {SECRET_MASK} stands for a stored value, but none is stored under this name; type the value.")
+        f"'authorization': {SECRET_MASK} stands for a stored value, but none is stored under this name; type the value."
+    )
     server.refresh_from_db()
-    assert (server.headers, server.timeout_seconds) == ({"Authorization": "Bearer top-secret-token",
-                                                         "X-Tenant": "shop-1"}, 7)
+    assert (server.headers, server.timeout_seconds) == (
+        {"Authorization": "Bearer top-secret-token", "X-Tenant": "shop-1"},
+        7,
+    )
 
 
 def test_a_stdio_server_needs_a_command(admin_client, db):
@@ -77,14 +98,27 @@ def test_a_stdio_server_needs_a_command(admin_client, db):
     assert not McpServer.objects.filter(name="fs").exists()
 
 
-@pytest.mark.parametrize(("fields", "field", "message"), [
-    ({"transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": "X-Ok: 1\nBad Name: x"}, "headers",
-     "header 'Bad Name' is not a valid HTTP header name (no spaces, colons or non-ASCII characters)."),
-    ({"transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": "X-Tenant: café 中"}, "headers",
-     "the value of header 'X-Tenant' must be printable ASCII (other text cannot be sent in an HTTP header)."),
-    ({"transport": "stdio", "command": sys.executable, "env": "1BAD=x"}, "env",
-     "environment variable '1BAD': a name is letters, digits and _, not starting with a digit."),
-], ids=["header name with a space", "non-ASCII header value", "env name with a leading digit"])
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        (
+            {"transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": "X-Ok: 1\nBad Name: x"},
+            "headers",
+            "header 'Bad Name' is not a valid HTTP header name (no spaces, colons or non-ASCII characters).",
+        ),
+        (
+            {"transport": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": "X-Tenant: café 中"},
+            "headers",
+            "the value of header 'X-Tenant' must be printable ASCII (other text cannot be sent in an HTTP header).",
+        ),
+        (
+            {"transport": "stdio", "command": sys.executable, "env": "1BAD=x"},
+            "env",
+            "environment variable '1BAD': a name is letters, digits and _, not starting with a digit.",
+        ),
+    ],
+    ids=["header name with a space", "non-ASCII header value", "env name with a leading digit"],
+)
 def test_headers_and_environment_that_could_never_be_sent_are_refused_at_save(admin_client, db, fields, field, message):
     """Found by a fresh user: they were saved and only failed at the next sync, as a raw transport
     error naming no line. Now the save is refused, the record not written, the text kept."""
@@ -97,11 +131,14 @@ def test_headers_and_environment_that_could_never_be_sent_are_refused_at_save(ad
 
 @pytest.mark.parametrize("name", ["my server", "shop🛒", "a/b", "Shop"])
 def test_a_server_name_off_the_pattern_is_refused_in_words(admin_client, db, name):
-    response = admin_client.post("/mcp/new", {"name": name, "transport": "stdio", "command": sys.executable,
-                                              "timeout_seconds": "20"})
+    response = admin_client.post(
+        "/mcp/new", {"name": name, "transport": "stdio", "command": sys.executable, "timeout_seconds": "20"}
+    )
     assert response.status_code == 200
-    assert (f"{name!r} is not a server name: a lowercase letter first, then 1–39 lowercase letters, digits, _ or -."
-            in text(response))
+    assert (
+        f"{name!r} is not a server name: a lowercase letter first, then 1–39 lowercase letters, digits, _ or -."
+        in text(response)
+    )
     assert not McpServer.objects.exists()
 
 
@@ -118,10 +155,19 @@ def test_the_service_says_the_same_sentence_for_a_name_off_the_pattern_in_either
         with translation.override(language):  # the message is lazy: read it in its language
             said[language] = (refused.value.message_dict, [e.code for e in refused.value.error_dict["name"]])
     assert said == {
-        "zh-hans": ({"name": ["'Shop' 不是合法的服务器名称：须以小写字母开头，其后为 1–39 个小写字母、数字、_ 或 -。"]},
-                    ["server_name_invalid"]),
-        "en": ({"name": ["'9lives' is not a server name: a lowercase letter first, then 1–39 lowercase letters, "
-                         "digits, _ or -."]}, ["server_name_invalid"]),
+        "zh-hans": (
+            {"name": ["'Shop' 不是合法的服务器名称：须以小写字母开头，其后为 1–39 个小写字母、数字、_ 或 -。"]},
+            ["server_name_invalid"],
+        ),
+        "en": (
+            {
+                "name": [
+                    "'9lives' is not a server name: a lowercase letter first, then 1–39 lowercase letters, "
+                    "digits, _ or -."
+                ]
+            },
+            ["server_name_invalid"],
+        ),
     }
     assert not McpServer.objects.exists()
 
@@ -141,8 +187,14 @@ def test_only_a_superuser_registers_or_changes_a_server_since_its_command_runs_o
     """A publisher (the highest group role) may sync a registered server, never register one: a
     stdio command is run as the console's own user (docs/roles.md)."""
     mcp_server_save(name="crm", transport="stdio", command="/nonexistent/mcp-server")
-    proof = {"name": "rce", "transport": "stdio", "command": "/bin/sh", "args": "-c\ntouch /tmp/never",
-             "timeout_seconds": "5", "enabled": "on"}
+    proof = {
+        "name": "rce",
+        "transport": "stdio",
+        "command": "/bin/sh",
+        "args": "-c\ntouch /tmp/never",
+        "timeout_seconds": "5",
+        "enabled": "on",
+    }
     response = staff_client.post("/mcp/new", proof)
     assert response.status_code == 403
     assert parse(response.content).one("data-needed-role")["data-needed-role"] == "administrator"
@@ -156,8 +208,13 @@ def test_only_a_superuser_registers_or_changes_a_server_since_its_command_runs_o
 
 
 def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(staff_client, bitmall):
-    server = mcp_server_save(name="bitmall", transport="stdio", command=sys.executable,
-                             args=["-m", "skills_app.demo.bitmall_mcp"], timeout_seconds=60)
+    server = mcp_server_save(
+        name="bitmall",
+        transport="stdio",
+        command=sys.executable,
+        args=["-m", "skills_app.demo.bitmall_mcp"],
+        timeout_seconds=60,
+    )
     response = staff_client.post("/mcp/bitmall/sync")
     assert response.status_code == 302 and response["Location"] == "/mcp/bitmall/syncs"
     record = McpSyncRecord.objects.get()
@@ -167,7 +224,8 @@ def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(st
     flashed = parse(staff_client.post("/mcp/bitmall/sync", follow=True).content).select("class", "success")
     assert [li.text() for li in flashed] == [  # the first sync's (English, not shown yet), then this one's
         "Synced bitmall: 14 tools; 14 added; 0 removed; 0 changed",
-        "已同步 bitmall：13 个工具；新增 0 个，移除 1 个，变更 1 个; 失效的技能: order_change"]
+        "已同步 bitmall：13 个工具；新增 0 个，移除 1 个，变更 1 个; 失效的技能: order_change",
+    ]
     staff_client.cookies["django_language"] = "en"
     doc = parse(staff_client.get("/mcp/bitmall/syncs").content)
     newest = doc.select("data-sync")[0]
@@ -180,8 +238,10 @@ def test_sync_now_syncs_and_the_history_lists_removed_tools_and_broken_skills(st
     doc = parse(staff_client.get("/mcp/bitmall/syncs").content)
     said = " ".join(doc.select("data-sync")[0].text().split())
     assert "started by cron" in said and "cron (cron)" not in said
-    assert doc.select("data-sync-message")[1].text().strip() == \
-        "13 tools; 0 added; 1 removed; 1 changed; broken skills: order_change"
+    assert (
+        doc.select("data-sync-message")[1].text().strip()
+        == "13 tools; 0 added; 1 removed; 1 changed; broken skills: order_change"
+    )
     staff_client.cookies["django_language"] = "zh-hans"
     zh = parse(staff_client.get("/mcp/bitmall/syncs").content).select("data-sync-message")[1].text().strip()
     assert zh == "13 个工具；新增 0 个，移除 1 个，变更 1 个; 失效的技能: order_change"
@@ -202,16 +262,23 @@ def test_the_tool_page_shows_schema_and_annotations_and_sends_test_calls(staff_c
     assert '"destructiveHint": true' in doc.one("data-annotations").text()
     assert doc.one("data-effective-confirm")["data-effective-confirm"] == "on"
     # a read-only tool runs at once
-    doc = parse(staff_client.post("/tools/mcp/query_logistics/", {
-        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    doc = parse(
+        staff_client.post(
+            "/tools/mcp/query_logistics/", {"action": "call", "arguments": '{"order_no": "88239"}'}
+        ).content
+    )
     assert doc.one("data-call-result")["data-call-result"] == "ok"
     assert "SF1234567890" in doc.one("data-call-result").text()
     # a write tool needs the confirmation box
-    doc = parse(staff_client.post("/tools/mcp/cancel_order/", {
-        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    doc = parse(
+        staff_client.post("/tools/mcp/cancel_order/", {"action": "call", "arguments": '{"order_no": "88239"}'}).content
+    )
     assert "tick the box to confirm" in doc.one("data-call-error").text()
-    doc = parse(staff_client.post("/tools/mcp/cancel_order/", {
-        "action": "call", "arguments": '{"order_no": "88239"}', "confirmed": "1"}).content)
+    doc = parse(
+        staff_client.post(
+            "/tools/mcp/cancel_order/", {"action": "call", "arguments": '{"order_no": "88239"}', "confirmed": "1"}
+        ).content
+    )
     assert "已取消" in doc.one("data-call-result").text()
     # the server validates arguments against the schema
     doc = parse(staff_client.post("/tools/mcp/query_order/", {"action": "call", "arguments": '{"limit": 0}'}).content)
@@ -227,8 +294,9 @@ def test_the_operators_confirmation_setting_wins_and_is_recorded(staff_client, s
     assert selectors.catalog_draft().tool("query_order").require_confirm is True
     mcp_server_sync(server=synced, trigger="test")  # a sync keeps the operator's setting
     assert selectors.catalog_draft().tool("query_order").require_confirm is True
-    refused = staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": "maybe"},
-                                follow=True)
+    refused = staff_client.post(
+        "/tools/mcp/query_order/", {"action": "confirm", "require_confirm": "maybe"}, follow=True
+    )
     assert "Unknown confirmation setting 'maybe'" in text(refused) and "Nothing was changed." in text(refused)
     assert McpTool.objects.get(name="query_order").require_confirm_override is True  # not reset
     staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": ""})
@@ -239,12 +307,20 @@ def test_the_node_editor_offers_synced_tools_and_refuses_to_disable_a_gated_node
     doc = parse(staff_client.get("/tools/nodes/cancel_order_topic/edit").content)
     options = [o["value"] for o in doc.by_tag("option") if o.get("value") and o.parent.get("name") == "mcp_tool_id"]
     assert "cancel_order" in options and len(options) == 14
-    form = {"name": "取消订单", "parent": "order_change", "kind": "MCP", "mcp_tool_id": "cancel_order",
-            "description": "x", "sort_order": "10"}  # enabled unticked
+    form = {
+        "name": "取消订单",
+        "parent": "order_change",
+        "kind": "MCP",
+        "mcp_tool_id": "cancel_order",
+        "description": "x",
+        "sort_order": "10",
+    }  # enabled unticked
     response = staff_client.post("/tools/nodes/cancel_order_topic/edit", form)
     assert response.status_code == 200
-    assert ("intent node 'cancel_order_topic' registers tool 'cancel_order', which skills order_change gate; "
-            "disabling or deleting it would break them (force it to flag them broken)") in text(response)
+    assert (
+        "intent node 'cancel_order_topic' registers tool 'cancel_order', which skills order_change gate; "
+        "disabling or deleting it would break them (force it to flag them broken)"
+    ) in text(response)
     assert IntentNode.objects.get(intent_code="cancel_order_topic").enabled is True
     response = staff_client.post("/tools/nodes/cancel_order_topic/edit", {**form, "force": "on"})
     assert response.status_code == 302
@@ -259,9 +335,18 @@ def test_the_node_editor_offers_synced_tools_and_refuses_to_disable_a_gated_node
 
 def test_a_new_node_binds_a_synced_tool(staff_client, synced):
     Skill.objects.all()
-    response = staff_client.post("/tools/nodes/new", {
-        "intent_code": "track_topic", "name": "查物流2", "parent": "order_query", "kind": "MCP",
-        "mcp_tool_id": "query_logistics", "sort_order": "90", "enabled": "on"})
+    response = staff_client.post(
+        "/tools/nodes/new",
+        {
+            "intent_code": "track_topic",
+            "name": "查物流2",
+            "parent": "order_query",
+            "kind": "MCP",
+            "mcp_tool_id": "query_logistics",
+            "sort_order": "90",
+            "enabled": "on",
+        },
+    )
     assert response.status_code == 302
     assert IntentNode.objects.get(intent_code="track_topic").level == 2
 
@@ -271,9 +356,19 @@ def test_the_admin_refuses_to_disable_a_gated_node_naming_the_skills(client, dja
     client.force_login(root)
     client.cookies["django_language"] = "en"
     node = IntentNode.objects.get(intent_code="cancel_order_topic")
-    response = client.post(f"/admin/skills_app/intentnode/{node.pk}/change/", {
-        "name": node.name, "parent": node.parent_id, "kind": "MCP", "mcp_tool_id": "cancel_order",
-        "require_confirm": "on", "description": node.description, "examples": "[]", "sort_order": node.sort_order})
+    response = client.post(
+        f"/admin/skills_app/intentnode/{node.pk}/change/",
+        {
+            "name": node.name,
+            "parent": node.parent_id,
+            "kind": "MCP",
+            "mcp_tool_id": "cancel_order",
+            "require_confirm": "on",
+            "description": node.description,
+            "examples": "[]",
+            "sort_order": node.sort_order,
+        },
+    )
     assert response.status_code == 200
     assert "which skills order_change gate" in html.unescape(response.content.decode())
     assert IntentNode.objects.get(pk=node.pk).enabled is True
@@ -287,32 +382,45 @@ def test_doubtful_hints_are_shown_on_the_tool_page_and_the_sync_record_and_never
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
     expected = {
         "apply_after_sale": ("off", []),
-        "cancel_order": ("on", ["tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, "
-                                "which contradict each other; its calls need confirmation."]),
-        "change_address": ("on", ["tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not "
-                                  "allow there (a hint is true or false, the annotations an object); its calls need "
-                                  "confirmation."]),
+        "cancel_order": (
+            "on",
+            [
+                "tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, "
+                "which contradict each other; its calls need confirmation."
+            ],
+        ),
+        "change_address": (
+            "on",
+            [
+                "tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not "
+                "allow there (a hint is true or false, the annotations an object); its calls need "
+                "confirmation."
+            ],
+        ),
     }
     for name, (confirm, problems) in expected.items():
         doc = parse(staff_client.get(f"/tools/mcp/{name}/").content)
         assert doc.one("data-effective-confirm")["data-effective-confirm"] == confirm, name
         shown = doc.select("data-annotation-problems")
         assert ([li.text() for li in shown[0].select("class", "warning")] if shown else []) == problems, name
-    doc = parse(staff_client.post("/tools/mcp/cancel_order/", {
-        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    doc = parse(
+        staff_client.post("/tools/mcp/cancel_order/", {"action": "call", "arguments": '{"order_no": "88239"}'}).content
+    )
     assert doc.one("data-call-error").text().startswith("cancel_order is not plainly read-only")
     staff_client.cookies["django_language"] = "zh-hans"
     doc = parse(staff_client.get("/tools/mcp/cancel_order/").content)
     assert [li.text() for li in doc.one("data-annotation-problems").select("class", "warning")] == [
         "工具 'cancel_order'：annotations 同时声明 readOnlyHint 为 true 和 destructiveHint 为 true，两者互相矛盾；"
-        "调用它需要确认。"]
+        "调用它需要确认。"
+    ]
     staff_client.cookies["django_language"] = "en"
     history = parse(staff_client.get("/mcp/bitmall/syncs").content)
     assert [li.text() for li in history.one("data-sync-warnings").select("class", "warning")] == [
         "server 'bitmall': tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, which "
         "contradict each other; its calls need confirmation",
         "server 'bitmall': tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not allow "
-        "there (a hint is true or false, the annotations an object); its calls need confirmation"]
+        "there (a hint is true or false, the annotations an object); its calls need confirmation",
+    ]
     for code, lints in (("after_sale_apply", ["apply_after_sale"]), ("order_change", [])):
         editor = parse(staff_client.get(f"/skills/{code}/edit").content)
         assert [li["data-lint-tool"] for li in editor.select("data-lint", "gated_read_only")] == lints, code
@@ -327,4 +435,5 @@ def test_one_invalid_tool_is_named_on_the_sync_record_page(staff_client, bitmall
         "server 'bitmall' lists tool 'broken_lookup' with a definition the MCP schema refuses (inputSchema: Input "
         "should be a valid dictionary); it is not offered",
         "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses (name: Field required); it is "
-        "not offered"]
+        "not offered",
+    ]

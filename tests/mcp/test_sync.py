@@ -1,4 +1,5 @@
 """Syncing the real demo MCP server (docs/mcp.md) over stdio and streamable HTTP."""
+
 from __future__ import annotations
 
 import copy
@@ -32,9 +33,22 @@ from .support import http_demo, set_variant, stdio_server
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
-BITMALL_TOOLS = ["query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order",
-                 "change_address", "search_product", "query_cart", "query_coupons", "update_cart_item",
-                 "create_order", "pay_order", "submit_ticket", "current_date"]
+BITMALL_TOOLS = [
+    "query_order",
+    "query_logistics",
+    "query_after_sale",
+    "apply_after_sale",
+    "cancel_order",
+    "change_address",
+    "search_product",
+    "query_cart",
+    "query_coupons",
+    "update_cart_item",
+    "create_order",
+    "pay_order",
+    "submit_ticket",
+    "current_date",
+]
 
 
 def tool_rows(server) -> dict[str, McpTool]:
@@ -42,7 +56,9 @@ def tool_rows(server) -> dict[str, McpTool]:
 
 
 def snapshot_of(server) -> list[tuple]:
-    return sorted((t.name, t.tool_name, repr(t.input_schema), t.removed_at) for t in McpTool.objects.filter(mcp_server=server))
+    return sorted(
+        (t.name, t.tool_name, repr(t.input_schema), t.removed_at) for t in McpTool.objects.filter(mcp_server=server)
+    )
 
 
 def test_stdio_sync_stores_the_14_tools_with_schemas_and_annotations(bitmall):
@@ -54,14 +70,26 @@ def test_stdio_sync_stores_the_14_tools_with_schemas_and_annotations(bitmall):
     cancel = rows["cancel_order"]
     assert cancel.tool_name == "cancel_order"
     assert cancel.input_schema["required"] == ["order_no"]
-    assert cancel.annotations == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True,
-                                  "openWorldHint": False}
+    assert cancel.annotations == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
     assert rows["query_order"].annotations["readOnlyHint"] is True
     # confirmation follows the annotations: the seven write tools confirm, as the demo always had it
     draft = selectors.catalog_draft()
     assert sorted(t.name for t in draft.tools if t.require_confirm) == sorted(
-        ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order",
-         "submit_ticket"])
+        [
+            "apply_after_sale",
+            "cancel_order",
+            "change_address",
+            "update_cart_item",
+            "create_order",
+            "pay_order",
+            "submit_ticket",
+        ]
+    )
     server.refresh_from_db()
     assert (server.last_sync_ok, server.last_sync_message) == (True, record.message)
     # a second sync changes nothing
@@ -80,14 +108,23 @@ def test_seed_rounds_are_unchanged_after_the_sync(bitmall):
 
 def test_streamable_http_sync_stores_the_14_tools(bitmall):
     with http_demo() as url:
-        server = mcp_server_save(name="bitmall-http", transport="streamable-http", url=url,
-                                 headers={"X-Api-Key": "s3cret"}, timeout_seconds=60)
+        server = mcp_server_save(
+            name="bitmall-http",
+            transport="streamable-http",
+            url=url,
+            headers={"X-Api-Key": "s3cret"},
+            timeout_seconds=60,
+        )
         record = mcp_server_sync(server=server, trigger="test")
     assert record.outcome == "ok", record.message
     assert record.tool_count == 14
     # the demo YAML's definitions were adopted by the first server that listed them
     assert len(tool_rows(server)) == 14
-    assert tool_rows(server)["apply_after_sale"].input_schema["properties"]["type"]["enum"] == ["退货退款", "换货", "仅退款"]
+    assert tool_rows(server)["apply_after_sale"].input_schema["properties"]["type"]["enum"] == [
+        "退货退款",
+        "换货",
+        "仅退款",
+    ]
 
 
 def test_v2_removes_a_tool_changes_a_schema_and_breaks_the_skill(bitmall):
@@ -106,20 +143,29 @@ def test_v2_removes_a_tool_changes_a_schema_and_breaks_the_skill(bitmall):
     assert McpTool.objects.get(name="change_address").removed_at is not None
     assert selectors.broken_skills() == {"order_change": [("change_address", "unavailable")]}
     reasons = [(r.code, str(r.message)) for r in gate(publish_review())]
-    assert ("gate_unavailable", "skill 'order_change' is broken: it gates 'change_address', which MCP server "
-            "'bitmall' no longer offers (sync the server again, or remove the tool from the skill)") in reasons
+    assert (
+        "gate_unavailable",
+        "skill 'order_change' is broken: it gates 'change_address', which MCP server "
+        "'bitmall' no longer offers (sync the server again, or remove the tool from the skill)",
+    ) in reasons
     # syncing v1 again brings it back
     back = mcp_server_sync(server=set_variant(server, "v1"), trigger="test")
     assert (back.added, back.removed) == ([V2_REMOVED], [])
     assert selectors.broken_skills() == {}
 
 
-@pytest.mark.parametrize("variant, message", [
-    ("hang", "server 'bitmall': no complete answer within the time limit of 5 seconds"),
-    ("die", "server 'bitmall': MCPError: Connection closed (server stderr: bitmall_mcp: dying mid-list (variant 'die'))"),
-    ("loop", "server 'bitmall': tools/list repeated cursor '5'; the list never ends"),
-    ("endless", "server 'bitmall': tools/list still had a next cursor after 1000 pages"),
-])
+@pytest.mark.parametrize(
+    "variant, message",
+    [
+        ("hang", "server 'bitmall': no complete answer within the time limit of 5 seconds"),
+        (
+            "die",
+            "server 'bitmall': MCPError: Connection closed (server stderr: bitmall_mcp: dying mid-list (variant 'die'))",
+        ),
+        ("loop", "server 'bitmall': tools/list repeated cursor '5'; the list never ends"),
+        ("endless", "server 'bitmall': tools/list still had a next cursor after 1000 pages"),
+    ],
+)
 def test_a_failing_server_leaves_the_previous_tool_set_untouched(bitmall, variant, message):
     server = stdio_server()
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
@@ -143,11 +189,14 @@ def test_a_failing_http_server_leaves_the_previous_tool_set_untouched(bitmall):
         assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
     before = snapshot_of(server)
     with http_demo("die") as url:
-        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
-                                 instance=server)
+        server = mcp_server_save(
+            name="shop-http", transport="streamable-http", url=url, timeout_seconds=60, instance=server
+        )
         record = mcp_server_sync(server=server, trigger="test")
     assert (record.outcome, record.message) == (
-        "failed", "server 'shop-http': RemoteProtocolError: Server disconnected without sending a response.")
+        "failed",
+        "server 'shop-http': RemoteProtocolError: Server disconnected without sending a response.",
+    )
     assert snapshot_of(server) == before
 
 
@@ -155,23 +204,33 @@ def test_an_http_server_gets_the_headers_of_its_record(bitmall):
     """A server that asks for a bearer token syncs with the token in the record's headers and
     refuses the sync without it (the headers reach the server on every request)."""
     with http_demo(token="s3cret") as url:
-        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
-                                 headers={"Authorization": "Bearer s3cret"})
+        server = mcp_server_save(
+            name="shop-http",
+            transport="streamable-http",
+            url=url,
+            timeout_seconds=60,
+            headers={"Authorization": "Bearer s3cret"},
+        )
         synced = mcp_server_sync(server=server, trigger="test")
         assert (synced.outcome, synced.tool_count) == ("ok", 14)
-        server = mcp_server_save(name="shop-http", transport="streamable-http", url=url, timeout_seconds=60,
-                                 headers={}, instance=server)
+        server = mcp_server_save(
+            name="shop-http", transport="streamable-http", url=url, timeout_seconds=60, headers={}, instance=server
+        )
         refused = mcp_server_sync(server=server, trigger="test")
     # the SDK reports a 401 to initialize without its status
-    assert (refused.outcome, refused.message) == ("failed", "server 'shop-http': MCPError: Server returned an error "
-                                                            "response")
+    assert (refused.outcome, refused.message) == (
+        "failed",
+        "server 'shop-http': MCPError: Server returned an error response",
+    )
 
 
 def test_an_unreachable_server_is_a_recorded_failure(db):
     server = mcp_server_save(name="nowhere", transport="stdio", command="/nonexistent/mcp-server", timeout_seconds=3)
     record = mcp_server_sync(server=server, trigger="test")
     assert (record.outcome, record.message) == (
-        "failed", "server 'nowhere': FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/mcp-server'")
+        "failed",
+        "server 'nowhere': FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/mcp-server'",
+    )
 
 
 def _manage(*args: str) -> str:
@@ -232,18 +291,30 @@ def test_sync_mcp_demo_publishes_nothing_before_the_demo_release(bitmall):
 
 
 def _stored_query_order(**changes) -> McpTool:
-    fields = dict(name="query_order", title="查询订单", description="按订单号查询",
-                  input_schema={"type": "object", "required": ["order_no"],
-                                "properties": {"order_no": {"type": "string"},
-                                               "limit": {"type": "integer", "description": "最多几条"}}},
-                  output_schema=None, annotations={"readOnlyHint": True, "openWorldHint": False})
+    fields = dict(
+        name="query_order",
+        title="查询订单",
+        description="按订单号查询",
+        input_schema={
+            "type": "object",
+            "required": ["order_no"],
+            "properties": {"order_no": {"type": "string"}, "limit": {"type": "integer", "description": "最多几条"}},
+        },
+        output_schema=None,
+        annotations={"readOnlyHint": True, "openWorldHint": False},
+    )
     return McpTool(**{**fields, **changes})
 
 
 def _listed_as_stored(stored: McpTool, **changes) -> ListedTool:
-    fields = dict(name=stored.name, title=stored.title, description=stored.description,
-                  input_schema=copy.deepcopy(stored.input_schema), output_schema=stored.output_schema,
-                  annotations=dict(stored.annotations))
+    fields = dict(
+        name=stored.name,
+        title=stored.title,
+        description=stored.description,
+        input_schema=copy.deepcopy(stored.input_schema),
+        output_schema=stored.output_schema,
+        annotations=dict(stored.annotations),
+    )
     return ListedTool(**{**fields, **changes})
 
 
@@ -253,34 +324,73 @@ def test_a_schema_diff_names_each_changed_field_by_its_wire_name_with_a_line_dif
     stored = _stored_query_order()
     schema = copy.deepcopy(stored.input_schema)
     schema["properties"]["channel"] = {"type": "string"}
-    listed = _listed_as_stored(stored, title="订单查询", input_schema=schema, output_schema={"type": "object"},
-                               annotations={"readOnlyHint": False, "openWorldHint": False})
-    assert schema_diff(stored, listed) == {"fields": [
-        "inputSchema", "outputSchema", "annotations", "title"], "diff": [
-        "--- inputSchema (before)", "+++ inputSchema (after)", "@@ -1,4 +1,7 @@",
-        " {", '   "properties": {', '+    "channel": {', '+      "type": "string"', "+    },",
-        '     "limit": {', '       "description": "最多几条",',
-        "--- outputSchema (before)", "+++ outputSchema (after)", "@@ -0,0 +1,3 @@", "+{", '+  "type": "object"', "+}",
-        "--- annotations (before)", "+++ annotations (after)", "@@ -1,4 +1,4 @@",
-        " {", '   "openWorldHint": false,', '-  "readOnlyHint": true', '+  "readOnlyHint": false', " }",
-        "--- title (before)", "+++ title (after)", "-查询订单", "+订单查询"]}
+    listed = _listed_as_stored(
+        stored,
+        title="订单查询",
+        input_schema=schema,
+        output_schema={"type": "object"},
+        annotations={"readOnlyHint": False, "openWorldHint": False},
+    )
+    assert schema_diff(stored, listed) == {
+        "fields": ["inputSchema", "outputSchema", "annotations", "title"],
+        "diff": [
+            "--- inputSchema (before)",
+            "+++ inputSchema (after)",
+            "@@ -1,4 +1,7 @@",
+            " {",
+            '   "properties": {',
+            '+    "channel": {',
+            '+      "type": "string"',
+            "+    },",
+            '     "limit": {',
+            '       "description": "最多几条",',
+            "--- outputSchema (before)",
+            "+++ outputSchema (after)",
+            "@@ -0,0 +1,3 @@",
+            "+{",
+            '+  "type": "object"',
+            "+}",
+            "--- annotations (before)",
+            "+++ annotations (after)",
+            "@@ -1,4 +1,4 @@",
+            " {",
+            '   "openWorldHint": false,',
+            '-  "readOnlyHint": true',
+            '+  "readOnlyHint": false',
+            " }",
+            "--- title (before)",
+            "+++ title (after)",
+            "-查询订单",
+            "+订单查询",
+        ],
+    }
 
 
 def test_a_schema_diff_of_a_later_field_alone_and_of_nothing():
     stored = _stored_query_order()
     assert schema_diff(stored, _listed_as_stored(stored, description="按单号查")) == {
         "fields": ["description"],
-        "diff": ["--- description (before)", "+++ description (after)", "-按订单号查询", "+按单号查"]}
+        "diff": ["--- description (before)", "+++ description (after)", "-按订单号查询", "+按单号查"],
+    }
     # no output schema stored and an empty one listed: the same
     assert schema_diff(stored, _listed_as_stored(stored, output_schema={})) is None
 
 
-@pytest.mark.parametrize(("exc", "line"), [
-    (ExceptionGroup("task group", [ValueError("first line\nsecond line"), KeyError("x")]), "ValueError: first line"),
-    (BaseExceptionGroup("outer", [ExceptionGroup("inner", [OSError("  spawn failed  ")])]), "OSError: spawn failed"),
-    (TimeoutError(), "TimeoutError"),
-    (RuntimeError("   \n  "), "RuntimeError"),
-])
+@pytest.mark.parametrize(
+    ("exc", "line"),
+    [
+        (
+            ExceptionGroup("task group", [ValueError("first line\nsecond line"), KeyError("x")]),
+            "ValueError: first line",
+        ),
+        (
+            BaseExceptionGroup("outer", [ExceptionGroup("inner", [OSError("  spawn failed  ")])]),
+            "OSError: spawn failed",
+        ),
+        (TimeoutError(), "TimeoutError"),
+        (RuntimeError("   \n  "), "RuntimeError"),
+    ],
+)
 def test_a_failure_is_described_in_one_line_from_the_first_leaf_of_a_group(exc, line):
     """What a failed sync or call records: the class of the first exception a task group wraps and
     the first line of its message, or the class alone when the message is blank."""
@@ -321,22 +431,34 @@ async def _bytes_on_stderr(errlog) -> None:
     raise OSError("gone")
 
 
-@pytest.mark.parametrize(("work", "message"), [
-    # our own sentence, wrapped by the client's task group or not: as it stands, no stderr
-    (lambda errlog: _in_a_task_group(SyncError("tools/list repeated cursor '5'; the list never ends"), errlog),
-     "server 'slow': tools/list repeated cursor '5'; the list never ends"),
-    # the limit ran out: the time-limit sentence, with the server's stderr
-    (_past_the_limit, "server 'slow': no complete answer within the time limit of 0.2 seconds"
-                      " (server stderr: still thinking)"),
-    # a TimeoutError of a socket inside, before the limit: not the time-limit sentence
-    (_timeout_inside, "server 'slow': TimeoutError: timed out"),
-    (lambda errlog: _in_a_task_group(TimeoutError(), errlog), "server 'slow': TimeoutError (server stderr: last words)"),
-    (lambda errlog: _in_a_task_group(OSError("  spawn failed\nat line 2"), errlog),
-     "server 'slow': OSError: spawn failed (server stderr: last words)"),
-    # the last 400 characters of stderr, blank ends stripped; bytes that are no UTF-8 replaced
-    (_long_stderr, "server 'slow': OSError: gone (server stderr: " + "y" * 398 + ")"),
-    (_bytes_on_stderr, "server 'slow': OSError: gone (server stderr: café \ufffd\ufffd)"),
-])
+@pytest.mark.parametrize(
+    ("work", "message"),
+    [
+        # our own sentence, wrapped by the client's task group or not: as it stands, no stderr
+        (
+            lambda errlog: _in_a_task_group(SyncError("tools/list repeated cursor '5'; the list never ends"), errlog),
+            "server 'slow': tools/list repeated cursor '5'; the list never ends",
+        ),
+        # the limit ran out: the time-limit sentence, with the server's stderr
+        (
+            _past_the_limit,
+            "server 'slow': no complete answer within the time limit of 0.2 seconds (server stderr: still thinking)",
+        ),
+        # a TimeoutError of a socket inside, before the limit: not the time-limit sentence
+        (_timeout_inside, "server 'slow': TimeoutError: timed out"),
+        (
+            lambda errlog: _in_a_task_group(TimeoutError(), errlog),
+            "server 'slow': TimeoutError (server stderr: last words)",
+        ),
+        (
+            lambda errlog: _in_a_task_group(OSError("  spawn failed\nat line 2"), errlog),
+            "server 'slow': OSError: spawn failed (server stderr: last words)",
+        ),
+        # the last 400 characters of stderr, blank ends stripped; bytes that are no UTF-8 replaced
+        (_long_stderr, "server 'slow': OSError: gone (server stderr: " + "y" * 398 + ")"),
+        (_bytes_on_stderr, "server 'slow': OSError: gone (server stderr: café \ufffd\ufffd)"),
+    ],
+)
 def test_a_failed_exchange_becomes_one_sync_error_naming_the_server_and_the_cause(work, message):
     """``_run``: every failure of the exchange is a ``SyncError`` whose message is the whole sentence
     a sync record or a test call shows (docs/mcp.md)."""
@@ -359,16 +481,30 @@ def test_a_listed_tool_keeps_its_wire_fields_and_may_take_its_title_from_its_ann
     import mcp_types as types
 
     bare = types.Tool(name="q", input_schema={})
-    assert _listed(bare) == ListedTool(name="q", title="", description="", input_schema={"type": "object"},
-                                       output_schema=None, annotations={})
-    annotated = types.Tool(name="q", description="查询", input_schema={"type": "object", "required": ["n"]},
-                           output_schema={"type": "object"},
-                           annotations=types.ToolAnnotations(title="查询（注解）", read_only_hint=True))
+    assert _listed(bare) == ListedTool(
+        name="q", title="", description="", input_schema={"type": "object"}, output_schema=None, annotations={}
+    )
+    annotated = types.Tool(
+        name="q",
+        description="查询",
+        input_schema={"type": "object", "required": ["n"]},
+        output_schema={"type": "object"},
+        annotations=types.ToolAnnotations(title="查询（注解）", read_only_hint=True),
+    )
     assert _listed(annotated) == ListedTool(
-        name="q", title="查询（注解）", description="查询", input_schema={"type": "object", "required": ["n"]},
-        output_schema={"type": "object"}, annotations={"title": "查询（注解）", "readOnlyHint": True})
-    titled = types.Tool(name="q", title="查询订单", input_schema={"type": "object"},
-                        annotations=types.ToolAnnotations(title="查询（注解）"))
+        name="q",
+        title="查询（注解）",
+        description="查询",
+        input_schema={"type": "object", "required": ["n"]},
+        output_schema={"type": "object"},
+        annotations={"title": "查询（注解）", "readOnlyHint": True},
+    )
+    titled = types.Tool(
+        name="q",
+        title="查询订单",
+        input_schema={"type": "object"},
+        annotations=types.ToolAnnotations(title="查询（注解）"),
+    )
     assert _listed(titled).title == "查询订单"
 
 
@@ -400,23 +536,30 @@ def test_a_listed_tool_with_an_invalid_input_schema_is_stored_with_every_problem
 
     server = mcp_server_save(name="odd", transport="stdio", command=sys.executable)
     schema = {"type": "string", "properties": {"x": {"type": "nope"}}}
-    listed = [_listed(types.Tool(name="bad", input_schema=schema)),
-              _listed(types.Tool(name="good", input_schema={"type": "object"}))]
+    listed = [
+        _listed(types.Tool(name="bad", input_schema=schema)),
+        _listed(types.Tool(name="good", input_schema={"type": "object"})),
+    ]
     record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
     assert (record.outcome, record.message) == ("ok", "2 tools; 2 added; 0 removed; 0 changed")
     assert record.warnings == [
         "tool 'bad' of server 'odd' has an invalid definition: inputSchema must have \"type\": \"object\", got "
         "'string'; inputSchema is not a valid JSON Schema at properties/x/type: 'nope' is not valid under any of the "
-        "given schemas (the publish gate refuses it while an MCP node registers it)"]
+        "given schemas (the publish gate refuses it while an MCP node registers it)"
+    ]
     assert McpTool.objects.get(name="bad").input_schema == schema
     assert [r.code for r in gate(publish_review())] == []  # no node registers it yet
     from skills_app.services import intent_node_save
 
     intent_node_save(intent_code="bad_topic", name="坏工具", kind="MCP", mcp_tool_id="bad")
-    assert [(r.code, str(r.message)) for r in gate(publish_review())] == [(
-        "gate_tool_definition", "tool 'bad' has an invalid definition: inputSchema must have \"type\": \"object\", "
-        "got 'string'; inputSchema is not a valid JSON Schema at properties/x/type: 'nope' is not valid under any of "
-        "the given schemas")]
+    assert [(r.code, str(r.message)) for r in gate(publish_review())] == [
+        (
+            "gate_tool_definition",
+            'tool \'bad\' has an invalid definition: inputSchema must have "type": "object", '
+            "got 'string'; inputSchema is not a valid JSON Schema at properties/x/type: 'nope' is not valid under any of "
+            "the given schemas",
+        )
+    ]
 
 
 def test_only_call_targets_changed_needs_a_change_and_nothing_but_targets(bitmall):
@@ -450,17 +593,29 @@ def test_a_disabled_server_is_not_synced_and_the_failure_is_recorded_on_it(db, d
     """Who started a sync, and what a failed one leaves: the record (outcome, message, who, the
     trigger) and the server's last-sync fields, in the database and on the instance passed."""
     staff = django_user_model.objects.create_user("ops", password="x")
-    server = mcp_server_save(name="off", transport="stdio", command=sys.executable, args=["-c", "pass"],
-                             timeout_seconds=3, enabled=False)
+    server = mcp_server_save(
+        name="off", transport="stdio", command=sys.executable, args=["-c", "pass"], timeout_seconds=3, enabled=False
+    )
     record = mcp_server_sync(server=server, user=staff, trigger="console")
     assert (record.outcome, record.message, record.started_by, record.started_by_name, record.trigger) == (
-        "failed", "server 'off' is disabled; enable it to sync", staff, "ops", "console")
+        "failed",
+        "server 'off' is disabled; enable it to sync",
+        staff,
+        "ops",
+        "console",
+    )
     assert record.finished_at is not None and record.pk is not None
     assert (server.last_sync_ok, server.last_sync_message, server.last_sync_at) == (
-        False, record.message, record.finished_at)
+        False,
+        record.message,
+        record.finished_at,
+    )
     stored = McpServer.objects.get(pk=server.pk)
     assert (stored.last_sync_ok, stored.last_sync_message, stored.last_sync_at) == (
-        False, record.message, record.finished_at)
+        False,
+        record.message,
+        record.finished_at,
+    )
     by_cron = mcp_server_sync(server=server, user=AnonymousUser(), trigger="cron")
     assert (by_cron.started_by, by_cron.started_by_name) == (None, "cron")
 
@@ -473,8 +628,14 @@ def test_the_demo_server_runs_this_python_on_the_demo_module_in_a_variant():
 def test_a_stdio_server_gets_the_environment_of_its_record(bitmall):
     """The record's ``env`` reaches the server process: the demo server reads its variant from
     ``BITMALL_MCP_VARIANT``, so v2's 13 tools come back."""
-    server = mcp_server_save(name="bitmall", transport="stdio", command=sys.executable, args=demo_server_args(),
-                             env={"BITMALL_MCP_VARIANT": "v2"}, timeout_seconds=60)
+    server = mcp_server_save(
+        name="bitmall",
+        transport="stdio",
+        command=sys.executable,
+        args=demo_server_args(),
+        env={"BITMALL_MCP_VARIANT": "v2"},
+        timeout_seconds=60,
+    )
     record = mcp_server_sync(server=server, trigger="test")
     assert (record.outcome, record.message) == ("ok", "13 tools; 13 added; 0 removed; 0 changed")
 
@@ -509,7 +670,9 @@ def test_a_second_server_listing_the_same_tool_names_gets_its_own_names_not_the_
     record = mcp_server_sync(server=second, trigger="test")
     assert (record.outcome, record.message) == ("ok", "14 tools; 14 added; 0 removed; 0 changed")
     assert sorted(t.name for t in McpTool.objects.filter(mcp_server=second))[:2] == [
-        "other__apply_after_sale", "other__cancel_order"]
+        "other__apply_after_sale",
+        "other__cancel_order",
+    ]
     assert McpTool.objects.filter(mcp_server=first).count() == 14
     assert McpTool.objects.get(name="query_order").mcp_server_id == first.pk
 
@@ -566,7 +729,8 @@ def test_a_name_held_since_the_last_sync_stays_when_what_qualified_it_goes_away(
     first = mcp_server_sync(server=server, trigger="test")
     assert first.warnings == [
         "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
-        "is the name of a tool definition typed in without a server"]
+        "is the name of a tool definition typed in without a server"
+    ]
     # the tool page shows the row's own copy of its warning; the other tools have none
     warned = {t.tool_name: t.naming_warning for t in McpTool.objects.filter(mcp_server=server) if t.naming_warning}
     assert warned == {"bitmall.query-order": first.warnings[0]}
@@ -621,9 +785,17 @@ def test_only_live_mcp_nodes_of_a_removed_tool_are_reported_unavailable(db):
         skill_create(skill_code=code, name=code, description="管住 gone", content="# 手册", tool_ids=["gone"])
     record = _apply(server, both[:1], McpSyncRecord(server=server, trigger="test"))
     assert (record.removed, record.message) == (
-        ["gone"], "1 tools; 0 added; 1 removed; 0 changed; broken skills: alpha_gate, beta_gate")
-    assert record.broken_skills == [{"skill": "alpha_gate", "tools": ["gone"]}, {"skill": "beta_gate", "tools": ["gone"]}]
-    assert record.unavailable_nodes == [{"node": "a_gone_topic", "tool": "gone"}, {"node": "z_gone_topic", "tool": "gone"}]
+        ["gone"],
+        "1 tools; 0 added; 1 removed; 0 changed; broken skills: alpha_gate, beta_gate",
+    )
+    assert record.broken_skills == [
+        {"skill": "alpha_gate", "tools": ["gone"]},
+        {"skill": "beta_gate", "tools": ["gone"]},
+    ]
+    assert record.unavailable_nodes == [
+        {"node": "a_gone_topic", "tool": "gone"},
+        {"node": "z_gone_topic", "tool": "gone"},
+    ]
 
 
 def test_one_invalid_tool_is_refused_by_name_and_the_valid_tools_still_arrive(bitmall):
@@ -653,11 +825,17 @@ def test_a_tool_turning_invalid_is_removed_like_one_no_longer_listed(bitmall):
     server = stdio_server()
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
     listed = [ListedTool(name=n, input_schema={"type": "object"}) for n in BITMALL_TOOLS if n != "cancel_order"]
-    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"),
-                    refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")])
+    record = _apply(
+        server,
+        listed,
+        McpSyncRecord(server=server, trigger="test"),
+        refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")],
+    )
     assert record.removed == ["cancel_order"]
-    assert record.warnings[0] == ("server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema "
-                                  "refuses (inputSchema: Input should be a valid dictionary); it is not offered")
+    assert record.warnings[0] == (
+        "server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema "
+        "refuses (inputSchema: Input should be a valid dictionary); it is not offered"
+    )
     assert Listing(tools=[]).refused == []
 
 
@@ -679,11 +857,13 @@ def test_contradictory_or_doubtful_hints_mean_confirm_with_a_sync_warning_naming
     assert rows["change_address"].annotations == {"readOnlyHint": "true", "destructiveHint": False}
     draft = selectors.catalog_draft()
     assert sorted(t.name for t in draft.tools if t.require_confirm) == sorted(
-        ["cancel_order", "change_address", "update_cart_item", "create_order", "pay_order", "submit_ticket"])
+        ["cancel_order", "change_address", "update_cart_item", "create_order", "pay_order", "submit_ticket"]
+    )
     from skill_rule.lints import lint_catalog
 
     assert [(x.skill, x.tool) for x in lint_catalog(draft) if x.code == "gated_read_only"] == [
-        ("after_sale_apply", "apply_after_sale")]
+        ("after_sale_apply", "apply_after_sale")
+    ]
 
 
 def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
@@ -694,14 +874,19 @@ def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
     server = stdio_server()
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
     listed = [ListedTool(name=n, input_schema={"type": "object"}) for n in BITMALL_TOOLS]
-    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"),
-                    refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")])
+    record = _apply(
+        server,
+        listed,
+        McpSyncRecord(server=server, trigger="test"),
+        refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")],
+    )
     assert (record.tool_count, record.removed) == (13, ["cancel_order"])
     assert record.warnings == [
         "server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema refuses (inputSchema: Input "
         "should be a valid dictionary); it is not offered",
         "server 'bitmall' lists tool 'cancel_order' again with a definition the MCP schema accepts; with one copy "
-        "refused, neither is offered"]
+        "refused, neither is offered",
+    ]
 
 
 def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
@@ -710,19 +895,30 @@ def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
     page); annotations kept as written; a page that is no ``tools/list`` result fails the sync."""
     from skills_app.mcp_sync import RefusedTool, _read_page
 
-    page = {"tools": [{"name": "x", "inputSchema": "type: object"}, {"inputSchema": {"type": "object"}},
-                      {"name": "ok", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "true"}},
-                      "not an entry", {"name": 7, "inputSchema": {"type": "object"}}],
-            "nextCursor": "10"}
+    page = {
+        "tools": [
+            {"name": "x", "inputSchema": "type: object"},
+            {"inputSchema": {"type": "object"}},
+            {"name": "ok", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "true"}},
+            "not an entry",
+            {"name": 7, "inputSchema": {"type": "object"}},
+        ],
+        "nextCursor": "10",
+    }
     tools, refused, cursor = _read_page(page, "2025-11-25", 5)
     assert tools == [ListedTool(name="ok", input_schema={"type": "object"}, annotations={"readOnlyHint": "true"})]
-    assert refused == [RefusedTool("x", "inputSchema: Input should be a valid dictionary"),
-                       RefusedTool("#6", "name: Field required"),
-                       RefusedTool("#8", "(item): Input should be a valid dictionary or instance of Tool"),
-                       RefusedTool("#9", "name: Input should be a valid string")]
+    assert refused == [
+        RefusedTool("x", "inputSchema: Input should be a valid dictionary"),
+        RefusedTool("#6", "name: Field required"),
+        RefusedTool("#8", "(item): Input should be a valid dictionary or instance of Tool"),
+        RefusedTool("#9", "name: Input should be a valid string"),
+    ]
     assert cursor == "10"
     with pytest.raises(SyncError, match=r"^tools/list answered without a list of tools$"):
         _read_page({"tools": {"name": "x"}}, "2025-11-25", 0)
-    with pytest.raises(SyncError, match=r"^tools/list answered a page that is not a tools/list result "
-                                        r"\(nextCursor: Input should be a valid string\)$"):
+    with pytest.raises(
+        SyncError,
+        match=r"^tools/list answered a page that is not a tools/list result "
+        r"\(nextCursor: Input should be a valid string\)$",
+    ):
         _read_page({"tools": [], "nextCursor": 5}, "2025-11-25", 0)

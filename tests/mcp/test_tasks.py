@@ -2,6 +2,7 @@
 "Background jobs"): the record is written as running before any work, a second sync of a running
 server is refused, a running record past its deadline reads as abandoned, and a worker killed
 mid-sync leaves that explained row. The last test runs a real worker (``tests/workers.py``)."""
+
 from __future__ import annotations
 
 import html
@@ -44,8 +45,13 @@ def test_the_record_is_written_as_running_before_the_server_is_asked(bitmall, dj
     seen = []
 
     def asking(server):
-        seen.append(list(McpSyncRecord.objects.filter(server=server).values_list(
-            "outcome", "started_by_name", "trigger", "finished_at")))
+        seen.append(
+            list(
+                McpSyncRecord.objects.filter(server=server).values_list(
+                    "outcome", "started_by_name", "trigger", "finished_at"
+                )
+            )
+        )
         raise mcp_sync.SyncError("server 'bitmall': refused")
 
     monkeypatch.setattr(mcp_sync, "fetch_tools", asking)
@@ -94,6 +100,7 @@ def test_a_worker_taking_a_finished_or_abandoned_record_leaves_it_and_asks_no_se
 
 def test_what_stops_a_task_mid_sync_finishes_its_record(bitmall, monkeypatch):
     """django-q2 cuts a task off with an exception raised inside it: the row says so, not running."""
+
     class TaskTimeout(Exception):
         pass
 
@@ -106,7 +113,9 @@ def test_what_stops_a_task_mid_sync_finishes_its_record(bitmall, monkeypatch):
         sync_task(record.pk)
     record.refresh_from_db()
     assert (record.outcome, record.message) == (
-        "failed", "server 'bitmall': the task stopped: TaskTimeout: Task exceeded maximum timeout value (120 seconds)")
+        "failed",
+        "server 'bitmall': the task stopped: TaskTimeout: Task exceeded maximum timeout value (120 seconds)",
+    )
 
 
 def test_sync_now_queues_the_sync_and_says_already_running_on_a_second_click(staff_client, bitmall, queued):
@@ -117,16 +126,19 @@ def test_sync_now_queues_the_sync_and_says_already_running_on_a_second_click(sta
     record = McpSyncRecord.objects.get()
     assert (record.outcome, record.trigger, record.started_by_name) == ("running", "console", "ops")
     assert [m.message for m in response.context["messages"]] == [
-        "Sync of bitmall started; the record below shows its outcome when it ends."]
+        "Sync of bitmall started; the record below shows its outcome when it ends."
+    ]
     card = parse(response.content).one("data-sync", str(record.pk))
     assert card["data-outcome"] == "running"
     assert card["hx-get"] == f"/mcp/bitmall/syncs?record={record.pk}" and card["hx-trigger"] == "every 1s"
     assert card.one("data-sync-message").text().strip() == (
-        "Running: the task worker is asking the server (time limit 60 s); this record is updated when it ends.")
+        "Running: the task worker is asking the server (time limit 60 s); this record is updated when it ends."
+    )
     again = staff_client.post("/mcp/bitmall/sync", follow=True)
     (said,) = [m.message for m in again.context["messages"]]
     assert said.startswith("A sync of bitmall is already running (started ") and said.endswith(
-        " by ops); its outcome appears below when it ends.")
+        " by ops); its outcome appears below when it ends."
+    )
     assert McpSyncRecord.objects.count() == 1 and OrmQ.objects.count() == 1  # one sync, one task
     # the card polls itself: the same card while running, and the servers page says it runs
     fragment = staff_client.get(f"/mcp/bitmall/syncs?record={record.pk}", headers={"HX-Request": "true"})
@@ -148,8 +160,12 @@ def test_an_abandoned_record_is_explained_on_the_history_and_servers_pages(staff
     card = doc.one("data-sync", str(record.pk))
     assert (card["data-outcome"], card.get("data-abandoned"), card.get("hx-get")) == ("failed", "", None)
     assert card.one("data-sync-state").text() == "failed (abandoned)"
-    assert card.one("data-sync-message").text().strip().startswith(
-        "Abandoned: the sync was still running at its deadline (")
+    assert (
+        card.one("data-sync-message")
+        .text()
+        .strip()
+        .startswith("Abandoned: the sync was still running at its deadline (")
+    )
     assert "the task worker was stopped or killed, or no task worker is running" in card.one("data-sync-message").text()
     assert parse(staff_client.get("/mcp/").content).one("data-server", "bitmall").one("data-sync-abandoned")
     staff_client.cookies["django_language"] = "zh-hans"
@@ -163,8 +179,11 @@ def test_the_test_call_waits_as_pending_then_shows_the_answer(staff_client, bitm
     from django_q.signing import SignedPackage
 
     assert mcp_server_sync(server=stdio_server(), trigger="test").outcome == "ok"
-    doc = parse(staff_client.post("/tools/mcp/query_logistics/", {
-        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    doc = parse(
+        staff_client.post(
+            "/tools/mcp/query_logistics/", {"action": "call", "arguments": '{"order_no": "88239"}'}
+        ).content
+    )
     pending = doc.one("data-call-pending")
     assert pending["hx-trigger"] == "every 1s" and pending["hx-get"].startswith("/tools/mcp/query_logistics/?call=")
     assert not doc.select("data-call-result")
@@ -187,15 +206,19 @@ def test_the_test_call_waits_as_pending_then_shows_the_answer(staff_client, bitm
 
 def test_a_test_call_nobody_answers_is_reported_lost_after_its_time_limit(staff_client, bitmall, queued, monkeypatch):
     assert mcp_server_sync(server=stdio_server(), trigger="test").outcome == "ok"
-    doc = parse(staff_client.post("/tools/mcp/query_logistics/", {
-        "action": "call", "arguments": '{"order_no": "88239"}'}).content)
+    doc = parse(
+        staff_client.post(
+            "/tools/mcp/query_logistics/", {"action": "call", "arguments": '{"order_no": "88239"}'}
+        ).content
+    )
     poll = html.unescape(doc.one("data-call-pending")["hx-get"])
     later = time.time() + 60 + 60 + 2  # the server's time limit plus the margin, and then some
     monkeypatch.setattr("skills_app.mcp_tasks._clock", lambda: later)
     fragment = parse(staff_client.get(poll, headers={"HX-Request": "true"}).content)
     assert fragment.one("data-call-error").text() == (
         "no answer within 120 seconds: the task worker running the test call was stopped, or no task worker is "
-        "running (manage.py qcluster)")
+        "running (manage.py qcluster)"
+    )
 
 
 def test_the_periodic_resync_is_off_by_default_and_queues_every_enabled_server(bitmall, settings, queued):
@@ -207,13 +230,19 @@ def test_the_periodic_resync_is_off_by_default_and_queues_every_enabled_server(b
     schedules_ensure()
     schedule = Schedule.objects.get(name=RESYNC_SCHEDULE)
     assert (schedule.func, schedule.schedule_type, schedule.minutes, schedule.repeats) == (
-        "skills_app.mcp_tasks.resync_all", Schedule.MINUTES, 15, -1)
+        "skills_app.mcp_tasks.resync_all",
+        Schedule.MINUTES,
+        15,
+        -1,
+    )
     stdio_server()
     mcp_server_save(name="off", transport="stdio", command=sys.executable, args=demo_server_args(), enabled=False)
     shop = stdio_server(name="shop")
     sync_begin(server=shop, trigger="console")  # still running: not queued twice
-    assert resync_all() == [f"bitmall: record {McpSyncRecord.objects.get(server__name='bitmall').pk} running",
-                            "shop: already running"]
+    assert resync_all() == [
+        f"bitmall: record {McpSyncRecord.objects.get(server__name='bitmall').pk} running",
+        "shop: already running",
+    ]
     assert OrmQ.objects.count() == 1
     assert McpSyncRecord.objects.get(server__name="bitmall").trigger == "schedule"
     settings.SKILL_CONSOLE_MCP_RESYNC_MINUTES = 0
@@ -228,21 +257,25 @@ def test_a_sync_that_cannot_be_queued_is_a_recorded_failure(bitmall, queued, mon
     monkeypatch.setattr("django_q.tasks.async_task", unreachable)
     record = sync_enqueue(server=stdio_server(), trigger="console")
     assert (record.outcome, record.message) == (
-        "failed", "server 'bitmall': the sync could not be queued: ConnectionError: Error 111 connecting to "
-                  "127.0.0.1:6379. Connection refused.")
+        "failed",
+        "server 'bitmall': the sync could not be queued: ConnectionError: Error 111 connecting to "
+        "127.0.0.1:6379. Connection refused.",
+    )
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_mid_sync_leaves_a_running_row_that_reads_as_abandoned(staff_client, bitmall, settings,
-                                                                            tmp_path):
+def test_a_worker_killed_mid_sync_leaves_a_running_row_that_reads_as_abandoned(
+    staff_client, bitmall, settings, tmp_path
+):
     """A real worker (``manage.py qcluster`` on this test's database, ``tests/workers.py``) takes
     the sync of the hanging demo server and is killed (SIGKILL, the whole cluster) while it waits
     for the answer: nothing is left to finish the row. It stays ``running`` until its deadline (the
     time limit, 5 s, plus the margin, 1 s, from when the worker took it), then reads as failed
     (abandoned) with the explanation, and the next sync closes it so."""
     settings.SKILL_CONSOLE_TASKS_INLINE = False  # the margin here (60 s) covers the worker's start
-    server = mcp_server_save(name="bitmall", transport="stdio", command=sys.executable,
-                             args=demo_server_args("hang"), timeout_seconds=5)
+    server = mcp_server_save(
+        name="bitmall", transport="stdio", command=sys.executable, args=demo_server_args("hang"), timeout_seconds=5
+    )
     record = sync_enqueue(server=server, trigger="console")
     asked = record.deadline_at
     with task_worker(tmp_path / "qcluster.log", SKILL_CONSOLE_TASK_MARGIN="1") as worker:
@@ -266,8 +299,14 @@ def test_a_worker_killed_mid_sync_leaves_a_running_row_that_reads_as_abandoned(s
     assert (card["data-outcome"], card.one("data-sync-state").text()) == ("failed", "failed (abandoned)")
     assert record.deadline_at - asked < timedelta(seconds=5 + 60)  # the worker's deadline: its margin, 1 s
     assert "the task worker was stopped or killed" in card.one("data-sync-message").text()
-    again = mcp_server_save(name="bitmall", transport="stdio", command=sys.executable, args=demo_server_args(),
-                            timeout_seconds=60, instance=server)
+    again = mcp_server_save(
+        name="bitmall",
+        transport="stdio",
+        command=sys.executable,
+        args=demo_server_args(),
+        timeout_seconds=60,
+        instance=server,
+    )
     assert mcp_server_sync(server=again, trigger="test").outcome == "ok"
     record.refresh_from_db()
     assert record.outcome == "failed" and record.message.startswith("abandoned: still running at its deadline")

@@ -1,6 +1,7 @@
 """The production tests start real gunicorn processes against a real PostgreSQL and Redis. They
 run in the PostgreSQL suite (``make test-postgres``, which ``.ci/run`` runs) and are skipped in the
 SQLite one. Each test gets its own copy of a database migrated and seeded once per module."""
+
 from __future__ import annotations
 
 import os
@@ -35,8 +36,15 @@ def seeded(tmp_path_factory):
     login (password ``ADMIN_PASSWORD``) and a runtime API key: ``{"name", "key"}``."""
     var = tmp_path_factory.mktemp("seed-var")
     with pg_database() as name:
-        env = child_env(SKILL_CONSOLE_DB="postgres", PGDATABASE=name, PGHOST=PG["host"], PGPORT=PG["port"],
-                        PGUSER=PG["user"], SKILL_CONSOLE_VAR_DIR=var, SKILL_CONSOLE_ADMIN_PASSWORD=ADMIN_PASSWORD)
+        env = child_env(
+            SKILL_CONSOLE_DB="postgres",
+            PGDATABASE=name,
+            PGHOST=PG["host"],
+            PGPORT=PG["port"],
+            PGUSER=PG["user"],
+            SKILL_CONSOLE_VAR_DIR=var,
+            SKILL_CONSOLE_ADMIN_PASSWORD=ADMIN_PASSWORD,
+        )
         manage(env, "migrate", "--noinput", "-v0")
         manage(env, "load_demo")
         manage(env, "ensure_admin")
@@ -52,7 +60,12 @@ def app_env(seeded, tmp_path):
     with pg_database(template=seeded["name"]) as name:
         var = tmp_path / "var"
         yield child_env(
-            SKILL_CONSOLE_DB="postgres", PGDATABASE=name, PGHOST=PG["host"], PGPORT=PG["port"], PGUSER=PG["user"],
-            SKILL_CONSOLE_VAR_DIR=var, SKILL_CONSOLE_REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/0",
+            SKILL_CONSOLE_DB="postgres",
+            PGDATABASE=name,
+            PGHOST=PG["host"],
+            PGPORT=PG["port"],
+            PGUSER=PG["user"],
+            SKILL_CONSOLE_VAR_DIR=var,
+            SKILL_CONSOLE_REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/0",
             SKILL_CONSOLE_CACHE_PREFIX=f"sc-test-{uuid.uuid4().hex[:8]}",
         )

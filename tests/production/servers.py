@@ -1,6 +1,7 @@
 """Real servers for the production tests (docs/deploy.md): gunicorn processes started from this
 repository's ``gunicorn.conf.py``, PostgreSQL databases made for one test and dropped after, and a
 private ``redis-server`` that a test can stop. Everything listens on 127.0.0.1 and free ports."""
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,11 @@ import requests
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 GUNICORN = str(Path(PYTHON).with_name("gunicorn"))
-PG = {"host": os.environ.get("PGHOST", "127.0.0.1"), "port": int(os.environ.get("PGPORT", "5432")),
-      "user": os.environ.get("PGUSER", "postgres")}
+PG = {
+    "host": os.environ.get("PGHOST", "127.0.0.1"),
+    "port": int(os.environ.get("PGPORT", "5432")),
+    "user": os.environ.get("PGUSER", "postgres"),
+}
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 #: Variables of the environment that would steer a child process away from what the test sets.
 STEERING = re.compile(r"^(SKILL_CONSOLE_|PG|DJANGO_SETTINGS_MODULE$|WEB_CONCURRENCY$|GUNICORN_CMD_ARGS$)")
@@ -51,8 +55,10 @@ def pg_connect(dbname: str = "postgres"):
 def pg_terminate(name: str) -> None:
     """Close every connection to database ``name`` (so it can be renamed or dropped)."""
     with pg_connect() as conn:
-        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> "
-                     "pg_backend_pid()", (name,))
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (name,),
+        )
 
 
 def pg_rename(old: str, new: str) -> None:
@@ -87,8 +93,7 @@ def child_env(**values: str) -> dict[str, str]:
 
 def manage(env: dict[str, str], *args: str) -> str:
     """Run ``manage.py ARGS`` in a child process; return its output (raises when it fails)."""
-    done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"manage.py {' '.join(args)}: {done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -105,8 +110,14 @@ class Gunicorn:
 
     def start(self) -> Gunicorn:
         with open(self.log, "ab") as out:
-            self.process = subprocess.Popen([GUNICORN, "-c", "gunicorn.conf.py"], cwd=ROOT, env=self.env,
-                                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            self.process = subprocess.Popen(
+                [GUNICORN, "-c", "gunicorn.conf.py"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert self.process.poll() is None, f"gunicorn exited: {self.log.read_text()[-3000:]}"
@@ -142,8 +153,11 @@ class RedisServer:
     def start(self) -> RedisServer:
         binary = shutil.which("redis-server")
         assert binary, "redis-server is not installed"
-        self.process = subprocess.Popen([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                         "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 20
         while not reachable("127.0.0.1", self.port):
             assert time.monotonic() < deadline, "redis-server did not start"
@@ -160,12 +174,26 @@ def login(session: requests.Session, server: Gunicorn, username: str, password: 
     """Log in through ``server``'s login form (CSRF cookie and token as a browser sends them)."""
     session.get(server.url + "/accounts/login/", timeout=30)
     token = session.cookies.get("csrftoken")
-    return session.post(server.url + "/accounts/login/", data={
-        "username": username, "password": password, "csrfmiddlewaretoken": token, "next": "/skills/",
-    }, headers={"Referer": server.url + "/accounts/login/"}, timeout=30, allow_redirects=False)
+    return session.post(
+        server.url + "/accounts/login/",
+        data={
+            "username": username,
+            "password": password,
+            "csrfmiddlewaretoken": token,
+            "next": "/skills/",
+        },
+        headers={"Referer": server.url + "/accounts/login/"},
+        timeout=30,
+        allow_redirects=False,
+    )
 
 
 def post_form(session: requests.Session, server: Gunicorn, path: str, data: dict) -> requests.Response:
     """POST a console form through ``server`` with the session's CSRF token."""
-    return session.post(server.url + path, data={**data, "csrfmiddlewaretoken": session.cookies.get("csrftoken")},
-                        headers={"Referer": server.url + path}, timeout=60, allow_redirects=False)
+    return session.post(
+        server.url + path,
+        data={**data, "csrfmiddlewaretoken": session.cookies.get("csrftoken")},
+        headers={"Referer": server.url + path},
+        timeout=60,
+        allow_redirects=False,
+    )

@@ -2,6 +2,7 @@
 database renamed away under a running server (and back), Redis at a closed port, stopped, and
 started again. Console pages answer the friendly 503 page (both languages), JSON endpoints answer
 JSON, ``/healthz`` says which part is down, and everything recovers without a restart."""
+
 from __future__ import annotations
 
 import requests
@@ -35,10 +36,12 @@ def test_postgresql_at_a_closed_port(seeded, app_env, tmp_path):
         _assert_503_page(login(browser, server, "admin", ADMIN_PASSWORD), "无法连接数据库")
         # A page with a session (read from the database): the 503 page in the user's language.
         cookie = {"sessionid": "x" * 32}
-        _assert_503_page(server.get("/skills/", cookies=cookie, headers={"Accept-Language": "en"}),
-                         "The database cannot be reached")
-        _assert_503_page(server.get("/skills/", cookies=cookie, headers={"Accept-Language": "zh-hans"}),
-                         "无法连接数据库")
+        _assert_503_page(
+            server.get("/skills/", cookies=cookie, headers={"Accept-Language": "en"}), "The database cannot be reached"
+        )
+        _assert_503_page(
+            server.get("/skills/", cookies=cookie, headers={"Accept-Language": "zh-hans"}), "无法连接数据库"
+        )
 
         api = server.get(CATALOG, headers={"Authorization": f"Bearer {seeded['key']}"})
         assert api.status_code == 503 and _is_json(api)
@@ -49,9 +52,11 @@ def test_postgresql_at_a_closed_port(seeded, app_env, tmp_path):
 
         health = server.get("/healthz")
         assert health.status_code == 503
-        assert health.json() == {"status": "unavailable",
-                                 "database": {"ok": False, "vendor": "postgresql", "error": "OperationalError"},
-                                 "cache": {"ok": True, "backend": "redis"}}
+        assert health.json() == {
+            "status": "unavailable",
+            "database": {"ok": False, "vendor": "postgresql", "error": "OperationalError"},
+            "cache": {"ok": True, "backend": "redis"},
+        }
     finally:
         server.stop()
     assert ADMIN_PASSWORD not in (tmp_path / "gunicorn.log").read_text()
@@ -69,16 +74,18 @@ def test_the_database_renamed_away_and_back(seeded, app_env, tmp_path):
 
         pg_rename(name, f"{name}_gone")  # every connection is cut; reconnecting finds no database
         try:
-            page = browser.get(server.url + "/skills/", timeout=30, headers={"Accept-Language": "en"},
-                               allow_redirects=False)
+            page = browser.get(
+                server.url + "/skills/", timeout=30, headers={"Accept-Language": "en"}, allow_redirects=False
+            )
             _assert_503_page(page, "The database cannot be reached")
             api = server.get(CATALOG, headers=key)
             # JSON either way: 503, or the last release the runtime holds (marked stale).
             assert _is_json(api) and api.status_code in (200, 503), api.text[:300]
             if api.status_code == 503:
                 assert api.json()["error"]["code"] == "database_unavailable"
-            rounds = requests.post(server.url + "/api/v1/runtime/rounds", json={"messages": []}, headers=key,
-                                   timeout=30)
+            rounds = requests.post(
+                server.url + "/api/v1/runtime/rounds", json={"messages": []}, headers=key, timeout=30
+            )
             assert _is_json(rounds) and rounds.status_code in (200, 503)
             health = server.get("/healthz")
             assert health.status_code == 503 and health.json()["database"]["ok"] is False

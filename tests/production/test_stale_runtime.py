@@ -3,6 +3,7 @@ a real PostgreSQL database renamed away, Redis real or at a closed port. The run
 the last release it holds — this process's memory, then Redis, then ``var/runtime/<selector>.json``
 — marked ``X-Skill-Console-Stale: 1`` with ``X-Skill-Console-Release``; with nothing held it answers
 the JSON 503 ``database_unavailable``; API keys are still verified (a wrong one is refused)."""
+
 from __future__ import annotations
 
 import stat
@@ -15,11 +16,23 @@ from .servers import Gunicorn, free_port, pg_rename
 CATALOG = "/api/v1/runtime/catalog"
 ROUNDS = "/api/v1/runtime/rounds"
 #: The demo's order_change manual (release 1): only a whole published manual loads a skill.
-MANUAL = (Path(__file__).resolve().parents[2] / "skills_app/demo/bitmall/manuals/order_change.md").read_text(encoding="utf-8")
-LOAD = [{"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": MANUAL, "state": "success",
-         "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1}}]
+MANUAL = (Path(__file__).resolve().parents[2] / "skills_app/demo/bitmall/manuals/order_change.md").read_text(
+    encoding="utf-8"
+)
+LOAD = [
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": MANUAL,
+        "state": "success",
+        "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1},
+    },
+]
 
 
 def _is_json(response: requests.Response) -> bool:
@@ -82,8 +95,9 @@ def test_the_runtime_answers_the_last_release_it_holds_while_the_database_is_gon
             finally:
                 second.stop()
             # A new process with Redis gone too: from var/runtime (the keys as well).
-            third = Gunicorn({**env, "SKILL_CONSOLE_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"},
-                             tmp_path / "third.log").start()
+            third = Gunicorn(
+                {**env, "SKILL_CONSOLE_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}, tmp_path / "third.log"
+            ).start()
             try:
                 assert _stale(third.get(CATALOG, headers=key)).content == fresh.content
                 assert third.get(CATALOG, headers=wrong).status_code == 401

@@ -2,6 +2,7 @@
 docs/deploy.md. A change made through one process is what the others serve on their next request:
 the session made at one is honoured by the others, a publish through one is the catalog of all,
 a label move through another is too. And no secret reaches the servers' logs."""
+
 from __future__ import annotations
 
 import requests
@@ -35,8 +36,9 @@ def test_a_publish_and_a_label_move_through_one_process_are_served_by_all(seeded
         # Log in through process 0; the session is honoured by 1 and 2 (one database, one Redis).
         browser = requests.Session()
         assert login(browser, servers[0], "admin", ADMIN_PASSWORD).status_code == 302
-        assert all(browser.get(s.url + "/skills/", timeout=30, allow_redirects=False).status_code == 200
-                   for s in servers)
+        assert all(
+            browser.get(s.url + "/skills/", timeout=30, allow_redirects=False).status_code == 200 for s in servers
+        )
 
         # Change the draft through process 1, publish through process 2.
         assert post_form(browser, servers[1], "/skills/iot_bundle/enabled", {"enabled": "0"}).status_code == 302
@@ -62,8 +64,11 @@ def test_a_publish_and_a_label_move_through_one_process_are_served_by_all(seeded
         for s in servers:
             health = s.get("/healthz")
             assert health.status_code == 200
-            assert health.json() == {"status": "ok", "database": {"ok": True, "vendor": "postgresql"},
-                                     "cache": {"ok": True, "backend": "redis"}}
+            assert health.json() == {
+                "status": "ok",
+                "database": {"ok": True, "vendor": "postgresql"},
+                "cache": {"ok": True, "backend": "redis"},
+            }
     finally:
         for server in servers:
             server.stop()

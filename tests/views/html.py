@@ -1,5 +1,6 @@
 """A tiny HTML tree for view tests (stdlib only): find elements by their data- attributes and
 read real values instead of searching the page text."""
+
 from __future__ import annotations
 
 from html.parser import HTMLParser
@@ -29,7 +30,8 @@ class Node:
     def select(self, attr: str, value: str | None = None, tag: str | None = None) -> list[Node]:
         """Descendants having ``attr`` (equal to ``value`` when given), optionally of ``tag``."""
         return [
-            n for n in self.iter()
+            n
+            for n in self.iter()
             if attr in n.attrs and (value is None or n.attrs[attr] == value) and (tag is None or n.tag == tag)
         ]
 

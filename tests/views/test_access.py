@@ -4,6 +4,7 @@ Anonymous → the login page (htmx: a client-side redirect, never the login form
 logged in without a role → 403 with a page that says why; a role too low → 403 naming the role
 it takes, and nothing changes. ``TABLE`` holds the exact status of every URL pattern for every
 role, GET and POST; a pattern without a row fails the walk, so a new view must be added here."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
@@ -40,11 +41,13 @@ def plain_client(client, plain_user):
 @pytest.fixture
 def samples(bitmall):
     """A value for every URL argument of the console, each naming a real object."""
-    deleted = services.skill_create(skill_code="old_skill", name="old", description="old skill", content="body",
-                                    tool_ids=["query_cart"])
+    deleted = services.skill_create(
+        skill_code="old_skill", name="old", description="old skill", content="body", tool_ids=["query_cart"]
+    )
     services.skill_delete(skill=deleted)
     profile = AccessProfile.objects.order_by("name").first() or services.access_profile_save(
-        name="member_full", tools=["query_cart"])
+        name="member_full", tools=["query_cart"]
+    )
     from skills_app.releases import COMMAND_LINE, release_publish
 
     release_publish(user=COMMAND_LINE, note="demo")
@@ -61,8 +64,12 @@ def samples(bitmall):
         "pk": deleted.pk,
         "history_id": first_revision,
         "kind": "profile",
-        "name": {"scenario_edit": "cancel-iphone", "scenario_result": "cancel-iphone",
-                 "scenario_result_json": "cancel-iphone", "restriction_edit": profile.name},
+        "name": {
+            "scenario_edit": "cancel-iphone",
+            "scenario_result": "cancel-iphone",
+            "scenario_result_json": "cancel-iphone",
+            "restriction_edit": profile.name,
+        },
     }
 
 
@@ -77,13 +84,23 @@ def url_of(pattern, samples) -> str:
 
 def snapshot() -> list:
     """Every row of every skills_app table (soft-deleted skills included)."""
-    return [(m.__name__, list(m._base_manager.order_by("pk").values()))
-            for m in apps.get_app_config("skills_app").get_models()]
+    return [
+        (m.__name__, list(m._base_manager.order_by("pk").values()))
+        for m in apps.get_app_config("skills_app").get_models()
+    ]
 
 
 # A POST body that would change something on every writing view.
-WRITE = {"enabled": "0", "skill_code": "x_new", "name": "x", "description": "x", "content": "x",
-         "tool_ids": ["query_cart"], "tools": ["query_cart"], "script": "name: x\nsteps: []\n"}
+WRITE = {
+    "enabled": "0",
+    "skill_code": "x_new",
+    "name": "x",
+    "description": "x",
+    "content": "x",
+    "tool_ids": ["query_cart"],
+    "tools": ["query_cart"],
+    "script": "name: x\nsteps: []\n",
+}
 
 
 def test_the_walk_covers_every_console_url(samples):
@@ -101,7 +118,9 @@ def test_a_user_without_a_role_gets_403_on_get_and_post_and_nothing_changes(plai
     parse(response.content).one("data-not-staff")
     response = plain_client.post(url, WRITE)
     assert response.status_code == 403, url
-    response = plain_client.post(url, WRITE, headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/"})
+    response = plain_client.post(
+        url, WRITE, headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/"}
+    )
     assert response.status_code == 403 and response["HX-Redirect"] == "/skills/", url
     assert snapshot() == before
 
@@ -142,7 +161,12 @@ TABLE = {
     "home": PAGE,
     "skill_list": PAGE,
     "skill_create": DRAFT_FORM,
-    "skill_preview_new": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200), "publisher": (405, 200)},
+    "skill_preview_new": {
+        "anonymous": LOGIN_REDIRECT,
+        "viewer": (403, 403),
+        "editor": (405, 200),
+        "publisher": (405, 200),
+    },
     "skill_restore": DRAFT_ACTION,
     "skill_detail": PAGE,
     "skill_edit": DRAFT_FORM_REFUSED,
@@ -154,12 +178,20 @@ TABLE = {
     "preview": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 200), "editor": (200, 200), "publisher": (200, 200)},
     "preview_payload": PAGE,
     # the preview's JSON download: POST only, any role (WRITE's script has no round: a JSON 400)
-    "preview_result_json": {"anonymous": LOGIN_REDIRECT, "viewer": (405, 400), "editor": (405, 400),
-                            "publisher": (405, 400)},
+    "preview_result_json": {
+        "anonymous": LOGIN_REDIRECT,
+        "viewer": (405, 400),
+        "editor": (405, 400),
+        "publisher": (405, 400),
+    },
     "scenario_list": PAGE,
     "scenario_create": DRAFT_FORM_REFUSED,
-    "scenario_from_preview": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (405, 200),
-                              "publisher": (405, 200)},
+    "scenario_from_preview": {
+        "anonymous": LOGIN_REDIRECT,
+        "viewer": (403, 403),
+        "editor": (405, 200),
+        "publisher": (405, 200),
+    },
     "scenario_edit": DRAFT_FORM_REFUSED,
     "scenario_result": PAGE,
     "scenario_result_json": PAGE,
@@ -188,7 +220,12 @@ TABLE = {
     "mcp_server_sync": DRAFT_ACTION,
     "mcp_sync_history": PAGE,
     # a tool's definition is read by all; a test call to its server (POST) takes an editor
-    "mcp_tool_detail": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 200), "publisher": (200, 200)},
+    "mcp_tool_detail": {
+        "anonymous": LOGIN_REDIRECT,
+        "viewer": (200, 403),
+        "editor": (200, 200),
+        "publisher": (200, 200),
+    },
     "node_create": DRAFT_FORM_REFUSED,
     "node_edit": DRAFT_FORM_REFUSED,
     "node_delete": DRAFT_ACTION,
@@ -255,8 +292,11 @@ def test_staff_status_alone_gives_no_role(client, django_user_model, samples):
 def test_a_viewer_write_through_htmx_is_a_403_that_redirects_the_page(client, django_user_model, samples):
     c = _client_as(client, django_user_model, "viewer")
     before = snapshot()
-    response = c.post("/skills/iot_bundle/enabled", {"enabled": "0"},
-                      headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/"})
+    response = c.post(
+        "/skills/iot_bundle/enabled",
+        {"enabled": "0"},
+        headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/"},
+    )
     assert response.status_code == 403 and response["HX-Redirect"] == "/skills/"
     assert snapshot() == before
 
@@ -267,8 +307,11 @@ def test_a_json_client_gets_a_json_403_naming_the_roles(client, django_user_mode
     assert response.status_code == 403 and response["Content-Type"] == "application/json"
     assert response.json() == {
         "detail": "此操作需要“发布者”角色；你的角色是“编辑者”。没有做任何更改。",
-        "needed_role": "publisher", "current_role": "editor",
-        "needed_role_name": "发布者", "current_role_name": "编辑者"}
+        "needed_role": "publisher",
+        "current_role": "editor",
+        "needed_role_name": "发布者",
+        "current_role_name": "编辑者",
+    }
     assert not RuntimeKey.objects.exists()
 
 
@@ -309,8 +352,11 @@ def test_the_403_page_offers_another_account(plain_client, bitmall):
 
 # ---- expired sessions -----------------------------------------------------------------------
 def test_htmx_run_after_the_session_expired_redirects_the_page_to_login(client, bitmall):
-    response = client.post("/preview/", {"scenario": "cancel-iphone"}, headers={
-        "HX-Request": "true", "HX-Current-URL": "http://testserver/preview/?scenario=cancel-iphone"})
+    response = client.post(
+        "/preview/",
+        {"scenario": "cancel-iphone"},
+        headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/preview/?scenario=cancel-iphone"},
+    )
     assert response.status_code == 200 and response.content == b""
     target = urlsplit(response["HX-Redirect"])
     assert target.path == LOGIN
@@ -320,14 +366,20 @@ def test_htmx_run_after_the_session_expired_redirects_the_page_to_login(client, 
 
 
 def test_htmx_current_url_of_another_site_is_not_used(client, bitmall):
-    response = client.post("/preview/", {"scenario": "cancel-iphone"}, headers={
-        "HX-Request": "true", "HX-Current-URL": "https://evil.example/phish"})
+    response = client.post(
+        "/preview/",
+        {"scenario": "cancel-iphone"},
+        headers={"HX-Request": "true", "HX-Current-URL": "https://evil.example/phish"},
+    )
     assert parse_qs(urlsplit(response["HX-Redirect"]).query)["next"] == ["/preview/"]
 
 
 def test_live_preview_after_the_session_expired_keeps_the_text_in_the_editor(client, bitmall):
-    response = client.post("/skills/order_change/preview", {"content": "typed"}, headers={
-        "HX-Request": "true", "HX-Current-URL": "http://testserver/skills/order_change/edit"})
+    response = client.post(
+        "/skills/order_change/preview",
+        {"content": "typed"},
+        headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/skills/order_change/edit"},
+    )
     assert response.status_code == 200 and "HX-Redirect" not in response
     panel = parse(response.content).one("data-session-expired")
     assert "会话已过期" in panel.text() and "复制" in panel.text()
@@ -336,8 +388,11 @@ def test_live_preview_after_the_session_expired_keeps_the_text_in_the_editor(cli
 
 
 def test_saving_the_editor_after_the_session_expired_says_the_edit_was_not_saved(client, staff_user, bitmall):
-    response = client.post("/skills/order_change/edit", {"name": "changed", "content": "lost text"},
-                           headers={"Referer": "http://testserver/skills/order_change/edit"})
+    response = client.post(
+        "/skills/order_change/edit",
+        {"name": "changed", "content": "lost text"},
+        headers={"Referer": "http://testserver/skills/order_change/edit"},
+    )
     assert response.status_code == 302
     location = urlsplit(response["Location"])
     assert location.path == LOGIN
@@ -347,14 +402,17 @@ def test_saving_the_editor_after_the_session_expired_says_the_edit_was_not_saved
     note = doc.one("data-session-expired", "unsaved")
     assert note["role"] == "alert" and "没有保存" in note.text()
     login_form = next(f for f in doc.by_tag("form") if f.get("action") == LOGIN)
-    assert next(i["value"] for i in login_form.by_tag("input") if i.get("name") == "next") == "/skills/order_change/edit"
+    assert (
+        next(i["value"] for i in login_form.by_tag("input") if i.get("name") == "next") == "/skills/order_change/edit"
+    )
     with translation.override("en"):
         client.cookies["django_language"] = "en"
         text = parse(client.get(response["Location"]).content).one("data-session-expired", "unsaved").text()
     assert "session expired" in text and "not saved" in text
     # Logging in goes back to the editor.
-    back = client.post(response["Location"], {"username": "ops", "password": "ops-pass-123",
-                                              "next": "/skills/order_change/edit"})
+    back = client.post(
+        response["Location"], {"username": "ops", "password": "ops-pass-123", "next": "/skills/order_change/edit"}
+    )
     assert back.status_code == 302 and back["Location"] == "/skills/order_change/edit"
 
 
@@ -369,8 +427,9 @@ def test_a_plain_visit_to_the_login_page_says_nothing_about_sessions(client, db)
 
 
 # ---- the "n" shortcut lands in the first field --------------------------------------------
-@pytest.mark.parametrize(("url", "first"), [("/skills/new", "skill_code"), ("/scenarios/new", "name"),
-                                            ("/restrictions/profile/new", "name")])
+@pytest.mark.parametrize(
+    ("url", "first"), [("/skills/new", "skill_code"), ("/scenarios/new", "name"), ("/restrictions/profile/new", "name")]
+)
 def test_create_forms_ask_for_focus_on_their_first_field(staff_client, bitmall, url, first):
     form = parse(staff_client.get(url).content).one("data-autofocus", tag="form")
     fields = [n for n in form.iter() if n.tag in ("input", "textarea", "select") and n.get("type") != "hidden"]

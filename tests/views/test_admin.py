@@ -1,11 +1,13 @@
 """Every record is registered in the admin."""
+
 from __future__ import annotations
 
 import pytest
 
 
-@pytest.mark.parametrize("model", ["skill", "scenario", "accessprofile", "stage", "intentnode", "mcptool",
-                                   "builtintool", "consolesettings"])
+@pytest.mark.parametrize(
+    "model", ["skill", "scenario", "accessprofile", "stage", "intentnode", "mcptool", "builtintool", "consolesettings"]
+)
 def test_admin_changelist_opens(admin_client, bitmall, model):
     assert admin_client.get(f"/admin/skills_app/{model}/").status_code == 200
 

@@ -3,6 +3,7 @@ URL, the query and the forms — PostgreSQL refuses NUL in text), deeply nested 
 transcript, two creates of one name at the same moment (one wins, the other gets a form error —
 never a 500, never a silent replace), and ``POST /skills/<code>/enabled`` taking an explicit
 boolean only. Runs on SQLite and, under ``make test-postgres``, on PostgreSQL."""
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,18 @@ def _urls_with_nul() -> list[tuple[str, str]]:
     """Every console URL pattern with ``a<NUL>b`` in each of its arguments."""
     out = []
     for pattern in console_urls.urlpatterns:
-        kwargs = {key: (7 if conv.__class__.__name__ == "IntConverter" else f"a{NUL}b")
-                  for key, conv in pattern.pattern.converters.items()}
+        kwargs = {
+            key: (7 if conv.__class__.__name__ == "IntConverter" else f"a{NUL}b")
+            for key, conv in pattern.pattern.converters.items()
+        }
         if not any(isinstance(v, str) for v in kwargs.values()):
             continue
         try:
             url = reverse(f"skills:{pattern.name}", kwargs=kwargs)
         except Exception:  # noqa: BLE001 — a converter that refuses NUL cannot even build the URL
-            url = reverse(f"skills:{pattern.name}", kwargs={k: ("x" if isinstance(v, str) else v)
-                                                            for k, v in kwargs.items()}).replace("/x/", "/a%00b/")
+            url = reverse(
+                f"skills:{pattern.name}", kwargs={k: ("x" if isinstance(v, str) else v) for k, v in kwargs.items()}
+            ).replace("/x/", "/a%00b/")
         out.append((pattern.name, url))
     return out
 
@@ -50,41 +54,65 @@ def test_a_nul_byte_in_a_url_is_a_404_never_a_500(bitmall, staff_client, name, u
     assert staff_client.post(url, {"enabled": "0", "name": "x"}).status_code in (404, 400), url
 
 
-@pytest.mark.parametrize("query", [
-    {"scenario": f"cancel{NUL}-iphone"}, {"script": f"name: x{NUL}\nsteps: []\n"}, {"profile": f"a{NUL}"},
-    {"stage": f"a{NUL}"}, {"q": f"order{NUL}"}, {"state": NUL}, {"from": f"1{NUL}", "to": "1"},
-])
-@pytest.mark.parametrize("path", ["/skills/", "/preview/", "/scenarios/", "/releases/", "/releases/diff",
-                                  "/restrictions/", "/tools/", "/publish/"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"scenario": f"cancel{NUL}-iphone"},
+        {"script": f"name: x{NUL}\nsteps: []\n"},
+        {"profile": f"a{NUL}"},
+        {"stage": f"a{NUL}"},
+        {"q": f"order{NUL}"},
+        {"state": NUL},
+        {"from": f"1{NUL}", "to": "1"},
+    ],
+)
+@pytest.mark.parametrize(
+    "path",
+    ["/skills/", "/preview/", "/scenarios/", "/releases/", "/releases/diff", "/restrictions/", "/tools/", "/publish/"],
+)
 def test_a_nul_byte_in_the_query_never_answers_500(bitmall, staff_client, path, query):
     assert staff_client.get(path, query).status_code in (200, 400, 404)
 
 
-@pytest.mark.parametrize(("url", "data", "field"), [
-    ("/skills/new", {"skill_code": f"ab{NUL}c", "name": "n", "description": "d", "content": "c"}, "skill_code"),
-    ("/skills/new", {"skill_code": "abc", "name": f"n{NUL}", "description": "d", "content": "c"}, "name"),
-    ("/scenarios/new", {"name": f"cancel{NUL}", "script": SCRIPT.format(name="x")}, "name"),
-    ("/restrictions/profile/new", {"name": f"vip{NUL}", "tools": ["query_order"]}, "name"),
-    ("/restrictions/stage/new", {"name": f"vip{NUL}", "tools": ["query_order"]}, "name"),
-    ("/scenarios/from-preview", {"name": f"x{NUL}", "script": SCRIPT.format(name="x")}, "name"),
-])
+@pytest.mark.parametrize(
+    ("url", "data", "field"),
+    [
+        ("/skills/new", {"skill_code": f"ab{NUL}c", "name": "n", "description": "d", "content": "c"}, "skill_code"),
+        ("/skills/new", {"skill_code": "abc", "name": f"n{NUL}", "description": "d", "content": "c"}, "name"),
+        ("/scenarios/new", {"name": f"cancel{NUL}", "script": SCRIPT.format(name="x")}, "name"),
+        ("/restrictions/profile/new", {"name": f"vip{NUL}", "tools": ["query_order"]}, "name"),
+        ("/restrictions/stage/new", {"name": f"vip{NUL}", "tools": ["query_order"]}, "name"),
+        ("/scenarios/from-preview", {"name": f"x{NUL}", "script": SCRIPT.format(name="x")}, "name"),
+    ],
+)
 def test_a_nul_byte_in_a_form_is_a_form_error(bitmall, staff_client, url, data, field):
     before = (Skill.objects.count(), Scenario.objects.count(), AccessProfile.objects.count(), Stage.objects.count())
     response = staff_client.post(url, data)
     assert response.status_code == 200
     page = parse(response.content)
     assert page.select("data-errors-for", field) or page.select("data-error-summary"), response.content[:300]
-    assert (Skill.objects.count(), Scenario.objects.count(), AccessProfile.objects.count(),
-            Stage.objects.count()) == before
+    assert (
+        Skill.objects.count(),
+        Scenario.objects.count(),
+        AccessProfile.objects.count(),
+        Stage.objects.count(),
+    ) == before
 
 
 @pytest.mark.parametrize("depth", [300, 990, 100_000])
 def test_a_pasted_transcript_nested_too_deeply_is_answered(bitmall, staff_client, depth):
     arguments = '{"a":' * depth + "1" + "}" * depth
-    messages = [{"role": "user", "content": "hi"},
-                {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
-                                                      "function": {"name": "query_order", "arguments": arguments}}]},
-                {"role": "tool", "tool_call_id": "c1", "content": "ok"}, {"role": "assistant", "content": "done"}]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "query_order", "arguments": arguments}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "assistant", "content": "done"},
+    ]
     assert staff_client.post("/preview/", {"script": json.dumps(messages)}).status_code == 200
     raw = "[" * depth + "]" * depth
     assert staff_client.post("/preview/", {"script": raw}).status_code == 200
@@ -116,8 +144,9 @@ def test_enabled_refuses_anything_but_a_boolean(bitmall, staff_client, value):
     assert (after.enabled, after.version) == (before.enabled, before.version)
 
 
-@pytest.mark.parametrize(("value", "enabled"), [("0", False), ("false", False), ("OFF", False), ("1", True),
-                                                ("true", True), ("on", True)])
+@pytest.mark.parametrize(
+    ("value", "enabled"), [("0", False), ("false", False), ("OFF", False), ("1", True), ("true", True), ("on", True)]
+)
 def test_enabled_takes_each_spelling_of_a_boolean(bitmall, staff_client, value, enabled):
     services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=not enabled)
     assert staff_client.post("/skills/order_change/enabled", {"enabled": value}).status_code == 302
@@ -127,16 +156,33 @@ def test_enabled_takes_each_spelling_of_a_boolean(bitmall, staff_client, value, 
 # --- two creates of one name at the same moment ---------------------------------------------------
 
 CREATES = {
-    "skill": ("/skills/new", lambda n, i: {"skill_code": n, "name": f"writer {i}", "description": f"writer {i}",
-                                           "content": f"manual {i}", "enabled": "on", "sort_order": "0"},
-              lambda n: list(Skill.objects.filter(skill_code=n).values_list("name", flat=True))),
-    "scenario": ("/scenarios/new", lambda n, i: {"name": n, "script": SCRIPT.format(name=n), "description": f"writer {i}"},
-                 lambda n: list(Scenario.objects.filter(name=n).values_list("description", flat=True))),
-    "profile": ("/restrictions/profile/new", lambda n, i: {"name": n, "description": f"writer {i}",
-                                                           "tools": ["query_order"]},
-                lambda n: list(AccessProfile.objects.filter(name=n).values_list("description", flat=True))),
-    "stage": ("/restrictions/stage/new", lambda n, i: {"name": n, "description": f"writer {i}", "tools": ["query_order"]},
-              lambda n: list(Stage.objects.filter(name=n).values_list("description", flat=True))),
+    "skill": (
+        "/skills/new",
+        lambda n, i: {
+            "skill_code": n,
+            "name": f"writer {i}",
+            "description": f"writer {i}",
+            "content": f"manual {i}",
+            "enabled": "on",
+            "sort_order": "0",
+        },
+        lambda n: list(Skill.objects.filter(skill_code=n).values_list("name", flat=True)),
+    ),
+    "scenario": (
+        "/scenarios/new",
+        lambda n, i: {"name": n, "script": SCRIPT.format(name=n), "description": f"writer {i}"},
+        lambda n: list(Scenario.objects.filter(name=n).values_list("description", flat=True)),
+    ),
+    "profile": (
+        "/restrictions/profile/new",
+        lambda n, i: {"name": n, "description": f"writer {i}", "tools": ["query_order"]},
+        lambda n: list(AccessProfile.objects.filter(name=n).values_list("description", flat=True)),
+    ),
+    "stage": (
+        "/restrictions/stage/new",
+        lambda n, i: {"name": n, "description": f"writer {i}", "tools": ["query_order"]},
+        lambda n: list(Stage.objects.filter(name=n).values_list("description", flat=True)),
+    ),
 }
 
 
@@ -210,8 +256,9 @@ def test_a_create_that_loses_after_its_own_check_gets_a_form_error(kind, django_
                 if kind == "skill":
                     services.skill_create(skill_code=name, name="writer 0", description="writer 0", content="m")
                 elif kind == "scenario":
-                    services.scenario_save(name=name, script=SCRIPT.format(name=name), description="writer 0",
-                                           create=True)
+                    services.scenario_save(
+                        name=name, script=SCRIPT.format(name=name), description="writer 0", create=True
+                    )
                 elif kind == "profile":
                     services.access_profile_save(name=name, description="writer 0", tools=["query_order"], create=True)
                 else:

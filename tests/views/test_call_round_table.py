@@ -1,6 +1,7 @@
 """The call-round table (tests/call_round_cases.py) in the preview's paste box: the case's YAML
 script (the simulator) and its transcript (replay) show the exact verdict of the call in the
 round in which the model made it (docs/rule.md, "The round of a call")."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,13 @@ URL = "/preview/"
 
 def verdicts(content: bytes) -> list[list[tuple[str, str, str | None, str | None]]]:
     doc = parse(content)
-    return [[(c["data-call"], c["data-verdict"], c["data-reason"] or None, c["data-call-skill"] or None)
-             for c in r.select("data-call")] for r in doc.select("data-round")]
+    return [
+        [
+            (c["data-call"], c["data-verdict"], c["data-reason"] or None, c["data-call-skill"] or None)
+            for c in r.select("data-call")
+        ]
+        for r in doc.select("data-round")
+    ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

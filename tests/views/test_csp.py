@@ -4,6 +4,7 @@ page, the admin, the API and its docs, the error pages — answers with the one 
 holds what that policy refuses: an inline script, an ``on…=`` handler, a ``style=`` attribute or
 a ``<style>`` element. The Swagger UI page alone lets its own inline script and style run, by this
 response's nonce. tests/browser/test_csp.py checks the same in Chromium, where it counts."""
+
 from __future__ import annotations
 
 import re
@@ -72,18 +73,21 @@ def test_every_console_page_has_the_policy_and_nothing_it_refuses(superuser_clie
     assert_policed(response)
 
 
-@pytest.mark.parametrize("url", [
-    "/preview/?scenario=cancel-iphone",
-    "/skills/iot_bundle/edit",
-    "/publish/",
-    "/admin/",
-    "/admin/skills_app/skill/",
-    "/admin/skills_app/skill/add/",
-    "/api/v1/runtime/catalog",  # a logged-in console user may call it: JSON, with the header too
-    "/api/v1/schema",
-    "/no/such/page",
-    "/healthz",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/preview/?scenario=cancel-iphone",
+        "/skills/iot_bundle/edit",
+        "/publish/",
+        "/admin/",
+        "/admin/skills_app/skill/",
+        "/admin/skills_app/skill/add/",
+        "/api/v1/runtime/catalog",  # a logged-in console user may call it: JSON, with the header too
+        "/api/v1/schema",
+        "/no/such/page",
+        "/healthz",
+    ],
+)
 def test_more_pages_answer_with_the_policy(superuser_client, samples, url):
     assert_policed(superuser_client.get(url))
 
@@ -92,8 +96,9 @@ def test_the_htmx_fragments_are_policed_too(superuser_client, samples):
     run = superuser_client.post("/preview/", {"scenario": "cancel-iphone"}, headers={"HX-Request": "true"})
     assert run.status_code == 200 and b"data-round" in run.content  # the results, their legend included
     assert_policed(run)
-    live = superuser_client.post("/skills/iot_bundle/preview", {"content": "# manual\n\nbody", "name": "x"},
-                                 headers={"HX-Request": "true"})
+    live = superuser_client.post(
+        "/skills/iot_bundle/preview", {"content": "# manual\n\nbody", "name": "x"}, headers={"HX-Request": "true"}
+    )
     assert live.status_code == 200
     assert_policed(live)
 

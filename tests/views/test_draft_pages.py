@@ -1,6 +1,7 @@
 """The skill list and the tools page render their content once per draft change and keep it
 (``views.common.draft_html``, ``draft_cache.draft_fragment``): a committed write shows at once, a
 kept page never crosses roles or languages, and never holds anyone's CSRF token."""
+
 from __future__ import annotations
 
 import pytest
@@ -85,7 +86,12 @@ def test_every_query_is_a_page_of_its_own(django_user_model):
     editor = login(django_user_model, "ed", "editor")
     assert parse(editor.get("/skills/", {"state": "disabled"}).content).values("data-skill") == []
     assert parse(editor.get("/skills/").content).values("data-skill") == [
-        "after_sale_apply", "order_change", "fault_diagnosis", "order_checkout", "iot_bundle"]
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    ]
     assert parse(editor.get("/skills/", {"q": "cancel_order"}).content).values("data-skill") == ["order_change"]
     assert parse(editor.get("/tools/", {"q": "logistics"}).content).values("data-mcp-tool") == ["query_logistics"]
     assert kept() == 4
@@ -95,7 +101,7 @@ def test_a_kept_page_holds_no_csrf_token_each_user_posts_its_forms_with_their_ow
     first = login(django_user_model, "ed1", "editor", enforce_csrf_checks=True)
     second = login(django_user_model, "ed2", "editor", enforce_csrf_checks=True)
     first.get("/skills/")  # kept with a placeholder in place of the token
-    (placeholder, html), = draft_cache._fragments.values()
+    ((placeholder, html),) = draft_cache._fragments.values()
     assert placeholder in html and "csrfmiddlewaretoken" in html
     form = row(second, "iot_bundle").by_tag("form")[0]  # served from the kept page
     table = parse(second.get("/skills/").content).one("id", "skills-table")
@@ -118,7 +124,9 @@ def test_inside_a_transaction_nothing_is_kept(django_user_model):
         node = IntentNode.objects.get(mcp_tool_id="query_logistics")
         node.name = "物流（未提交）"
         node.save()
-        assert parse(editor.get("/tools/").content).one("data-node", node.intent_code).text().count("物流（未提交）") == 1
+        assert (
+            parse(editor.get("/tools/").content).one("data-node", node.intent_code).text().count("物流（未提交）") == 1
+        )
         assert kept() == 0
         transaction.set_rollback(True)
     assert "物流（未提交）" not in parse(editor.get("/tools/").content).one("data-node", node.intent_code).text()

@@ -1,5 +1,6 @@
 """The skill history page, restoring a revision from it, the audit page, and what a viewer sees
 (docs/roles.md)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -36,7 +37,9 @@ def edited(bitmall, editor):
     """order_change: the demo's revision, then a rename with a longer manual, then disabled."""
     skill = Skill.objects.get(skill_code="order_change")
     first = skill.history.get()
-    services.skill_update(skill=skill, user=editor, name="订单修改（二）", content=skill.content + "\n补充：改址前先确认。")
+    services.skill_update(
+        skill=skill, user=editor, name="订单修改（二）", content=skill.content + "\n补充：改址前先确认。"
+    )
     second = skill.history.latest("history_id")
     services.skill_set_enabled(skill=skill, enabled=False, user=editor)
     third = skill.history.latest("history_id")
@@ -44,8 +47,10 @@ def edited(bitmall, editor):
 
 
 def fields(doc) -> dict[str, tuple[str, str]]:
-    return {row["data-field"]: (row.one("data-before").text(), row.one("data-after").text())
-            for row in doc.select("data-field", tag="tr")}
+    return {
+        row["data-field"]: (row.one("data-before").text(), row.one("data-after").text())
+        for row in doc.select("data-field", tag="tr")
+    }
 
 
 def test_the_history_page_lists_every_revision_newest_first_with_who_and_what(editor_client, edited):
@@ -61,7 +66,10 @@ def test_the_history_page_lists_every_revision_newest_first_with_who_and_what(ed
 
 def test_by_default_the_latest_revision_is_diffed_against_the_one_before(editor_client, edited):
     doc = parse(editor_client.get("/skills/order_change/history").content)
-    assert doc.one("data-revision-diff")["data-revision-diff"] == f"{edited['second'].history_id}-{edited['third'].history_id}"
+    assert (
+        doc.one("data-revision-diff")["data-revision-diff"]
+        == f"{edited['second'].history_id}-{edited['third'].history_id}"
+    )
     assert fields(doc) == {"enabled": ("是", "否")}
     assert doc.select("data-line-diff") == []
 
@@ -161,9 +169,21 @@ def test_the_audit_page_is_paginated(viewer_client, bitmall, editor):
 
 
 # ---- write controls are hidden from those who may not use them ---------------------------------
-WRITE_PAGES = ["/skills/", "/skills/order_change/", "/skills/order_change/history", "/scenarios/",
-               "/restrictions/", "/tools/", "/releases/", "/releases/1/", "/publish/", "/preview/?scenario=cancel-iphone",
-               "/mcp/", "/tools/mcp/query_order/", "/skills/import"]
+WRITE_PAGES = [
+    "/skills/",
+    "/skills/order_change/",
+    "/skills/order_change/history",
+    "/scenarios/",
+    "/restrictions/",
+    "/tools/",
+    "/releases/",
+    "/releases/1/",
+    "/publish/",
+    "/preview/?scenario=cancel-iphone",
+    "/mcp/",
+    "/tools/mcp/query_order/",
+    "/skills/import",
+]
 
 
 def write_controls(doc) -> list[str]:
@@ -173,8 +193,12 @@ def write_controls(doc) -> list[str]:
         action = form.get("action") or ""
         # running a preview (or downloading its result) is a read (a viewer may); logging out and
         # the language switch too
-        if form.get("method", "get").lower() == "post" and action not in ("/accounts/logout/", "/i18n/setlang/",
-                                                                             "/preview/", "/preview/result.json"):
+        if form.get("method", "get").lower() == "post" and action not in (
+            "/accounts/logout/",
+            "/i18n/setlang/",
+            "/preview/",
+            "/preview/result.json",
+        ):
             found.append(f"form {action or '(this page)'}")
     for a in doc.by_tag("a"):
         href = a.get("href") or ""
@@ -218,10 +242,20 @@ def test_an_editor_save_keeps_a_disable_made_meanwhile(editor_client, bitmall, d
     assert (hidden["base_version"], hidden["base_enabled"], hidden["base_sort_order"]) == ("1", "1", "20")
     skill = Skill.objects.get(skill_code="order_change")
     services.skill_set_enabled(skill=skill, enabled=False)  # someone else, meanwhile
-    response = editor_client.post("/skills/order_change/edit", {
-        "name": "订单修改（新名）", "description": skill.description, "content": skill.content,
-        "tool_ids": skill.tool_ids, "sort_order": "20", "enabled": "on", "base_version": "1",
-        "base_enabled": "1", "base_sort_order": "20"})
+    response = editor_client.post(
+        "/skills/order_change/edit",
+        {
+            "name": "订单修改（新名）",
+            "description": skill.description,
+            "content": skill.content,
+            "tool_ids": skill.tool_ids,
+            "sort_order": "20",
+            "enabled": "on",
+            "base_version": "1",
+            "base_enabled": "1",
+            "base_sort_order": "20",
+        },
+    )
     assert response.status_code == 302
     saved = Skill.objects.get(skill_code="order_change")
     assert (saved.name, saved.enabled, saved.version) == ("订单修改（新名）", False, 2)

@@ -1,4 +1,5 @@
 """Chinese by default, English through Django's set_language view."""
+
 from __future__ import annotations
 
 from .html import parse
@@ -11,8 +12,15 @@ def nav(doc):
 def test_default_language_is_chinese(staff_client, bitmall):
     doc = parse(staff_client.get("/skills/").content)
     assert doc.by_tag("html")[0]["lang"] == "zh-hans"
-    assert nav(doc) == {"skills": "技能", "preview": "预览", "scenarios": "场景",
-                        "restrictions": "访问配置与阶段", "tools": "工具", "releases": "发布", "audit": "审计"}
+    assert nav(doc) == {
+        "skills": "技能",
+        "preview": "预览",
+        "scenarios": "场景",
+        "restrictions": "访问配置与阶段",
+        "tools": "工具",
+        "releases": "发布",
+        "audit": "审计",
+    }
 
 
 def test_switching_to_english(staff_client, bitmall):
@@ -33,9 +41,18 @@ def test_switching_back_to_chinese(staff_client, bitmall):
 
 
 def test_service_errors_are_shown_in_chinese_and_still_name_the_value(staff_client, bitmall):
-    doc = parse(staff_client.post("/skills/new", {
-        "skill_code": "x_skill", "name": "x", "description": "x", "content": "x", "tool_ids": ["load_skill"],
-    }).content)
+    doc = parse(
+        staff_client.post(
+            "/skills/new",
+            {
+                "skill_code": "x_skill",
+                "name": "x",
+                "description": "x",
+                "content": "x",
+                "tool_ids": ["load_skill"],
+            },
+        ).content
+    )
     text = doc.one("data-errors-for", "tool_ids").text()
     assert "load_skill" in text and "内置工具" in text
 

@@ -1,4 +1,5 @@
 """What a new user tripped on (issue 9, item 7): each bullet as a test with its exact message."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,9 +16,15 @@ from .html import parse
 
 
 def edit_data(skill: Skill, **changes) -> dict:
-    data = {"name": skill.name, "description": skill.description, "content": skill.content,
-            "tool_ids": list(skill.tool_ids), "sort_order": skill.sort_order, "enabled": "on" if skill.enabled else "",
-            "base_version": skill.version}
+    data = {
+        "name": skill.name,
+        "description": skill.description,
+        "content": skill.content,
+        "tool_ids": list(skill.tool_ids),
+        "sort_order": skill.sort_order,
+        "enabled": "on" if skill.enabled else "",
+        "base_version": skill.version,
+    }
     data.update(changes)
     return {k: v for k, v in data.items() if v != ""}
 
@@ -31,8 +38,10 @@ def field_errors(doc, field: str) -> list[str]:
 def test_a_rename_posted_with_crlf_keeps_the_manual_and_its_sha256(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
     before = hashlib.sha256(skill.content.encode()).hexdigest()
-    staff_client.post("/skills/order_change/edit",
-                      edit_data(skill, name="订单变更（新）", content=skill.content.replace("\n", "\r\n")))
+    staff_client.post(
+        "/skills/order_change/edit",
+        edit_data(skill, name="订单变更（新）", content=skill.content.replace("\n", "\r\n")),
+    )
     skill.refresh_from_db()
     assert (skill.name, skill.version) == ("订单变更（新）", 2)
     assert "\r" not in skill.content
@@ -41,8 +50,9 @@ def test_a_rename_posted_with_crlf_keeps_the_manual_and_its_sha256(staff_client,
 
 def test_a_save_that_changes_nothing_makes_no_version(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
-    response = staff_client.post("/skills/order_change/edit",
-                                 edit_data(skill, content=skill.content.replace("\n", "\r\n")), follow=True)
+    response = staff_client.post(
+        "/skills/order_change/edit", edit_data(skill, content=skill.content.replace("\n", "\r\n")), follow=True
+    )
     skill.refresh_from_db()
     assert skill.version == 1
     assert "没有修改：order_change 仍为版本 1。" in response.content.decode()
@@ -56,8 +66,11 @@ def test_the_service_normalises_lone_cr_too(bitmall):
 # --- refusals with a message, each once next to its field ------------------------------------
 @pytest.mark.parametrize("code", ["load_skill", "search_knowledge", "flush_memory"])
 def test_a_skill_code_may_not_be_a_builtin_tool_name(staff_client, bitmall, code):
-    doc = parse(staff_client.post("/skills/new", {"skill_code": code, "name": "x", "description": "d",
-                                                   "content": "# m", "enabled": "on"}).content)
+    doc = parse(
+        staff_client.post(
+            "/skills/new", {"skill_code": code, "name": "x", "description": "d", "content": "# m", "enabled": "on"}
+        ).content
+    )
     assert field_errors(doc, "skill_code") == [f"技能代码 '{code}' 是内置工具的名称，请换一个代码。"]
     assert not Skill.objects.filter(skill_code=code).exists()
 
@@ -70,7 +83,7 @@ def test_an_over_long_description_is_refused_with_a_message_never_cut(staff_clie
     assert field_errors(doc, "description") == ["描述有 513 个字符，最多 512 个。"]
     textarea = doc.one("data-field", "description").by_tag("textarea")[0]
     assert textarea.get("maxlength") is None  # the browser would cut the text without a word
-    assert textarea.text().strip() == text    # the typed text is kept
+    assert textarea.text().strip() == text  # the typed text is kept
     skill.refresh_from_db()
     assert skill.version == 1
 
@@ -83,15 +96,19 @@ def test_each_field_error_is_shown_once(staff_client, bitmall):
     assert [a["href"] for a in summary.select("data-error-link")] == ["#id_description"]
 
 
-@pytest.mark.parametrize(("url", "extra"), [
-    ("/scenarios/new", {"script": "steps:\n  - user: hi\n"}),
-    ("/restrictions/profile/new", {}),
-    ("/restrictions/stage/new", {}),
-])
+@pytest.mark.parametrize(
+    ("url", "extra"),
+    [
+        ("/scenarios/new", {"script": "steps:\n  - user: hi\n"}),
+        ("/restrictions/profile/new", {}),
+        ("/restrictions/stage/new", {}),
+    ],
+)
 def test_names_of_scenarios_profiles_and_stages_say_what_is_allowed(staff_client, bitmall, url, extra):
     doc = parse(staff_client.post(url, {"name": "My Scenario", **extra}).content)
-    assert field_errors(doc, "name") == ["请以小写字母开头，之后只用小写字母、数字和单个 _ 或 - 分隔（不含空格和大写字母），"
-                                         "例如 cancel-iphone。"]
+    assert field_errors(doc, "name") == [
+        "请以小写字母开头，之后只用小写字母、数字和单个 _ 或 - 分隔（不含空格和大写字母），例如 cancel-iphone。"
+    ]
 
 
 # --- the preview: user message, save as scenario, permalink, unmet expectation ---------------
@@ -110,8 +127,10 @@ def test_round_cards_show_the_user_message_that_led_to_the_round(staff_client, b
 def test_an_unmet_expectation_shows_the_missing_and_unexpected_tools(staff_client, bitmall):
     doc = parse(staff_client.post("/preview/", {"script": SCRIPT}).content)
     (failure,) = doc.one("data-round", "1").one("data-round-failures").by_tag("li")
-    assert failure.text() == ("✕ 可见 MCP 工具：缺少 cancel_order；多出 query_logistics, query_after_sale, search_product, "
-                              "query_cart, query_coupons, submit_ticket, current_date")
+    assert failure.text() == (
+        "✕ 可见 MCP 工具：缺少 cancel_order；多出 query_logistics, query_after_sale, search_product, "
+        "query_cart, query_coupons, submit_ticket, current_date"
+    )
 
 
 def test_a_pasted_script_has_a_permalink_that_runs_it_again(staff_client, bitmall):
@@ -166,8 +185,10 @@ def test_the_403_page_is_in_the_console_style(rf, staff_user):
     assert response.status_code == 403 and 'data-error-page="403"' in response.content.decode()
 
 
-@pytest.mark.parametrize(("model", "plural"), [("skill", "技能"), ("consolesettings", "控制台设置"),
-                                                ("accessprofile", "访问配置"), ("scenario", "场景")])
+@pytest.mark.parametrize(
+    ("model", "plural"),
+    [("skill", "技能"), ("consolesettings", "控制台设置"), ("accessprofile", "访问配置"), ("scenario", "场景")],
+)
 def test_admin_plurals_are_right(admin_client, bitmall, model, plural):
     html = admin_client.get("/admin/").content.decode()
     assert f'href="/admin/skills_app/{model}/">{plural}</a>' in html

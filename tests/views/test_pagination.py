@@ -1,6 +1,7 @@
 """List pages paginate with Django's Paginator (``views.common.paginate``, templates/includes/pager.html):
 skills, deleted skills, scenarios, releases, MCP syncs and the audit log. A page number that is no
 number or out of range gives the first or last page, never an error; a pager link keeps the filter."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,9 +19,17 @@ from .html import parse
 
 def add_skills(n: int, *, prefix: str = "bulk") -> list[Skill]:
     """``n`` skills through ``services.skill_create`` (sort orders after the demo's)."""
-    return [services.skill_create(skill_code=f"{prefix}_{i:03d}", name=f"{prefix} {i}", description=f"批量技能 {i}",
-                                  content=f"# {i}\n查询订单", tool_ids=["query_cart"] if i % 2 else [],
-                                  sort_order=100 + i) for i in range(n)]
+    return [
+        services.skill_create(
+            skill_code=f"{prefix}_{i:03d}",
+            name=f"{prefix} {i}",
+            description=f"批量技能 {i}",
+            content=f"# {i}\n查询订单",
+            tool_ids=["query_cart"] if i % 2 else [],
+            sort_order=100 + i,
+        )
+        for i in range(n)
+    ]
 
 
 def pager(doc, index: int = 0):
@@ -102,9 +111,10 @@ def test_releases_page(staff_client, bitmall):
 
 def test_mcp_syncs_page(staff_client, bitmall):
     server = services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
-    McpSyncRecord.objects.bulk_create(McpSyncRecord(server=server, outcome="ok", tool_count=i, trigger="test",
-                                                    finished_at=timezone.now())
-                                      for i in range(SYNCS_PER_PAGE + 4))
+    McpSyncRecord.objects.bulk_create(
+        McpSyncRecord(server=server, outcome="ok", tool_count=i, trigger="test", finished_at=timezone.now())
+        for i in range(SYNCS_PER_PAGE + 4)
+    )
     doc = parse(staff_client.get("/mcp/sample-mcp/syncs").content)
     assert len(doc.values("data-sync")) == SYNCS_PER_PAGE
     doc = parse(staff_client.get("/mcp/sample-mcp/syncs", {"page": "2"}).content)

@@ -1,4 +1,5 @@
 """The preview / simulate page (docs/simulator.md): real numbers read from the rendered HTML."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ def rounds_of(doc):
 
 
 def visible(round_node, kind=None):
-    return [n["data-visible-tool"] for n in round_node.select("data-visible-tool")
-            if kind is None or n["data-kind"] == kind]
+    return [
+        n["data-visible-tool"] for n in round_node.select("data-visible-tool") if kind is None or n["data-kind"] == kind
+    ]
 
 
 @pytest.fixture
@@ -50,8 +52,16 @@ def test_cancel_order_is_masked_in_round_1_and_visible_in_rounds_2_and_3(cancel_
 def test_builtins_are_listed_apart_from_mcp_tools(cancel_iphone):
     r1 = rounds_of(cancel_iphone)[0]
     assert visible(r1, "builtin") == BUILTINS
-    assert visible(r1, "mcp") == ["query_order", "query_logistics", "query_after_sale", "search_product",
-                                  "query_cart", "query_coupons", "submit_ticket", "current_date"]
+    assert visible(r1, "mcp") == [
+        "query_order",
+        "query_logistics",
+        "query_after_sale",
+        "search_product",
+        "query_cart",
+        "query_coupons",
+        "submit_ticket",
+        "current_date",
+    ]
 
 
 def test_matrix_is_six_gated_tools_by_three_rounds(cancel_iphone):
@@ -74,8 +84,9 @@ def test_round_3_cancel_order_stops_at_a_confirmation(cancel_iphone):
 
 
 def test_running_with_htmx_renders_only_the_results_and_pushes_a_link(staff_client, bitmall):
-    response = staff_client.post(URL, {"scenario": "cancel-iphone", "script": "", "profile": "", "stage": ""},
-                                 HTTP_HX_REQUEST="true")
+    response = staff_client.post(
+        URL, {"scenario": "cancel-iphone", "script": "", "profile": "", "stage": ""}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200
     assert b"<html" not in response.content
     assert [r["data-count"] for r in rounds_of(parse(response.content))] == ["11", "13", "13"]
@@ -166,13 +177,29 @@ def test_pasted_json_transcript_is_replayed(staff_client, bitmall):
     manual = Skill.objects.get(skill_code="order_change").content  # only a whole manual loads
     messages = [
         {"role": "user", "content": "取消 88239"},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": manual, "state": "success",
-         "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1}},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c2", "type": "function",
-             "function": {"name": "cancel_order", "arguments": "{\"order_no\": \"88239\"}"}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "name": "load_skill", "arguments": {"skill_code": "order_change"}}],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": manual,
+            "state": "success",
+            "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1},
+        },
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "cancel_order", "arguments": '{"order_no": "88239"}'},
+                }
+            ],
+        },
     ]
     doc = parse(staff_client.post(URL, {"script": json.dumps(messages, ensure_ascii=False)}).content)
     rounds = rounds_of(doc)
@@ -220,8 +247,9 @@ GUARD_SCRIPT = (
 
 
 def guard_messages(doc):
-    return {c["data-call"]: c.one("data-guard-message") for c in doc.select("data-call")
-            if c.select("data-guard-message")}
+    return {
+        c["data-call"]: c.one("data-guard-message") for c in doc.select("data-call") if c.select("data-guard-message")
+    }
 
 
 def codes(node):
@@ -261,8 +289,9 @@ def test_guard_refusals_in_english(staff_client, bitmall):
         ("no_business_tools", "query", "not_permitted", "访问配置", ["no_business_tools", "submit"]),
     ],
 )
-def test_profile_and_stage_refusals_name_the_profile_or_stage(staff_client, returns, profile, stage, reason,
-                                                              words, names):
+def test_profile_and_stage_refusals_name_the_profile_or_stage(
+    staff_client, returns, profile, stage, reason, words, names
+):
     script = f"access_profile: {profile}\nstage: {stage}\nsteps:\n  - user: hi\n  - assistant: {{calls: [{{submit: {{}}}}]}}\n"
     doc = parse(staff_client.post(URL, {"script": script}).content)
     call = doc.one("data-call", "submit")
@@ -345,7 +374,8 @@ def test_a_control_character_is_a_script_error_with_its_line_not_a_500(staff_cli
     error = parse(response.content).one("data-script-error")
     assert error.one("data-error-line").text() == "第 3 行"
     assert error.one("data-error-cause").text() == (
-        "invalid YAML: unacceptable character #x0007: special characters are not allowed")
+        "invalid YAML: unacceptable character #x0007: special characters are not allowed"
+    )
 
 
 def test_an_impossible_date_is_a_script_error_with_its_line_not_a_500(staff_client, bitmall):
@@ -366,11 +396,17 @@ def test_a_form_over_the_upload_limit_is_a_413_that_says_so_on_the_page_and_in_j
     page = staff_client.post(URL, {"script": script})
     assert page.status_code == 413
     assert parse(page.content).one("data-reason").text() == (
-        "表单超过 2.5 MB，这是控制台一次能读取的上限；没有做任何更改。浏览器的“返回”按钮通常会保留你输入的内容。")
+        "表单超过 2.5 MB，这是控制台一次能读取的上限；没有做任何更改。浏览器的“返回”按钮通常会保留你输入的内容。"
+    )
     download = staff_client.post(URL + "result.json", {"script": script})
     assert (download.status_code, download["Content-Type"]) == (413, "application/json")
-    assert download.json() == {"error": {"code": "request_too_large", "message": "the request body is larger than "
-                                         "2621440 bytes", "details": {"limit": 2621440}}}
+    assert download.json() == {
+        "error": {
+            "code": "request_too_large",
+            "message": "the request body is larger than 2621440 bytes",
+            "details": {"limit": 2621440},
+        }
+    }
 
 
 def test_script_error_line_is_translated_and_the_cause_is_code(staff_client, bitmall):
@@ -397,8 +433,9 @@ def test_domain_notes_are_translated_by_code_and_plain_lines_kept_under_a_label(
     catalog = shop(skill("order_change", ("cancel", "old_tool")), stages={"prepare": {"ship", "old_tool", "gone"}})
     stage_warning = resolve_restrictions(catalog, stage="prepare").warnings[0]
     dangling = compute_round(catalog, []).warnings[0]
-    evict_none = simulate(catalog, parse_script(
-        "steps:\n  - assistant: {}\n  - evict: {tool: load_skill}\n  - assistant: {}\n")).events[0]
+    evict_none = simulate(
+        catalog, parse_script("steps:\n  - assistant: {}\n  - evict: {tool: load_skill}\n  - assistant: {}\n")
+    ).events[0]
     loaded_failure = check_expectations(compute_round(catalog, []), {"loaded": ["a"]})[0]
     with translation.override("zh-hans"):
         note = warning_note(stage_warning)

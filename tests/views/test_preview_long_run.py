@@ -1,6 +1,7 @@
 """A long run in the preview renders a bounded page (issue 10): past FOLD_ABOVE rounds, runs of
 rounds with no change fold into one summary row that loads them when opened; the full result
 downloads as JSON (POST /preview/result.json with the same form); a time-budget stop still shows."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,12 @@ JSON_URL = "/preview/result.json"
 def script(rounds: int = 60, evict_after: int | None = 30) -> str:
     """Round 1 loads order_change, round 2 shows cancel_order, then only query_order calls; an
     eviction of the manual after ``evict_after`` masks cancel_order again from the next round."""
-    lines = ["name: long-run", "steps:", "  - user: 帮我取消订单",
-             "  - assistant: {calls: [{load_skill: {skill_code: order_change}}]}"]
+    lines = [
+        "name: long-run",
+        "steps:",
+        "  - user: 帮我取消订单",
+        "  - assistant: {calls: [{load_skill: {skill_code: order_change}}]}",
+    ]
     for i in range(2, rounds + 1):
         lines.append("  - assistant: {calls: [{query_order: {}}]}")
         if i == evict_after:
@@ -39,14 +44,21 @@ def test_a_60_round_run_folds_the_rounds_with_no_change(staff_client, bitmall):
     assert doc.values("data-fold") == ["3-29", "32-60"]
     assert doc.values("data-fold-rounds") == ["27", "29"]
     assert [n.text() for n in doc.select("data-fold-summary")] == [
-        "第 3–29 轮：27 轮没有变化（每轮 13 个工具）", "第 32–60 轮：29 轮没有变化（每轮 11 个工具）"]
+        "第 3–29 轮：27 轮没有变化（每轮 13 个工具）",
+        "第 32–60 轮：29 轮没有变化（每轮 11 个工具）",
+    ]
     assert doc.one("data-fold-note").text().strip() == "显示 4 轮；56 轮没有变化，已折叠。"
     # the matrix has one column per shown round and one per fold
     row = doc.one("data-matrix-row", "cancel_order")
     cells = row.select("data-matrix-tool")
     assert [(c["data-matrix-round"], c.get("data-matrix-fold"), c["data-state"]) for c in cells] == [
-        ("1", None, "masked"), ("2", None, "released"), ("3", "3-29", "released"), ("30", None, "released"),
-        ("31", None, "masked"), ("32", "32-60", "masked")]
+        ("1", None, "masked"),
+        ("2", None, "released"),
+        ("3", "3-29", "released"),
+        ("30", None, "released"),
+        ("31", None, "masked"),
+        ("32", "32-60", "masked"),
+    ]
 
 
 def test_opening_a_fold_renders_exactly_its_rounds(staff_client, bitmall):

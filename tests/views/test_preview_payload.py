@@ -1,6 +1,7 @@
 """The preview's per-round payload (docs/runtime-api.md "What the model sees"): sizes in
 characters and the diff against the previous round on the page; the JSON itself from
 ``/preview/payload`` only when a round is opened."""
+
 from __future__ import annotations
 
 import json
@@ -91,8 +92,10 @@ def test_the_payload_view_is_for_staff_only(client, bitmall):
 
 def test_a_200_round_run_carries_no_json_and_a_small_payload_row_per_round(staff_client, bitmall):
     steps = "\n".join("  - assistant: {calls: [{query_order: {}}]}" for _ in range(199))
-    script = ("name: long\nsteps:\n  - user: 查订单\n"
-              f"  - assistant: {{calls: [{{load_skill: {{skill_code: order_change}}}}]}}\n{steps}\n")
+    script = (
+        "name: long\nsteps:\n  - user: 查订单\n"
+        f"  - assistant: {{calls: [{{load_skill: {{skill_code: order_change}}}}]}}\n{steps}\n"
+    )
     response = staff_client.post(URL, {"script": script})
     assert response.status_code == 200
     html = response.content.decode()
@@ -110,7 +113,9 @@ def test_the_load_skill_description_is_also_shown_as_text(staff_client, bitmall)
     lines = doc.one("data-payload-load-skill").one("class", "payload-pre payload-text").text().split("\n")
     assert len(lines) == 8
     assert lines[2] == "部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务"
-    assert lines[7] == ("- iot_bundle（智能家居套装）：用户咨询智能家居套装或多件智能设备搭配时加载：核对网关协议、"
-                        "App 生态和安装条件，给出兼容的组合建议。")
+    assert lines[7] == (
+        "- iot_bundle（智能家居套装）：用户咨询智能家居套装或多件智能设备搭配时加载：核对网关协议、"
+        "App 生态和安装条件，给出兼容的组合建议。"
+    )
     no_load = parse(staff_client.get(PAYLOAD, {"tools": "query_order"}).content)
     assert not no_load.select("data-payload-load-skill")

@@ -1,6 +1,7 @@
 """Every list page and the editor run the same number of queries with 5 skills as with 60 (issue 10:
 query counts flat, no N+1). The data is built with the real services: skills with tool_ids, some
 disabled, some deleted, their history, a release, scenarios."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,10 +12,25 @@ from skills_app import services
 from skills_app.models import Skill
 
 PAGES = [
-    "/skills/", "/skills/?q=bulk&lints=1", "/skills/?page=2", "/skills/order_change/", "/skills/order_change/edit",
-    "/skills/new", "/skills/order_change/history", "/scenarios/", "/scenarios/cancel-iphone/result",
-    "/releases/", "/releases/1/", "/tools/", "/mcp/", "/restrictions/", "/publish/", "/preview/",
-    "/preview/?scenario=cancel-iphone", "/audit/?kind=skill", "/api-keys/",
+    "/skills/",
+    "/skills/?q=bulk&lints=1",
+    "/skills/?page=2",
+    "/skills/order_change/",
+    "/skills/order_change/edit",
+    "/skills/new",
+    "/skills/order_change/history",
+    "/scenarios/",
+    "/scenarios/cancel-iphone/result",
+    "/releases/",
+    "/releases/1/",
+    "/tools/",
+    "/mcp/",
+    "/restrictions/",
+    "/publish/",
+    "/preview/",
+    "/preview/?scenario=cancel-iphone",
+    "/audit/?kind=skill",
+    "/api-keys/",
 ]
 TOOLS = ["query_cart", "update_cart_item", "query_coupons", "cancel_order"]
 
@@ -24,10 +40,15 @@ def grow(to: int) -> None:
     every third is disabled; one more is created and deleted per ten, and each is edited once."""
     have = Skill.objects.live().count()
     for i in range(have, to):
-        skill = services.skill_create(skill_code=f"bulk_{i:03d}", name=f"批量 {i}", description=f"批量技能 {i}：查购物车",
-                                      content=f"# 批量 {i}\n先调用 query_cart，再 `update_cart_item`。",
-                                      tool_ids=[TOOLS[i % len(TOOLS)]] if i % 2 else [], sort_order=100 + i,
-                                      enabled=bool(i % 3))
+        skill = services.skill_create(
+            skill_code=f"bulk_{i:03d}",
+            name=f"批量 {i}",
+            description=f"批量技能 {i}：查购物车",
+            content=f"# 批量 {i}\n先调用 query_cart，再 `update_cart_item`。",
+            tool_ids=[TOOLS[i % len(TOOLS)]] if i % 2 else [],
+            sort_order=100 + i,
+            enabled=bool(i % 3),
+        )
         services.skill_update(skill=skill, name=f"批量技能 {i}")
         if i % 10 == 0:
             gone = services.skill_create(skill_code=f"gone_{i:03d}", name="gone", description="gone", content="x")

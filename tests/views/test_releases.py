@@ -1,5 +1,6 @@
 """Release pages (docs/releases.md): list, detail, diff, publish with the gate, rollback, labels
 and runtime API keys — through the real services, asserting what the HTML says."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,7 +30,10 @@ def test_publish_page_on_an_empty_history_publishes_release_1(staff_client, bitm
     assert response.status_code == 200
     assert doc.one("data-gate-open") is not None
     assert [(r["data-round"], r["data-count"], r["data-changed"]) for r in doc.select("data-round")] == [
-        ("1", "11", "1"), ("2", "13", "1"), ("3", "13", "1")]
+        ("1", "11", "1"),
+        ("2", "13", "1"),
+        ("3", "13", "1"),
+    ]
     response = staff_client.post("/publish/", {"note": "first"})
     assert response.status_code == 302 and response["Location"] == "/releases/1/"
     release = Release.objects.get(number=1)
@@ -56,7 +60,8 @@ def test_unmet_expectation_blocks_until_ticked_off_with_a_reason(staff_client, p
     response, doc = _publish_page(staff_client, note="only cancel", override=keys)
     assert response.status_code == 400
     assert [e.text().strip() for e in doc.select("data-error")] == [
-        "write why the ticked-off expectations may stay unmet."]
+        "write why the ticked-off expectations may stay unmet."
+    ]
     response, doc = _publish_page(staff_client, note="only cancel", override=keys[:1], override_note="new policy")
     assert response.status_code == 400 and Release.objects.count() == 1
     response = staff_client.post("/publish/", {"note": "only cancel", "override": keys, "override_note": "new policy"})
@@ -102,7 +107,9 @@ def test_api_keys_page_shows_the_key_once_and_revokes(staff_client, bitmall):
     assert key not in listing.content.decode()
     assert parse(listing.content).one("data-key-row", "ragent")["data-revoked"] == "0"
     again = parse(staff_client.post("/api-keys/", {"name": "ragent"}).content)
-    assert [e.text().strip() for e in again.select("data-error")] == ["名为“ragent”的密钥已存在；请先吊销它，或换一个名称。"]
+    assert [e.text().strip() for e in again.select("data-error")] == [
+        "名为“ragent”的密钥已存在；请先吊销它，或换一个名称。"
+    ]
     blank = parse(staff_client.post("/api-keys/", {"name": " "}).content)
     assert [e.text().strip() for e in blank.select("data-error")] == ["密钥需要一个名称。"]
     staff_client.cookies["django_language"] = "en"

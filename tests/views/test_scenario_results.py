@@ -1,6 +1,7 @@
 """Saved scenarios' results are cached by (script, catalog, RESULT_FORMAT) (skills_app/scenario_results.py):
 the list page reads the cache and runs nothing; a row not cached runs once through its own URL;
 a change to the catalog or the script is a new key; the full result downloads as JSON."""
+
 from __future__ import annotations
 
 import json
@@ -66,8 +67,9 @@ def test_a_changed_catalog_is_a_new_key_and_the_row_runs_again(staff_client, bit
 def test_a_changed_script_is_a_new_key(staff_client, bitmall, runs):
     staff_client.get("/scenarios/cancel-iphone/result")
     scenario = Scenario.objects.get(name="cancel-iphone")
-    services.scenario_save(name=scenario.name, script=scenario.script + "\n# changed\n",
-                           description=scenario.description)
+    services.scenario_save(
+        name=scenario.name, script=scenario.script + "\n# changed\n", description=scenario.description
+    )
     assert "data-pending" in parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone").attrs
 
 
@@ -108,7 +110,9 @@ def test_result_json_of_an_unknown_scenario_is_a_json_404(staff_client, bitmall)
 
 
 def test_a_script_that_cannot_run_is_cached_with_its_error(staff_client, bitmall):
-    services.scenario_save(name="broken", script="steps:\n  - user: hi\n  - compact: {drop: [9]}\n  - assistant: {}\n", description="")
+    services.scenario_save(
+        name="broken", script="steps:\n  - user: hi\n  - compact: {drop: [9]}\n  - assistant: {}\n", description=""
+    )
     row = parse(staff_client.get("/scenarios/broken/result").content).one("data-scenario", "broken")
     assert row["data-passed"] == "0" and "out of range" in row.one("data-result").text()
     body = json.loads(staff_client.get("/scenarios/broken/result.json").content)
@@ -145,10 +149,14 @@ def test_the_publish_review_runs_each_scenario_once_per_catalog_then_reads_the_c
     from skills_app.releases import publish_review
 
     first = publish_review()
-    assert runs == ["cancel-iphone"] * len(runs) and len(runs) == len(first.scenarios)  # one per distinct catalog digest
+    assert runs == ["cancel-iphone"] * len(runs) and len(runs) == len(
+        first.scenarios
+    )  # one per distinct catalog digest
     again = publish_review()
     assert len(runs) == len(first.scenarios)
-    assert [(r.name, r.changed_rounds) for r in again.scenarios] == [(r.name, r.changed_rounds) for r in first.scenarios]
+    assert [(r.name, r.changed_rounds) for r in again.scenarios] == [
+        (r.name, r.changed_rounds) for r in first.scenarios
+    ]
     staff_client.get("/publish/")
     assert len(runs) == len(first.scenarios)  # the page shares the cache
     row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone")

@@ -1,12 +1,15 @@
 """Saved scenarios: list with a run link and the result against the draft, create/edit through
 ``services.scenario_save``."""
+
 from __future__ import annotations
 
 from skills_app.models import Scenario
 
 from .html import parse
 
-SCRIPT = "name: quick\nsteps:\n  - user: hi\n  - assistant:\n      calls: [{query_order: {}}]\n      expect: {count: 11}\n"
+SCRIPT = (
+    "name: quick\nsteps:\n  - user: hi\n  - assistant:\n      calls: [{query_order: {}}]\n      expect: {count: 11}\n"
+)
 
 
 def test_list_links_each_scenario_to_the_preview_and_shows_its_result(staff_client, bitmall):
@@ -57,12 +60,16 @@ def test_edit_scenario_keeps_its_name(staff_client, bitmall):
 
 def test_a_scenario_that_no_longer_meets_its_expectations_is_flagged(staff_client, bitmall):
     staff_client.post("/scenarios/new", {"name": "quick", "script": SCRIPT.replace("count: 11", "count: 12")})
-    assert parse(staff_client.get("/scenarios/quick/result").content).one("data-scenario", "quick")["data-passed"] == "0"
+    assert (
+        parse(staff_client.get("/scenarios/quick/result").content).one("data-scenario", "quick")["data-passed"] == "0"
+    )
 
 
 def test_descriptions_follow_the_console_language(staff_client, bitmall):
-    staff_client.post("/scenarios/new", {"name": "quick", "description": "快速检查", "description_en": "quick check",
-                                         "script": SCRIPT})
+    staff_client.post(
+        "/scenarios/new",
+        {"name": "quick", "description": "快速检查", "description_en": "quick check", "script": SCRIPT},
+    )
     assert Scenario.objects.get(name="quick").description_en == "quick check"
     row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "quick")
     assert row.one("data-description").text() == "快速检查"

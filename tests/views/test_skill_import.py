@@ -1,5 +1,6 @@
 """The import/export page (docs/import-export.md): upload a zip or single files, see the per-file
 report of a check (nothing written), import exactly what was checked, download the export."""
+
 from __future__ import annotations
 
 import io
@@ -43,7 +44,11 @@ def test_the_page_offers_upload_and_export(staff_client, bitmall):
     form = doc.one("data-import-form")
     assert form["enctype"] == "multipart/form-data" and form["hx-post"] == "/skills/import"
     file_input = form.one("name", "files", tag="input")
-    assert file_input["type"] == "file" and "multiple" in file_input.attrs and file_input["accept"] == ".zip,.properties,.md"
+    assert (
+        file_input["type"] == "file"
+        and "multiple" in file_input.attrs
+        and file_input["accept"] == ".zip,.properties,.md"
+    )
     assert doc.select("data-import-report") == []
     export = doc.one("data-export")
     assert [o["value"] for o in export.by_tag("option")] == ["properties", "skill-md"]
@@ -59,9 +64,12 @@ def test_check_shows_the_per_file_report_and_writes_nothing(staff_client, bitmal
     report = doc.one("data-import-report")
     assert (report["data-dry-run"], report["data-written"]) == ("1", "0")
     assert entries(doc) == {
-        "set/after-sale-apply/SKILL.md": "unchanged", "set/fault-diagnosis/SKILL.md": "unchanged",
-        "set/iot-bundle/SKILL.md": "unchanged", "set/order-change/SKILL.md": "created",
-        "set/order-checkout/SKILL.md": "unchanged"}
+        "set/after-sale-apply/SKILL.md": "unchanged",
+        "set/fault-diagnosis/SKILL.md": "unchanged",
+        "set/iot-bundle/SKILL.md": "unchanged",
+        "set/order-change/SKILL.md": "created",
+        "set/order-checkout/SKILL.md": "unchanged",
+    }
     assert doc.one("data-import-summary").text() == "检查：未写入任何内容。导入将会："
     assert doc.one("data-import-apply").text().strip() == "导入 1 个文件"
     assert records() == before
@@ -73,8 +81,9 @@ def test_apply_imports_exactly_what_was_checked(staff_client, bitmall):
     Skill.objects.filter(skill_code="order_change").delete()
     checked = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "check"}).content)
     digest = checked.one("name", "checked", tag="input")["value"]
-    response = staff_client.post("/skills/import", {"files": upload(data), "action": "apply", "checked": digest},
-                                 headers={"HX-Request": "true"})
+    response = staff_client.post(
+        "/skills/import", {"files": upload(data), "action": "apply", "checked": digest}, headers={"HX-Request": "true"}
+    )
     doc = parse(response.content)
     assert doc.one("data-import-report")["data-written"] == "1"
     assert entries(doc)["set/order-change/SKILL.md"] == "created"
@@ -86,8 +95,9 @@ def test_apply_imports_exactly_what_was_checked(staff_client, bitmall):
 def test_apply_with_other_files_than_checked_only_checks(staff_client, bitmall):
     data = export_zip()
     Skill.objects.filter(skill_code="order_change").delete()
-    doc = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "apply",
-                                                     "checked": "0" * 64}).content)
+    doc = parse(
+        staff_client.post("/skills/import", {"files": upload(data), "action": "apply", "checked": "0" * 64}).content
+    )
     doc.one("data-import-stale")
     assert doc.one("data-import-report")["data-dry-run"] == "1"
     assert not Skill.objects.filter(skill_code="order_change").exists()
@@ -100,23 +110,25 @@ def test_one_bad_skill_md_names_file_and_line_and_offers_no_import(staff_client,
     row = doc.one("data-import-entry", "set/order-change/SKILL.md")
     assert row["data-status"] == "error"
     assert row.one("data-entry-errors").text() == (
-        "set/order-change/SKILL.md:3: YAML 前置元数据无效：mapping values are not allowed here")
+        "set/order-change/SKILL.md:3: YAML 前置元数据无效：mapping values are not allowed here"
+    )
     assert doc.select("data-import-apply") == []
     doc.one("data-import-blocked")
     # the check says what the import would do: all or nothing, so the good files are held back too
     assert doc.one("data-import-summary").text() == (
-        "检查：未写入任何内容。导入这些文件将不会导入任何内容：部分文件有错误（全部或全不）。")
+        "检查：未写入任何内容。导入这些文件将不会导入任何内容：部分文件有错误（全部或全不）。"
+    )
     assert doc.one("data-import-held").text() == "4 个未导入（本身无错误，一并暂缓）"
     assert sorted(r.text() for r in doc.select("class", "io-status io-created")) == ["未导入"] * 4
     # with "partial" the rest can be imported
-    doc = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "check",
-                                                     "partial": "on"}).content)
+    doc = parse(
+        staff_client.post("/skills/import", {"files": upload(data), "action": "check", "partial": "on"}).content
+    )
     assert doc.one("data-import-summary").text() == "检查：未写入任何内容。导入将会："
     assert sorted(r.text() for r in doc.select("class", "io-status io-created")) == ["新建"] * 4
     assert doc.one("data-import-apply").text().strip() == "导入 4 个没有错误的文件"
     digest = doc.one("name", "checked", tag="input")["value"]
-    staff_client.post("/skills/import", {"files": upload(data), "action": "apply",
-                                         "partial": "on", "checked": digest})
+    staff_client.post("/skills/import", {"files": upload(data), "action": "apply", "partial": "on", "checked": digest})
     assert sorted(records()) == ["after_sale_apply", "fault_diagnosis", "iot_bundle", "order_checkout"]
 
 
@@ -124,8 +136,11 @@ def test_all_or_nothing_apply_imports_nothing_when_a_file_has_errors(staff_clien
     data = export_zip(break_one=True)
     Skill.objects.all().delete()
     digest = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "check"}).content).one(
-        "name", "checked", tag="input")["value"]
-    doc = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "apply", "checked": digest}).content)
+        "name", "checked", tag="input"
+    )["value"]
+    doc = parse(
+        staff_client.post("/skills/import", {"files": upload(data), "action": "apply", "checked": digest}).content
+    )
     assert doc.one("data-import-report")["data-written"] == "0"
     assert doc.one("data-import-summary").text() == "没有导入任何内容：部分文件有错误（全部或全不）。"
     assert Skill.objects.count() == 0
@@ -135,9 +150,14 @@ def test_all_or_nothing_apply_imports_nothing_when_a_file_has_errors(staff_clien
 
 
 def test_single_files_a_declaration_with_its_manual(staff_client, bitmall):
-    files = [upload("skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
-                    "tool-ids=query_order\n".encode(), "price.properties"),
-             upload("# 价保\n".encode(), "m.md")]
+    files = [
+        upload(
+            "skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
+            "tool-ids=query_order\n".encode(),
+            "price.properties",
+        ),
+        upload("# 价保\n".encode(), "m.md"),
+    ]
     doc = parse(staff_client.post("/skills/import", {"files": files, "action": "check"}).content)
     assert entries(doc) == {"price.properties": "created"}
 
@@ -147,18 +167,27 @@ def test_an_unsafe_zip_is_refused_with_the_cause(staff_client, bitmall):
     with zipfile.ZipFile(buffer, "w") as z:
         z.writestr("../evil.properties", "x")
     cause = "evil.zip: 条目“../evil.properties”的路径不安全（绝对路径、“..”或“\\”）；拒绝整个压缩包"
-    doc = parse(staff_client.post("/skills/import", {"files": upload(buffer.getvalue(), "evil.zip"),
-                                                     "action": "check"}).content)
+    doc = parse(
+        staff_client.post("/skills/import", {"files": upload(buffer.getvalue(), "evil.zip"), "action": "check"}).content
+    )
     assert doc.one("data-errors-for", "files").text() == cause  # shown once, next to its field
     assert doc.select("data-import-errors") == [] and doc.select("data-import-report") == []
-    doc = parse(staff_client.post("/skills/import", {"files": upload(buffer.getvalue(), "evil.zip"), "action": "check"},
-                                  headers={"HX-Request": "true"}).content)
+    doc = parse(
+        staff_client.post(
+            "/skills/import",
+            {"files": upload(buffer.getvalue(), "evil.zip"), "action": "check"},
+            headers={"HX-Request": "true"},
+        ).content
+    )
     assert doc.one("data-import-errors").text() == cause
 
 
 def test_a_zip_and_files_together_are_refused(staff_client, bitmall):
-    doc = parse(staff_client.post("/skills/import", {"files": [upload(export_zip()), upload(b"x", "a.md")],
-                                                     "action": "check"}).content)
+    doc = parse(
+        staff_client.post(
+            "/skills/import", {"files": [upload(export_zip()), upload(b"x", "a.md")], "action": "check"}
+        ).content
+    )
     assert doc.one("data-errors-for", "files").text() == "upload: 请上传一个 zip，或不带 zip 的单个文件"
 
 
@@ -169,7 +198,9 @@ def test_an_empty_file_is_refused_by_its_name_with_the_others(staff_client, bitm
     files = [upload(b"", "order_change.properties"), upload(b"# manual", "order_change.md"), upload(b"", "b.md")]
     doc = parse(staff_client.post("/skills/import", {"files": files, "action": "check"}).content)
     assert [e.text() for e in doc.one("data-errors-for", "files").by_tag("li")] == [
-        "order_change.properties：提交的是空文件。", "b.md：提交的是空文件。"]
+        "order_change.properties：提交的是空文件。",
+        "b.md：提交的是空文件。",
+    ]
     assert doc.select("data-import-report") == []
     assert records() == before
 
@@ -183,7 +214,9 @@ def test_the_report_in_english(staff_client, bitmall):
     staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     doc = parse(staff_client.post("/skills/import", {"files": upload(export_zip()), "action": "check"}).content)
     assert doc.one("data-import-summary").text() == "Check: nothing was written. Importing would do this:"
-    assert doc.one("data-import-nothing").text() == "Nothing to import: every skill in these files is already as they say."
+    assert (
+        doc.one("data-import-nothing").text() == "Nothing to import: every skill in these files is already as they say."
+    )
 
 
 def test_export_downloads_a_zip_that_imports_back_as_the_same_records(staff_client, bitmall):
@@ -214,25 +247,37 @@ def test_the_report_names_file_and_line_in_english_too(staff_client, bitmall):
     staff_client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     doc = parse(staff_client.post("/skills/import", {"files": upload(data), "action": "check"}).content)
     assert doc.one("data-import-entry", "set/order-change/SKILL.md").one("data-entry-errors").text() == (
-        "set/order-change/SKILL.md:3: invalid YAML front matter: mapping values are not allowed here")
+        "set/order-change/SKILL.md:3: invalid YAML front matter: mapping values are not allowed here"
+    )
 
 
 def test_service_refusals_and_nested_causes_are_translated(staff_client, bitmall):
-    files = [upload("skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
-                    "tool-ids=query_order,nope\nenabled=yes\n".encode(), "price.properties"),
-             upload(b"# m\n", "m.md"),
-             upload(b"---\nname: x\ndescription: d\nallowed-tools: 5\n---\n# x\n", "SKILL.md")]
+    files = [
+        upload(
+            "skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
+            "tool-ids=query_order,nope\nenabled=yes\n".encode(),
+            "price.properties",
+        ),
+        upload(b"# m\n", "m.md"),
+        upload(b"---\nname: x\ndescription: d\nallowed-tools: 5\n---\n# x\n", "SKILL.md"),
+    ]
     doc = parse(staff_client.post("/skills/import", {"files": files, "action": "check"}).content)
     assert doc.one("data-import-entry", "price.properties").one("data-entry-errors").text() == (
-        "price.properties:6: enabled 必须是 true 或 false，而不是 'yes'")
+        "price.properties:6: enabled 必须是 true 或 false，而不是 'yes'"
+    )
     assert doc.one("data-import-entry", "SKILL.md").one("data-entry-errors").text() == (
-        "SKILL.md:4: allowed-tools 必须是以空格分隔的工具名（或列表），而不是数字（5）")
-    files[0] = upload("skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
-                      "tool-ids=query_order,nope\n".encode(), "price.properties")
+        "SKILL.md:4: allowed-tools 必须是以空格分隔的工具名（或列表），而不是数字（5）"
+    )
+    files[0] = upload(
+        "skill-code=price_protect\nname=价保\ndescription=价保申请\ncontent-file=m.md\n"
+        "tool-ids=query_order,nope\n".encode(),
+        "price.properties",
+    )
     files[1] = upload(b"# m\n", "m.md")
     doc = parse(staff_client.post("/skills/import", {"files": files[:2], "action": "check"}).content)
     assert doc.one("data-import-entry", "price.properties").one("data-entry-errors").text() == (
-        "price.properties:5: tool_ids: “nope”不是任何 MCP 节点的工具。")
+        "price.properties:5: tool_ids: “nope”不是任何 MCP 节点的工具。"
+    )
 
 
 def test_every_skill_file_cause_has_its_translatable_template():
@@ -249,8 +294,12 @@ def test_every_skill_file_cause_has_its_translatable_template():
     for module in (skill_files, skill_io, view_module):
         tree = ast.parse(open(module.__file__, encoding="utf-8").read())
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_p", "Problem")
-                    and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant)):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) in ("_p", "Problem")
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 template = node.args[1]
                 text = template.value if isinstance(template, ast.Constant) else getattr(skill_files, template.id)
                 assert found.setdefault(node.args[0].value, text) == text, node.args[0].value
@@ -265,15 +314,21 @@ def test_up_to_the_import_limit_of_single_files_reaches_the_page_and_one_more_ge
     speak; the setting now sits just above that limit."""
     from skill_rule.limits import IMPORT_MAX_FILES
 
-    response = staff_client.post("/skills/import", {
-        "files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(101)], "action": "check"})
+    response = staff_client.post(
+        "/skills/import",
+        {"files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(101)], "action": "check"},
+    )
     assert response.status_code == 200
     doc = parse(response.content)
     assert doc.select("data-errors-for", "files") == []
     assert entries(doc) == {f"m{i}.md": "ignored" for i in range(101)}  # checked one by one
-    response = staff_client.post("/skills/import", {
-        "files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(IMPORT_MAX_FILES + 1)],
-        "action": "check"})
+    response = staff_client.post(
+        "/skills/import",
+        {
+            "files": [upload(f"# manual {i}\n".encode(), f"m{i}.md") for i in range(IMPORT_MAX_FILES + 1)],
+            "action": "check",
+        },
+    )
     assert response.status_code == 200
     doc = parse(response.content)
     assert doc.one("data-errors-for", "files").text() == f"upload: 超过 {IMPORT_MAX_FILES} 个文件；请上传一个 zip"

@@ -1,4 +1,5 @@
 """Skill pages: list, create/edit through the services, live preview that never saves."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,13 @@ MANUAL = "# 取消订单\n\n先用 `query_order` 查订单，再 `cancel_order`�
 
 def new_skill_data(**overrides):
     data = {
-        "skill_code": "refund_fast", "name": "极速退款", "description": "用户要求极速退款时加载。",
-        "content": MANUAL, "tool_ids": ["cancel_order"], "sort_order": "60", "enabled": "on",
+        "skill_code": "refund_fast",
+        "name": "极速退款",
+        "description": "用户要求极速退款时加载。",
+        "content": MANUAL,
+        "tool_ids": ["cancel_order"],
+        "sort_order": "60",
+        "enabled": "on",
     }
     data.update(overrides)
     return data
@@ -23,8 +29,13 @@ def new_skill_data(**overrides):
 # ---- list -----------------------------------------------------------------------------------
 def test_list_shows_live_skills_with_their_gated_tools_and_the_counts(staff_client, bitmall):
     doc = parse(staff_client.get("/skills/").content)
-    assert doc.values("data-skill") == ["after_sale_apply", "order_change", "fault_diagnosis", "order_checkout",
-                                        "iot_bundle"]
+    assert doc.values("data-skill") == [
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    ]
     order_change = doc.one("data-skill", "order_change")
     assert order_change.values("data-gated-tool") == ["cancel_order", "change_address"]
     stats = {n["data-stat"]: n.by_tag("div")[0].text().strip() for n in doc.select("data-stat")}
@@ -41,8 +52,13 @@ def test_list_query_count_does_not_grow_with_the_skills(staff_client, bitmall, d
     with django_assert_max_num_queries(14) as before:
         staff_client.get("/skills/")
     for i in range(12):
-        services.skill_create(skill_code=f"extra_{i}", name=f"extra {i}", description="extra skill",
-                              content="body", tool_ids=["query_cart"])
+        services.skill_create(
+            skill_code=f"extra_{i}",
+            name=f"extra {i}",
+            description="extra skill",
+            content="body",
+            tool_ids=["query_cart"],
+        )
     services.skill_delete(skill=Skill.objects.get(skill_code="extra_0"))
     with django_assert_max_num_queries(14) as after:
         response = staff_client.get("/skills/")
@@ -63,8 +79,9 @@ def test_disable_releases_the_tools_and_keeps_the_version(staff_client, bitmall)
     doc = parse(response.content)
     assert doc.one("data-skill", "order_change")["data-enabled"] == "0"
     assert doc.one("data-stat", "gated").by_tag("div")[0].text().strip() == "4"
-    rounds = parse(staff_client.get("/preview/", {"scenario": "cancel-iphone"}).content).select("data-round",
-                                                                                               tag="section")
+    rounds = parse(staff_client.get("/preview/", {"scenario": "cancel-iphone"}).content).select(
+        "data-round", tag="section"
+    )
     assert rounds[0]["data-count"] == "13"  # cancel_order and change_address released everywhere
 
 
@@ -148,17 +165,32 @@ def test_create_refuses_a_taken_code_and_a_bad_code(staff_client, bitmall):
 def test_new_skill_form_lists_registered_tools_in_registration_order(staff_client, bitmall):
     doc = parse(staff_client.get("/skills/new").content)
     assert doc.values("data-tool-option") == [
-        "query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order", "change_address",
-        "search_product", "query_cart", "query_coupons", "update_cart_item", "create_order", "pay_order",
-        "submit_ticket", "current_date",
+        "query_order",
+        "query_logistics",
+        "query_after_sale",
+        "apply_after_sale",
+        "cancel_order",
+        "change_address",
+        "search_product",
+        "query_cart",
+        "query_coupons",
+        "update_cart_item",
+        "create_order",
+        "pay_order",
+        "submit_ticket",
+        "current_date",
     ]
 
 
 # ---- edit -----------------------------------------------------------------------------------
 def edit_data(skill, **overrides):
     data = {
-        "name": skill.name, "description": skill.description, "content": skill.content,
-        "tool_ids": list(skill.tool_ids), "sort_order": str(skill.sort_order), "enabled": "on",
+        "name": skill.name,
+        "description": skill.description,
+        "content": skill.content,
+        "tool_ids": list(skill.tool_ids),
+        "sort_order": str(skill.sort_order),
+        "enabled": "on",
         "base_version": str(skill.version),
     }
     data.update(overrides)
@@ -176,7 +208,8 @@ def test_a_missing_or_tampered_hidden_field_is_said_at_the_top_and_saves_nothing
     assert response.status_code == 200
     doc = parse(response.content)
     assert doc.one("data-errors-for", "__all__").text() == (
-        "表单没有说明你编辑的是哪个版本，因此什么都没有保存；请重新加载页面后再编辑。")
+        "表单没有说明你编辑的是哪个版本，因此什么都没有保存；请重新加载页面后再编辑。"
+    )
     assert doc.select("data-error-link") == []
     assert doc.one("name", "content", tag="textarea").text().strip() == "改过的手册"
     skill.refresh_from_db()
@@ -184,13 +217,15 @@ def test_a_missing_or_tampered_hidden_field_is_said_at_the_top_and_saves_nothing
     if hidden.get("base_version", "") is not None:  # the live preview says the same of a tampered value
         problems = parse(staff_client.post("/skills/order_change/preview", data).content).one("data-preview-problems")
         assert [li.text() for li in problems.by_tag("li")] == [
-            "表单没有说明你编辑的是哪个版本，因此什么都没有保存；请重新加载页面后再编辑。"]
+            "表单没有说明你编辑的是哪个版本，因此什么都没有保存；请重新加载页面后再编辑。"
+        ]
 
 
 def test_edit_bumps_the_version_and_keeps_the_code(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
-    response = staff_client.post("/skills/order_change/edit",
-                                 edit_data(skill, content=skill.content + "\n补充一条。\n", skill_code="hacked"))
+    response = staff_client.post(
+        "/skills/order_change/edit", edit_data(skill, content=skill.content + "\n补充一条。\n", skill_code="hacked")
+    )
     assert response.status_code == 302
     skill.refresh_from_db()
     assert (skill.skill_code, skill.version) == ("order_change", 2)
@@ -207,8 +242,11 @@ def test_edit_without_change_keeps_the_version(staff_client, bitmall):
 
 def test_edit_refuses_a_builtin_and_saves_nothing(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
-    doc = parse(staff_client.post("/skills/order_change/edit",
-                                  edit_data(skill, tool_ids=["cancel_order", "flush_memory"])).content)
+    doc = parse(
+        staff_client.post(
+            "/skills/order_change/edit", edit_data(skill, tool_ids=["cancel_order", "flush_memory"])
+        ).content
+    )
     assert "flush_memory" in doc.one("data-errors-for", "tool_ids").text()
     skill.refresh_from_db()
     assert (skill.version, skill.tool_ids) == (1, ["cancel_order", "change_address"])
@@ -239,8 +277,11 @@ def test_unknown_skill_is_404(staff_client, bitmall):
 def test_live_preview_renders_safe_markdown_and_what_the_model_gets_without_saving(staff_client, bitmall):
     skill = Skill.objects.get(skill_code="order_change")
     before = (Skill.objects.count(), skill.version, skill.content)
-    data = edit_data(skill, content="# 新手册\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script>",
-                     tool_ids=["cancel_order"])
+    data = edit_data(
+        skill,
+        content="# 新手册\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script>",
+        tool_ids=["cancel_order"],
+    )
     response = staff_client.post("/skills/order_change/preview", data, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     doc = parse(response.content)
@@ -278,8 +319,10 @@ def test_live_preview_needs_post(staff_client, bitmall):
 
 # ---- detail ---------------------------------------------------------------------------------
 def test_detail_renders_the_manual_as_html(staff_client, bitmall):
-    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"),
-                          content="## 步骤\n1. 先查\n2. 再办\n\n<img src=x onerror=alert(1)>")
+    services.skill_update(
+        skill=Skill.objects.get(skill_code="iot_bundle"),
+        content="## 步骤\n1. 先查\n2. 再办\n\n<img src=x onerror=alert(1)>",
+    )
     doc = parse(staff_client.get("/skills/iot_bundle/").content)
     manual = doc.one("data-manual")
     assert manual.by_tag("h2")[0].text() == "步骤" and len(manual.by_tag("li")) == 2
@@ -322,7 +365,10 @@ def test_a_stale_save_keeps_the_typed_text_and_offers_to_overwrite(staff_client,
     assert base["value"] == "2"  # saving again overwrites version 2, knowingly
     box = doc.one("data-stale")
     assert box["data-stale-version"] == "2"
-    assert box.one("data-stale-link")["href"] == "/skills/order_change/" and box.one("data-stale-link")["target"] == "_blank"
+    assert (
+        box.one("data-stale-link")["href"] == "/skills/order_change/"
+        and box.one("data-stale-link")["target"] == "_blank"
+    )
     diff = box.one("data-stale-diff")
     added = [n.text() for n in diff.by_tag("span") if n["class"] == "d-add"]
     removed = [n.text() for n in diff.by_tag("span") if n["class"] == "d-del"]
@@ -354,10 +400,24 @@ def test_a_stale_diff_shows_a_removed_markdown_rule_as_a_deletion():
     removed (diff line ``----``) is a deletion, a line ``++x`` added an addition."""
     from skills_app.forms import StaleEdit
 
-    saved = Skill(skill_code="order_change", name="n", description="d", content="# a\n---\nbody", tool_ids=[],
-                  sort_order=0, enabled=True, version=2)
-    typed = {"content": "# a\n++x\nbody", "name": "n", "description": "d", "tool_ids": [], "sort_order": 0,
-             "enabled": True}
+    saved = Skill(
+        skill_code="order_change",
+        name="n",
+        description="d",
+        content="# a\n---\nbody",
+        tool_ids=[],
+        sort_order=0,
+        enabled=True,
+        version=2,
+    )
+    typed = {
+        "content": "# a\n++x\nbody",
+        "name": "n",
+        "description": "d",
+        "tool_ids": [],
+        "sort_order": 0,
+        "enabled": True,
+    }
     diff = StaleEdit.build(saved, base=1, typed=typed).diff
     assert [kind for kind, _ in diff] == ["head", "head", "hunk", "ctx", "del", "add", "ctx"]
     assert [line for kind, line in diff if kind in ("del", "add")] == ["----", "+++x"]

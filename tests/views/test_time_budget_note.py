@@ -1,5 +1,6 @@
 """A simulation stopped by its time budget (docs/simulator.md, "Limits") says so on the page, in
 both languages, above the other warnings. The stop is made with a fake clock, never timed."""
+
 from __future__ import annotations
 
 from django.utils import translation

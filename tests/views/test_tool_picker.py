@@ -2,6 +2,7 @@
 issue 10): the editors list only the ticked tools and a search box; ``GET /tools/options`` answers
 at most ``limits.PICKER_SEARCH_MAX`` unticked options matching the query, in registration order.
 The bitmall demo has 14 MCP tools: the limit is lowered to 5 here."""
+
 from __future__ import annotations
 
 import pytest
@@ -48,8 +49,11 @@ def test_a_new_skill_with_no_tool_ticked_says_so(staff_client, bitmall, small_li
 
 def test_an_unregistered_selected_id_stays_listed(staff_client, bitmall, small_limit):
     skill = Skill.objects.get(skill_code="order_change")
-    doc = parse(staff_client.post("/skills/order_change/edit",
-                                  edit_data(skill, tool_ids=["cancel_order", "no_such_tool"])).content)
+    doc = parse(
+        staff_client.post(
+            "/skills/order_change/edit", edit_data(skill, tool_ids=["cancel_order", "no_such_tool"])
+        ).content
+    )
     assert doc.values("data-tool-option") == ["cancel_order", "no_such_tool"]
 
 
@@ -106,8 +110,13 @@ def test_an_empty_query_answers_the_first_tools_and_how_many_more(staff_client, 
 def test_at_most_30_options_come_back(staff_client, bitmall):
     parent = IntentNode.objects.get(intent_code="order_query")
     for n in range(40):
-        services.intent_node_save(intent_code=f"order_extra_{n:02}", name=f"额外 {n}", kind=IntentNode.Kind.MCP,
-                                  parent=parent, mcp_tool_id=f"order_extra_{n:02}")
+        services.intent_node_save(
+            intent_code=f"order_extra_{n:02}",
+            name=f"额外 {n}",
+            kind=IntentNode.Kind.MCP,
+            parent=parent,
+            mcp_tool_id=f"order_extra_{n:02}",
+        )
     _, doc = options(staff_client, q="ORDER_EXTRA")
     assert doc.values("data-tool-option") == [f"order_extra_{n:02}" for n in range(30)]
     assert "另有 10 个工具匹配" in doc.one("data-picker-more").text()
@@ -124,7 +133,7 @@ def test_odd_queries_answer_200_and_match_nothing(staff_client, bitmall, query):
 
 
 def test_a_name_that_is_no_picker_field_is_a_400(staff_client, bitmall):
-    response = staff_client.get("/tools/options", {"q": "order", "name": "x\x00\"><b>"})
+    response = staff_client.get("/tools/options", {"q": "order", "name": 'x\x00"><b>'})
     assert response.status_code == 400
     assert "'name' 必须是 tool_ids, tools 之一" in parse(response.content).one("data-reason").text()
 
@@ -145,8 +154,9 @@ def test_saving_with_a_fetched_option_ticked_saves_it(staff_client, bitmall, sma
     skill = Skill.objects.get(skill_code="order_change")
     _, doc = options(staff_client, q="query_order", selected=["cancel_order", "change_address"])
     fetched = doc.one("data-tool-option", "query_order").by_tag("input")[0]
-    response = staff_client.post("/skills/order_change/edit", edit_data(
-        skill, tool_ids=["cancel_order", "change_address", fetched["value"]]))
+    response = staff_client.post(
+        "/skills/order_change/edit", edit_data(skill, tool_ids=["cancel_order", "change_address", fetched["value"]])
+    )
     assert response.status_code == 302
     skill.refresh_from_db()
     assert (skill.tool_ids, skill.version) == (["cancel_order", "change_address", "query_order"], 2)
@@ -163,7 +173,9 @@ def test_the_restriction_editor_saves_a_fetched_option(staff_client, bitmall, sm
     services.access_profile_save(name="member", tools=["pay_order", "query_cart"])
     _, doc = options(staff_client, q="物流", name="tools", selected=["query_cart", "pay_order"])
     assert doc.values("data-tool-option") == ["query_logistics"]
-    response = staff_client.post("/restrictions/profile/member/edit", {
-        "name": "member", "description": "", "tools": ["query_cart", "pay_order", "query_logistics"]})
+    response = staff_client.post(
+        "/restrictions/profile/member/edit",
+        {"name": "member", "description": "", "tools": ["query_cart", "pay_order", "query_logistics"]},
+    )
     assert response.status_code == 302
     assert sorted(AccessProfile.objects.get(name="member").tools) == ["pay_order", "query_cart", "query_logistics"]

@@ -1,4 +1,5 @@
 """The tools page: intent tree, MCP nodes with their tool and confirm flag, gating skills, builtins."""
+
 from __future__ import annotations
 
 from skills_app import services
@@ -10,9 +11,20 @@ from .html import parse
 def test_tree_lists_mcp_tools_in_registration_order_with_their_gating_skills(staff_client, bitmall):
     doc = parse(staff_client.get("/tools/").content)
     assert doc.values("data-mcp-tool") == [
-        "query_order", "query_logistics", "query_after_sale", "apply_after_sale", "cancel_order", "change_address",
-        "search_product", "query_cart", "query_coupons", "update_cart_item", "create_order", "pay_order",
-        "submit_ticket", "current_date",
+        "query_order",
+        "query_logistics",
+        "query_after_sale",
+        "apply_after_sale",
+        "cancel_order",
+        "change_address",
+        "search_product",
+        "query_cart",
+        "query_coupons",
+        "update_cart_item",
+        "create_order",
+        "pay_order",
+        "submit_ticket",
+        "current_date",
     ]
     cancel = doc.one("data-mcp-tool", "cancel_order")
     assert cancel.values("data-gated-by") == ["order_change"]
@@ -33,17 +45,23 @@ def test_the_tree_is_paged_in_tree_order_and_a_search_covers_every_page(staff_cl
     monkeypatch.setattr(tools, "PER_PAGE", 10)
     first = parse(staff_client.get("/tools/").content)
     second = parse(staff_client.get("/tools/?page=2").content)
-    everything = [n["data-node"] for n in first.select("data-node", tag="tr")] + \
-                 [n["data-node"] for n in second.select("data-node", tag="tr")]
+    everything = [n["data-node"] for n in first.select("data-node", tag="tr")] + [
+        n["data-node"] for n in second.select("data-node", tag="tr")
+    ]
     assert len(first.select("data-node", tag="tr")) == 10
     assert first.one("data-pager")["data-pages"] == second.one("data-pager")["data-pages"]
     pages = int(first.one("data-pager")["data-pages"])
     for n in range(3, pages + 1):
-        everything += [r["data-node"] for r in parse(staff_client.get(f"/tools/?page={n}").content).select("data-node", tag="tr")]
+        everything += [
+            r["data-node"] for r in parse(staff_client.get(f"/tools/?page={n}").content).select("data-node", tag="tr")
+        ]
     assert first.values("data-mcp-tool")[:2] == ["query_order", "query_logistics"]
     assert len(everything) == len(set(everything))  # no row on two pages
-    tools_seen = [t for n in range(1, pages + 1)
-                  for t in parse(staff_client.get(f"/tools/?page={n}").content).values("data-mcp-tool")]
+    tools_seen = [
+        t
+        for n in range(1, pages + 1)
+        for t in parse(staff_client.get(f"/tools/?page={n}").content).values("data-mcp-tool")
+    ]
     assert tools_seen[-1] == "current_date" and len(tools_seen) == 14
 
     found = parse(staff_client.get("/tools/?q=PAY_ORDER").content)

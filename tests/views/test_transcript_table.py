@@ -1,5 +1,6 @@
 """The transcript table (tests/transcript_cases.py) pasted into the preview's paste box: the round
 after the transcript shows the exact loaded skills, masked tools and warnings."""
+
 from __future__ import annotations
 
 import json

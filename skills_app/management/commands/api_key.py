@@ -1,5 +1,6 @@
 """``python manage.py api_key create NAME [--drafts]`` (shows the key once), ``api_key revoke
 NAME``, ``api_key list`` — runtime API keys (docs/releases.md)."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -25,8 +26,10 @@ class Command(BaseCommand):
         try:
             if action == "create":
                 made = api_key_create(user=COMMAND_LINE, name=options["name"], read_drafts=options["drafts"])
-                self.stdout.write(f"runtime API key '{made.record.name}'"
-                                  f"{' (may read drafts)' if made.record.read_drafts else ''}: {made.key}")
+                self.stdout.write(
+                    f"runtime API key '{made.record.name}'"
+                    f"{' (may read drafts)' if made.record.read_drafts else ''}: {made.key}"
+                )
                 self.stdout.write("shown once: only its hash is stored. Send it as 'Authorization: Bearer <key>'.")
             elif action == "revoke":
                 count = api_key_revoke(user=COMMAND_LINE, name=options["name"])
@@ -38,7 +41,8 @@ class Command(BaseCommand):
                 for k in keys:
                     used = timezone.localtime(k.last_used_at).strftime("%Y-%m-%d %H:%M") if k.last_used_at else "never"
                     state = "revoked" if k.revoked else "usable"
-                    self.stdout.write(f"{k.name}\t{k.prefix}…\t{state}\tdrafts: {'yes' if k.read_drafts else 'no'}"
-                                      f"\tlast used: {used}")
+                    self.stdout.write(
+                        f"{k.name}\t{k.prefix}…\t{state}\tdrafts: {'yes' if k.read_drafts else 'no'}\tlast used: {used}"
+                    )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None

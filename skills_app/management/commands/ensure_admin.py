@@ -6,6 +6,7 @@ There is no fixed password: the first run generates one and keeps it in ``var/ad
 password instead (it is then neither stored nor printed). An existing login is never changed
 (reset it with ``manage.py changepassword``). docs/deploy.md.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,14 +50,19 @@ def generated_password() -> str:
 
 
 class Command(BaseCommand):
-    help = ("Create the admin login if missing — password from SKILL_CONSOLE_ADMIN_PASSWORD, else generated "
-            "once and kept in var/admin_password (0600) — and print it; create the first runtime API key "
-            "(shown once).")
+    help = (
+        "Create the admin login if missing — password from SKILL_CONSOLE_ADMIN_PASSWORD, else generated "
+        "once and kept in var/admin_password (0600) — and print it; create the first runtime API key "
+        "(shown once)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default=os.environ.get("SKILL_CONSOLE_ADMIN_USER", "admin"))
-        parser.add_argument("--url", default="http://127.0.0.1:8000",
-                            help="where the console is served, for the printed curl example (make run passes it)")
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000",
+            help="where the console is served, for the printed curl example (make run passes it)",
+        )
 
     def handle(self, *args, username: str, **options):
         User = get_user_model()
@@ -67,17 +73,22 @@ class Command(BaseCommand):
         else:
             shown = f"'{generated_password()}' (kept in {password_file()})"
         if user is None:
-            user = User.objects.create_superuser(username=username, email="",
-                                                 password=from_env or generated_password())
+            user = User.objects.create_superuser(username=username, email="", password=from_env or generated_password())
             self.stdout.write(f"admin login created: user '{username}', password {shown}")
         else:
-            self.stdout.write(f"admin login: user '{username}' (exists; password as first set — {shown} "
-                              "unless it was changed since; reset: manage.py changepassword "
-                              f"{username})")
+            self.stdout.write(
+                f"admin login: user '{username}' (exists; password as first set — {shown} "
+                "unless it was changed since; reset: manage.py changepassword "
+                f"{username})"
+            )
         if RuntimeKey.objects.filter(name=LOCAL_KEY_NAME).exists():
-            self.stdout.write(f"runtime API key '{LOCAL_KEY_NAME}' exists (shown only when it was created; "
-                              "make another: manage.py api_key create NAME)")
+            self.stdout.write(
+                f"runtime API key '{LOCAL_KEY_NAME}' exists (shown only when it was created; "
+                "make another: manage.py api_key create NAME)"
+            )
         else:
             made = api_key_create(user=COMMAND_LINE, name=LOCAL_KEY_NAME)
             self.stdout.write(f"runtime API key '{LOCAL_KEY_NAME}' (shown once, keep it): {made.key}")
-            self.stdout.write(f"  try: curl -H 'Authorization: Bearer {made.key}' {options['url'].rstrip('/')}/api/v1/runtime/catalog")
+            self.stdout.write(
+                f"  try: curl -H 'Authorization: Bearer {made.key}' {options['url'].rstrip('/')}/api/v1/runtime/catalog"
+            )

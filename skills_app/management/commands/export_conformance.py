@@ -7,6 +7,7 @@ test database elsewhere) with a cache of its own, so the console's own database 
 never touched and the file depends on nothing but the code and the tables: no dates, no ids.
 Run it from the repository root (the tables live in ``tests/``).
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ from django.core.management.base import BaseCommand, CommandError
 from skill_client.conformance import CORPUS_PATH, CorpusError, corpus_diff, corpus_text
 
 #: The cache the throwaway database is read through (never a shared Redis holding another database's lookups).
-PRIVATE_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                             "LOCATION": "export-conformance"}}
+PRIVATE_CACHE = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "export-conformance"}
+}
 
 
 def generate() -> dict:
@@ -32,8 +34,10 @@ def generate() -> dict:
     try:
         from tests.conformance_cases import build_corpus
     except ImportError as exc:
-        raise CommandError(f"the rule's test tables cannot be imported ({exc}); run the command from the "
-                           "repository root with the dev dependencies installed") from None
+        raise CommandError(
+            f"the rule's test tables cannot be imported ({exc}); run the command from the "
+            "repository root with the dev dependencies installed"
+        ) from None
     settings = connection.settings_dict
     own_name = settings["NAME"]
     test = settings.setdefault("TEST", {})
@@ -57,13 +61,18 @@ def generate() -> dict:
 
 
 class Command(BaseCommand):
-    help = ("Write the conformance corpus (the rule's cases as JSON for other runtimes) to PATH "
-            f"(default {CORPUS_PATH}); --check only compares and exits 1 when the file is stale.")
+    help = (
+        "Write the conformance corpus (the rule's cases as JSON for other runtimes) to PATH "
+        f"(default {CORPUS_PATH}); --check only compares and exits 1 when the file is stale."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path", nargs="?", default=str(CORPUS_PATH), help=f"default {CORPUS_PATH}")
-        parser.add_argument("--check", action="store_true",
-                            help="write nothing; exit 1 with a summary of the differences when PATH is not current")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="write nothing; exit 1 with a summary of the differences when PATH is not current",
+        )
 
     def handle(self, *args, path: str, check: bool, **options):
         target = Path(path)

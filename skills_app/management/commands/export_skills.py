@@ -1,5 +1,6 @@
 """``python manage.py export_skills PATH --format properties|skill-md`` — write every live skill as
 files (docs/import-export.md): into the folder PATH, or into a zip when PATH ends in ``.zip``."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,8 +16,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="a folder (created; must be empty) or a file name ending in .zip")
-        parser.add_argument("--format", choices=FORMATS, required=True,
-                            help="properties: <code>.properties + manuals/<code>.md; skill-md: <name>/SKILL.md")
+        parser.add_argument(
+            "--format",
+            choices=FORMATS,
+            required=True,
+            help="properties: <code>.properties + manuals/<code>.md; skill-md: <name>/SKILL.md",
+        )
 
     def handle(self, *args, path: str, format: str, **options):
         files = skills_export(format=format)

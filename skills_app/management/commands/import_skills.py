@@ -1,5 +1,6 @@
 """``python manage.py import_skills PATH [--dry-run] [--partial]`` — import skill files
 (docs/import-export.md): a folder, a zip, or one ``.properties`` / ``SKILL.md`` file."""
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
@@ -9,14 +10,17 @@ from skills_app.skill_io import ERROR, IGNORED, skills_import
 
 
 class Command(BaseCommand):
-    help = ("Import skills from Ragent declaration files (*.properties) and Agent Skills folders (SKILL.md): "
-            "a folder, a zip or one file. All or nothing unless --partial.")
+    help = (
+        "Import skills from Ragent declaration files (*.properties) and Agent Skills folders (SKILL.md): "
+        "a folder, a zip or one file. All or nothing unless --partial."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="a folder, a .zip, or one .properties / SKILL.md file")
         parser.add_argument("--dry-run", action="store_true", help="check and report; write nothing")
-        parser.add_argument("--partial", action="store_true",
-                            help="import the files that are fine even when others have errors")
+        parser.add_argument(
+            "--partial", action="store_true", help="import the files that are fine even when others have errors"
+        )
 
     def handle(self, *args, path: str, dry_run: bool, partial: bool, **options):
         try:
@@ -39,5 +43,6 @@ class Command(BaseCommand):
                 self.stdout.write(f"  warning: {message}")
         self.stdout.write(report.summary())
         if report.errors:
-            raise CommandError(f"{report.errors} file(s) with errors" +
-                               ("" if report.written or dry_run else "; nothing was imported"))
+            raise CommandError(
+                f"{report.errors} file(s) with errors" + ("" if report.written or dry_run else "; nothing was imported")
+            )

@@ -1,4 +1,5 @@
 """``python manage.py load_demo [NAME] [--replace]`` — load a demo catalog idempotently."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -17,8 +18,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", nargs="?", default=None, help=f"one of: {', '.join(demo_names())}")
-        parser.add_argument("--replace", action="store_true",
-                            help="switch catalogs: back up the current catalog to var/backups/, then replace it")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="switch catalogs: back up the current catalog to var/backups/, then replace it",
+        )
 
     def handle(self, *args, name: str | None, replace: bool, **options):
         try:
@@ -28,12 +32,16 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"demo '{name}': {'; '.join(exc.messages)}") from None
         if summary.skipped:
-            self.stdout.write("the database holds a catalog that staff built; no demo loaded "
-                              "(name one with: load_demo NAME --replace)")
+            self.stdout.write(
+                "the database holds a catalog that staff built; no demo loaded "
+                "(name one with: load_demo NAME --replace)"
+            )
             return
         if summary.backup:
-            self.stdout.write(f"saved the previous catalog to {summary.backup} "
-                              f"(restore it with: manage.py restore_catalog {summary.backup})")
+            self.stdout.write(
+                f"saved the previous catalog to {summary.backup} "
+                f"(restore it with: manage.py restore_catalog {summary.backup})"
+            )
         verb = "switched to" if summary.replaced else "loaded"
         self.stdout.write(
             f"{verb} demo catalog '{summary.name}': {summary.nodes} intent nodes, {summary.tools} MCP tools, "
@@ -57,5 +65,7 @@ class Command(BaseCommand):
             return
         latest = release_latest()
         if latest is not None and draft_sha256() != latest.sha256:
-            self.stdout.write(f"the draft differs from release {latest.number}; the runtime serves releases only: "
-                              "publish on /publish/ or with: manage.py publish --note TEXT")
+            self.stdout.write(
+                f"the draft differs from release {latest.number}; the runtime serves releases only: "
+                "publish on /publish/ or with: manage.py publish --note TEXT"
+            )

@@ -1,4 +1,5 @@
 """``python manage.py restore_catalog FILE`` — put back a catalog saved by ``load_demo --replace``."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """``python manage.py simulate NAME_OR_YAML_FILE [--json]`` — run a scenario round by round."""
+
 from __future__ import annotations
 
 import json
@@ -18,19 +19,26 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("target", help="a saved scenario name or a path to a YAML script")
-        parser.add_argument("--json", dest="as_json", action="store_true", help="print the rounds and the matrix as JSON")
+        parser.add_argument(
+            "--json", dest="as_json", action="store_true", help="print the rounds and the matrix as JSON"
+        )
         parser.add_argument("--profile", dest="access_profile", default=None, help="access profile name")
         parser.add_argument("--stage", default=None, help="task stage name")
-        parser.add_argument("--allowed-tools", dest="allowed_tools", default=None,
-                            help="comma-separated MCP tool names the user may use (instead of a profile)")
+        parser.add_argument(
+            "--allowed-tools",
+            dest="allowed_tools",
+            default=None,
+            help="comma-separated MCP tool names the user may use (instead of a profile)",
+        )
 
     def handle(self, *args, target: str, as_json: bool, access_profile, stage, allowed_tools, **options):
         text, source = self._read(target)
         try:
             script = parse_script(text, source=source)
             allowed = [t.strip() for t in allowed_tools.split(",") if t.strip()] if allowed_tools is not None else None
-            result = simulate(selectors.catalog_draft(), script, access_profile=access_profile, stage=stage,
-                              allowed_tools=allowed)
+            result = simulate(
+                selectors.catalog_draft(), script, access_profile=access_profile, stage=stage, allowed_tools=allowed
+            )
         except DomainError as exc:
             raise CommandError(exc.message) from None
         if as_json:

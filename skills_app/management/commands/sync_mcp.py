@@ -1,4 +1,5 @@
 """``python manage.py sync_mcp [SERVER …] [--demo] [--trigger NAME]`` — sync MCP servers (docs/mcp.md)."""
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
@@ -15,15 +16,20 @@ from skills_app.releases import PublishRefused
 
 
 class Command(BaseCommand):
-    help = ("Sync MCP servers' tools (every enabled server, or the ones named). The same sync as the console's "
-            "'Sync now' button; run it from cron or a systemd timer for servers whose tools change. "
-            "Exits with status 1 when a sync failed.")
+    help = (
+        "Sync MCP servers' tools (every enabled server, or the ones named). The same sync as the console's "
+        "'Sync now' button; run it from cron or a systemd timer for servers whose tools change. "
+        "Exits with status 1 when a sync failed."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("servers", nargs="*", help="server names (default: every enabled server)")
-        parser.add_argument("--demo", action="store_true",
-                            help=f"register the bitmall demo server ('{DEMO_SERVER_NAME}', stdio) when the database "
-                                 "holds the bitmall demo, then sync it (what make run does)")
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help=f"register the bitmall demo server ('{DEMO_SERVER_NAME}', stdio) when the database "
+            "holds the bitmall demo, then sync it (what make run does)",
+        )
         parser.add_argument("--trigger", default="command", help="recorded as what started the sync (e.g. cron)")
 
     def handle(self, *args, servers: list[str], demo: bool, trigger: str, **options):
@@ -33,8 +39,9 @@ class Command(BaseCommand):
                 return
             server, created = demo_server_ensure()
             if created:
-                self.stdout.write(f"registered the demo MCP server '{server.name}' (stdio: "
-                                  f"{server.command} {' '.join(server.args)})")
+                self.stdout.write(
+                    f"registered the demo MCP server '{server.name}' (stdio: {server.command} {' '.join(server.args)})"
+                )
             servers = [server.name]
         if servers:
             found = {s.name: s for s in McpServer.objects.filter(name__in=servers)}
@@ -77,5 +84,6 @@ class Command(BaseCommand):
                 self.stdout.write(f"  - {reason.message}")
             return
         if release is not None:
-            self.stdout.write(f"published release {release.number} ({release.note}); the runtime maps calls "
-                              "back to the server")
+            self.stdout.write(
+                f"published release {release.number} ({release.note}); the runtime maps calls back to the server"
+            )

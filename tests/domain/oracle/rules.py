@@ -2,6 +2,7 @@
 the execution guard and the repeat-load rule. Plain Python; used by the console, the API and the
 CLI alike.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -34,9 +35,11 @@ def tool_definition_warnings(catalog: Catalog) -> tuple[Problem, ...]:
     """One ``tool_definition_invalid`` warning per registered tool whose stored definition breaks
     the rule of ``tooldefs.validate_tool_definition`` (the guard refuses calls to it)."""
     return tuple(
-        Problem("tool_definition_invalid",
-                "tool '%(tool)s' has an invalid definition (%(problems)s); calls to it are refused",
-                {"tool": name, "problems": "; ".join(problems), "problem_codes": [p.code for p in problems]})
+        Problem(
+            "tool_definition_invalid",
+            "tool '%(tool)s' has an invalid definition (%(problems)s); calls to it are refused",
+            {"tool": name, "problems": "; ".join(problems), "problem_codes": [p.code for p in problems]},
+        )
         for name, problems in catalog.tool_problems.items()
     )
 
@@ -94,10 +97,13 @@ def resolve_restrictions(
         tools = table[name].tools
         missing = sorted(tools - registered)
         if missing:
-            warnings.append(Problem(
-                "restriction_unregistered", "%(kind)s '%(name)s' lists tools that are no longer registered: %(tools)s",
-                {"kind": kind, "name": name, "tools": ", ".join(missing), "tool_list": missing},
-            ))
+            warnings.append(
+                Problem(
+                    "restriction_unregistered",
+                    "%(kind)s '%(name)s' lists tools that are no longer registered: %(tools)s",
+                    {"kind": kind, "name": name, "tools": ", ".join(missing), "tool_list": missing},
+                )
+            )
         return frozenset(tools & registered)
 
     profile_tools = lookup("access profile", access_profile, catalog.profiles) if access_profile else None
@@ -107,8 +113,13 @@ def resolve_restrictions(
         names = frozenset(allowed_tools)
         missing = sorted(names - registered - set(catalog.builtin_names))
         if missing:
-            warnings.append(Problem("allowed_unregistered", "allowed tools that are not registered: %(tools)s",
-                                    {"tools": ", ".join(missing), "tool_list": missing}))
+            warnings.append(
+                Problem(
+                    "allowed_unregistered",
+                    "allowed tools that are not registered: %(tools)s",
+                    {"tools": ", ".join(missing), "tool_list": missing},
+                )
+            )
         explicit = frozenset(names & registered)
     return Restrictions(
         profile=access_profile or None,
@@ -173,8 +184,11 @@ def warning_detail(warning: str) -> dict[str, Any]:
     ``message`` the English sentence (docs/transcripts.md, "Warnings")."""
     params = getattr(warning, "params", {}) or {}
     index = params.get("index")
-    return {"code": getattr(warning, "code", None), "index": index if isinstance(index, int) else None,
-            "message": str(warning)}
+    return {
+        "code": getattr(warning, "code", None),
+        "index": index if isinstance(index, int) else None,
+        "message": str(warning),
+    }
 
 
 def is_evicted(message: Message, catalog: Catalog) -> bool:
@@ -185,8 +199,12 @@ def is_evicted(message: Message, catalog: Catalog) -> bool:
 def read_evidence(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]]) -> transcript.Evidence:
     """The loaded manuals and transcript warnings of ``messages`` under ``catalog``'s marker key
     and eviction prefix (``transcript.read_evidence``; docs/transcripts.md)."""
-    return transcript.read_evidence(as_messages(messages), marker_key=catalog.marker_key,
-                                    eviction_prefix=catalog.eviction_prefix, published=catalog.published_manuals)
+    return transcript.read_evidence(
+        as_messages(messages),
+        marker_key=catalog.marker_key,
+        eviction_prefix=catalog.eviction_prefix,
+        published=catalog.published_manuals,
+    )
 
 
 def loaded_by_message(messages: Iterable[Message], catalog: Catalog) -> list[tuple[int, str]]:
@@ -263,11 +281,16 @@ def compute_round(
         builtins=tuple(builtins),
         mcp_visible=tuple(mcp_visible),
         withheld=withheld,
-        warnings=evidence.warnings + transcript.outdated_warnings(
-            evidence, {s.code: (s.version, s.tool_ids) for s in enabled}
-        ) + tool_definition_warnings(catalog) + restrictions.warnings + tuple(
-            Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
-                    {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
+        warnings=evidence.warnings
+        + transcript.outdated_warnings(evidence, {s.code: (s.version, s.tool_ids) for s in enabled})
+        + tool_definition_warnings(catalog)
+        + restrictions.warnings
+        + tuple(
+            Problem(
+                "skill_gates_unregistered",
+                "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
+                {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)},
+            )
             for code, ids in catalog.dangling_tool_ids.items()
         ),
     )
@@ -340,8 +363,9 @@ def check_call(
         call_name = call_name if isinstance(call_name, str) else str(call_name)
         arguments, problem = parse_arguments(call.get("arguments", {}), name=call_name)
         call_id = call.get("id")
-        call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
-                        problem=problem)
+        call = ToolCall(
+            name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "", problem=problem
+        )
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(
@@ -350,71 +374,109 @@ def check_call(
     if view is None:
         # issue 22: a call carried by the last assistant message is judged in its own round
         last = max((i for i, m in enumerate(msgs) if m.role == "assistant"), default=None)
-        if last is not None and any((c.id == call.id) if call.id else
-                                    (c.name == call.name and dict(c.arguments) == dict(call.arguments))
-                                    for c in msgs[last].tool_calls):
+        if last is not None and any(
+            (c.id == call.id) if call.id else (c.name == call.name and dict(c.arguments) == dict(call.arguments))
+            for c in msgs[last].tool_calls
+        ):
             msgs = msgs[:last]
         view = compute_round(catalog, msgs, restrictions=restrictions)
     name, args = call.name, dict(call.arguments)
     tool = catalog.tool(name)
     if tool is None:
         on_offer = ", ".join(view.visible) or "none"
-        return Verdict(name, REFUSED, REASON_UNKNOWN_TOOL, None,
-                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip() or not name
-                       else f"unknown tool '{name}'; tools on offer: {on_offer}", args)
+        return Verdict(
+            name,
+            REFUSED,
+            REASON_UNKNOWN_TOOL,
+            None,
+            f"unknown tool {name!r}; tools on offer: {on_offer}"
+            if name != name.strip() or not name
+            else f"unknown tool '{name}'; tools on offer: {on_offer}",
+            args,
+        )
     if name in catalog.tool_problems:
         problems = "; ".join(catalog.tool_problems[name])
-        return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
-                       f"tool '{name}' has an invalid definition and cannot be called: {problems}", args)
-    bad_encoding = (Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                            f"invalid arguments for '{name}': {call.problem}", args)
-                    if call.problem is not None else None)
+        return Verdict(
+            name,
+            REFUSED,
+            REASON_INVALID_TOOL_DEFINITION,
+            None,
+            f"tool '{name}' has an invalid definition and cannot be called: {problems}",
+            args,
+        )
+    bad_encoding = (
+        Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None, f"invalid arguments for '{name}': {call.problem}", args)
+        if call.problem is not None
+        else None
+    )
     if name == LOAD_SKILL:
         if bad_encoding is not None:
             return bad_encoding
         code = args.get("skill_code")
         if not isinstance(code, str) or not code:
-            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                           "invalid arguments for 'load_skill': skill_code: a skill code (text) is required", args)
+            return Verdict(
+                name,
+                REFUSED,
+                REASON_INVALID_ARGUMENTS,
+                None,
+                "invalid arguments for 'load_skill': skill_code: a skill code (text) is required",
+                args,
+            )
         if not isinstance(code, str) or not is_valid_skill_code(code) or catalog.skill(code) is None:
             offer = ", ".join(s.code for s in catalog.enabled_skills)
-            return Verdict(name, REFUSED, REASON_UNKNOWN_SKILL, None,
-                           f"unknown skill {code!r}; skills on offer: {offer}", args)
+            return Verdict(
+                name, REFUSED, REASON_UNKNOWN_SKILL, None, f"unknown skill {code!r}; skills on offer: {offer}", args
+            )
         # issue 22: load_skill's own arguments against its published parameters
         from skill_rule.payload import load_skill_definition
+
         published = load_skill_definition(catalog).parameters
         extra = sorted(set(args) - set(published["properties"]))
         if extra:
-            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                           f"invalid arguments for 'load_skill': unexpected {'key' if len(extra) == 1 else 'keys'} "
-                           + ", ".join(f"'{k}'" for k in extra) + "; its parameters: "
-                           + ", ".join(sorted(published["properties"])), args)
+            return Verdict(
+                name,
+                REFUSED,
+                REASON_INVALID_ARGUMENTS,
+                None,
+                f"invalid arguments for 'load_skill': unexpected {'key' if len(extra) == 1 else 'keys'} "
+                + ", ".join(f"'{k}'" for k in extra)
+                + "; its parameters: "
+                + ", ".join(sorted(published["properties"])),
+                args,
+            )
         return Verdict(name, ALLOWED, None, code, f"load the manual of '{code}'", args)
     if name in view.masked:
         owner = view.masked[name]
-        return Verdict(name, REFUSED, REASON_MASKED, owner,
-                       f"tool '{name}' is masked: load_skill('{owner}') first", args)
+        return Verdict(
+            name, REFUSED, REASON_MASKED, owner, f"tool '{name}' is masked: load_skill('{owner}') first", args
+        )
     if tool.kind != BUILTIN:
         if not restrictions.profile_permits(name):
             who = f"access profile '{restrictions.profile}'" if restrictions.profile else "the allowed tool list"
-            return Verdict(name, REFUSED, REASON_NOT_PERMITTED, None,
-                           f"tool '{name}' is not permitted by {who}", args)
+            return Verdict(name, REFUSED, REASON_NOT_PERMITTED, None, f"tool '{name}' is not permitted by {who}", args)
         if not restrictions.stage_permits(name):
-            return Verdict(name, REFUSED, REASON_STAGE, None,
-                           f"tool '{name}' is not allowed in stage '{restrictions.stage}'", args)
+            return Verdict(
+                name, REFUSED, REASON_STAGE, None, f"tool '{name}' is not allowed in stage '{restrictions.stage}'", args
+            )
     if bad_encoding is not None:
         return bad_encoding
     try:
         problem = _validate_arguments(tool.input_schema, args)
     except Exception as exc:  # noqa: BLE001 — a schema the validator chokes on fails closed
-        return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
-                       f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}", args)
+        return Verdict(
+            name,
+            REFUSED,
+            REASON_INVALID_TOOL_DEFINITION,
+            None,
+            f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}",
+            args,
+        )
     if problem is not None:
-        return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                       f"invalid arguments for '{name}': {problem}", args)
+        return Verdict(
+            name, REFUSED, REASON_INVALID_ARGUMENTS, None, f"invalid arguments for '{name}': {problem}", args
+        )
     if tool.require_confirm:
-        return Verdict(name, CONFIRM, None, None,
-                       f"'{name}' needs the user's confirmation before it runs", args)
+        return Verdict(name, CONFIRM, None, None, f"'{name}' needs the user's confirmation before it runs", args)
     return Verdict(name, ALLOWED, None, None, f"'{name}' may run", args)
 
 
@@ -444,9 +506,7 @@ def already_loaded_text(skill: Skill) -> str:
     return transcript.already_loaded_stub(name=skill.name, code=skill.code, version=skill.version)
 
 
-def load_skill(
-    catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any
-) -> LoadResult:
+def load_skill(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any) -> LoadResult:
     """The ``load_skill`` result under the repeat-load rule (docs/rule.md).
 
     Unknown, disabled or malformed codes → ``state="error"`` before anything is read. While a full

@@ -5,6 +5,7 @@ step: each call passes through the guard (``rules.check_call``); ``load_skill`` 
 the manual under simulation with the marker (``rules.load_skill``); other results come from the
 script's ``results`` or a neutral placeholder.
 """
+
 from __future__ import annotations
 
 import json
@@ -159,8 +160,15 @@ def _list_failure(code: str, what: str, want: list, got: list) -> Problem:
     and the ``unexpected`` ones; when both are empty only the order differs (docs/simulator.md)."""
     missing = [t for t in want if t not in got]
     unexpected = [t for t in got if t not in want]
-    params = {"what": what, "want": want, "got": got, "missing": ", ".join(missing),
-              "unexpected": ", ".join(unexpected), "missing_list": missing, "unexpected_list": unexpected}
+    params = {
+        "what": what,
+        "want": want,
+        "got": got,
+        "missing": ", ".join(missing),
+        "unexpected": ", ".join(unexpected),
+        "missing_list": missing,
+        "unexpected_list": unexpected,
+    }
     if missing and unexpected:
         return Problem(code, "%(what)s: missing %(missing)s; unexpected %(unexpected)s", params)
     if missing:
@@ -176,8 +184,11 @@ def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str,
     expectation reports its difference (``missing`` / ``unexpected``), not the two lists."""
     failures: list[Problem] = []
     if "count" in expect and view.count != expect["count"]:
-        failures.append(Problem("expect_count", "expected %(want)s tools, got %(got)s",
-                                {"want": expect["count"], "got": view.count}))
+        failures.append(
+            Problem(
+                "expect_count", "expected %(want)s tools, got %(got)s", {"want": expect["count"], "got": view.count}
+            )
+        )
     for key, actual in (("visible", view.visible), ("mcp_visible", view.mcp_visible), ("loaded", view.loaded)):
         if key in expect and list(actual) != list(expect[key]):
             failures.append(_list_failure("expect_list", key, list(expect[key]), list(actual)))
@@ -194,8 +205,13 @@ def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str,
                 if sorted(want) != sorted(view.masked):
                     failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
                 else:
-                    failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
-                                            {"want": dict(want), "got": dict(view.masked)}))
+                    failures.append(
+                        Problem(
+                            "expect_masked",
+                            "expected masked %(want)s, got %(got)s",
+                            {"want": dict(want), "got": dict(view.masked)},
+                        )
+                    )
         elif sorted(view.masked) != sorted(want):
             failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
     return tuple(failures)
@@ -231,8 +247,16 @@ def _diff(prev: RoundView | None, view: RoundView) -> tuple[tuple[str, ...], ...
 def _matrix(catalog: Catalog, rounds: Iterable[SimRound]) -> dict[str, tuple[str, ...]]:
     rounds = tuple(rounds)
     return {
-        tool: tuple(MASKED if tool in r.view.masked else WITHHELD if tool in r.view.withheld
-                    else RELEASED if tool in r.view.visible else OPEN for r in rounds)
+        tool: tuple(
+            MASKED
+            if tool in r.view.masked
+            else WITHHELD
+            if tool in r.view.withheld
+            else RELEASED
+            if tool in r.view.visible
+            else OPEN
+            for r in rounds
+        )
         for tool in catalog.gated_tool_ids
     }
 
@@ -303,7 +327,8 @@ def _check_indices(step: Step, context: list[Message], what: str, source: str) -
     if bad:
         raise ScriptError(
             f"{what} index {bad[0]} is out of range: {len(context)} message(s) are retained",
-            source=source, line=step.line,
+            source=source,
+            line=step.line,
         )
 
 
@@ -340,20 +365,35 @@ def simulate(
             size = len(context)
             outcomes = _apply_assistant(catalog, step, context, view, restrictions)
             nv, nh, nr, nm = _diff(prev, view)
-            rounds.append(SimRound(
-                index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
-                newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
-                context_size=size, expect=step.expect, failures=check_expectations(view, step.expect),
-            ))
+            rounds.append(
+                SimRound(
+                    index=len(rounds) + 1,
+                    line=step.line,
+                    view=view,
+                    calls=outcomes,
+                    say=step.text,
+                    user=last_user,
+                    newly_visible=nv,
+                    newly_hidden=nh,
+                    newly_released=nr,
+                    newly_masked=nm,
+                    context_size=size,
+                    expect=step.expect,
+                    failures=check_expectations(view, step.expect),
+                )
+            )
             prev = view
         elif step.kind == "compact":
             _check_indices(step, context, "compact.drop", script.source)
             drop = set(step.drop)
             context[:] = [m for i, m in enumerate(context, start=1) if i not in drop]
-            events.append(Problem(
-                "compacted", "after round %(round)s: compacted messages %(indices)s; %(retained)s retained",
-                {"round": len(rounds), "indices": sorted(drop), "retained": len(context)},
-            ))
+            events.append(
+                Problem(
+                    "compacted",
+                    "after round %(round)s: compacted messages %(indices)s; %(retained)s retained",
+                    {"round": len(rounds), "indices": sorted(drop), "retained": len(context)},
+                )
+            )
         elif step.kind == "evict":
             _check_indices(step, context, "evict.index", script.source)
             called = _calls_made(script, step)
@@ -362,24 +402,41 @@ def simulate(
                 # Every retained result of that tool, also when its assistant call was compacted
                 # away: the call ids of the whole script say which tool a result answers, and a
                 # result carrying the loaded-skill marker is a load_skill result whatever happened.
-                targets |= {i for i, m in enumerate(context, start=1) if m.role == "tool" and (
-                    called.get(m.tool_call_id) == step.evict_tool
-                    or (step.evict_tool == LOAD_SKILL and m.metadata.get(catalog.marker_key)))}
+                targets |= {
+                    i
+                    for i, m in enumerate(context, start=1)
+                    if m.role == "tool"
+                    and (
+                        called.get(m.tool_call_id) == step.evict_tool
+                        or (step.evict_tool == LOAD_SKILL and m.metadata.get(catalog.marker_key))
+                    )
+                }
             targets = {i for i in targets if context[i - 1].role == "tool" and not is_evicted(context[i - 1], catalog)}
             what = [_describe_result(i, context[i - 1], called, catalog) for i in sorted(targets)]
             for i in sorted(targets):
                 context[i - 1] = eviction_placeholder(catalog, context[i - 1])
             if targets:
-                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s: %(what)s",
-                                      {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what),
-                                       "items": what}))
+                events.append(
+                    Problem(
+                        "evicted",
+                        "after round %(round)s: evicted tool results %(indices)s: %(what)s",
+                        {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what), "items": what},
+                    )
+                )
             elif step.evict_tool:
-                events.append(Problem("evict_none_of_tool",
-                                      "after round %(round)s: no retained tool results of '%(tool)s' to evict",
-                                      {"round": len(rounds), "tool": step.evict_tool}))
+                events.append(
+                    Problem(
+                        "evict_none_of_tool",
+                        "after round %(round)s: no retained tool results of '%(tool)s' to evict",
+                        {"round": len(rounds), "tool": step.evict_tool},
+                    )
+                )
             else:
-                events.append(Problem("evict_none", "after round %(round)s: no retained tool results to evict",
-                                      {"round": len(rounds)}))
+                events.append(
+                    Problem(
+                        "evict_none", "after round %(round)s: no retained tool results to evict", {"round": len(rounds)}
+                    )
+                )
     return Simulation(
         scenario=script.name,
         rounds=tuple(rounds),
@@ -410,7 +467,9 @@ def replay(
     assistant message. Raises ``MessageError`` for a malformed message.
     """
     msgs = as_messages(messages)
-    restrictions = resolve_restrictions(catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+    restrictions = resolve_restrictions(
+        catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
+    )
     rounds: list[SimRound] = []
     prev: RoundView | None = None
     last_user = ""
@@ -424,22 +483,41 @@ def replay(
         outcomes = []
         for call in m.tool_calls:
             verdict = check_call(catalog, seen, call, restrictions=restrictions, view=view)
-            result = next((r for r in msgs[i + 1:] if r.role == "tool" and r.tool_call_id == call.id and call.id), None)
-            outcomes.append(CallOutcome(
-                verdict=verdict,
-                result=result.content if result else "",
-                state=result.state if result else "",
-            ))
+            result = next(
+                (r for r in msgs[i + 1 :] if r.role == "tool" and r.tool_call_id == call.id and call.id), None
+            )
+            outcomes.append(
+                CallOutcome(
+                    verdict=verdict,
+                    result=result.content if result else "",
+                    state=result.state if result else "",
+                )
+            )
         nv, nh, nr, nm = _diff(prev, view)
-        rounds.append(SimRound(
-            index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
-            calls=tuple(outcomes), say=m.content, user=last_user,
-            newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm, context_size=len(seen),
-        ))
+        rounds.append(
+            SimRound(
+                index=len(rounds) + 1,
+                line=(m.index if m.index is not None else i) + 1,
+                view=view,
+                calls=tuple(outcomes),
+                say=m.content,
+                user=last_user,
+                newly_visible=nv,
+                newly_hidden=nh,
+                newly_released=nr,
+                newly_masked=nm,
+                context_size=len(seen),
+            )
+        )
         prev = view
     return Simulation(
-        scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds),
-        access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release,
+        scenario=name,
+        rounds=tuple(rounds),
+        matrix=_matrix(catalog, rounds),
+        access_profile=restrictions.profile,
+        stage=restrictions.stage,
+        release=catalog.release,
         allowed_tools=tuple(allowed_tools) if allowed_tools is not None else None,
-        warnings=restrictions.warnings, messages=msgs,
+        warnings=restrictions.warnings,
+        messages=msgs,
     )

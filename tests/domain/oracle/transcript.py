@@ -6,6 +6,7 @@ One principle decides every case: when the evidence is ambiguous, a gated tool s
 the round says why (a warning naming the message, 0-based ``index`` and 1-based ``number`` in
 ``Problem.params``); the round is always computed. Plain Python, no Django.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,9 @@ from skill_rule.transcript import read_answer
 #: once: ``ALREADY_LOADED_TEMPLATE % {"name", "code", "version"}``. ``ALREADY_LOADED_PATTERN``
 #: recognises it (surrounding whitespace ignored) so that a stub never counts as a loaded manual,
 #: with or without metadata.
-ALREADY_LOADED_TEMPLATE = "技能「%(name)s」（%(code)s，v%(version)s）的手册已在上下文中，无需重复加载；请按上文手册继续。"
+ALREADY_LOADED_TEMPLATE = (
+    "技能「%(name)s」（%(code)s，v%(version)s）的手册已在上下文中，无需重复加载；请按上文手册继续。"
+)
 ALREADY_LOADED_PATTERN = re.compile(
     r"\A\s*技能「.*」（(?P<code>[^，）]*)，v(?P<version>[0-9]+)）的手册已在上下文中，无需重复加载；请按上文手册继续。\s*\Z",
     re.DOTALL,
@@ -96,33 +99,43 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
             for call_id, n in seen.items():
                 if n > 1:
                     same = [c for c in m.tool_calls if c.id == call_id]
-                    if (any(c.name == LOAD_SKILL for c in same)
-                            and any((c.name, c.arguments.get("skill_code") if c.name == LOAD_SKILL else None)
-                                    != (same[0].name, same[0].arguments.get("skill_code")
-                                        if same[0].name == LOAD_SKILL else None) for c in same)):
+                    if any(c.name == LOAD_SKILL for c in same) and any(
+                        (c.name, c.arguments.get("skill_code") if c.name == LOAD_SKILL else None)
+                        != (same[0].name, same[0].arguments.get("skill_code") if same[0].name == LOAD_SKILL else None)
+                        for c in same
+                    ):
                         groups[(pos, call_id)] = tuple(same)
-                    warnings.append(Problem(
-                        "duplicate_call_id",
-                        "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
-                        "by position",
-                        {**_where(m, pos), "call_id": call_id, "count": n}))
+                    warnings.append(
+                        Problem(
+                            "duplicate_call_id",
+                            "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
+                            "by position",
+                            {**_where(m, pos), "call_id": call_id, "count": n},
+                        )
+                    )
             bad = {p.params["position"] for p in m.problems if p.code == "call_id_invalid"}
             missing = [c.name for k, c in enumerate(m.tool_calls) if not c.id and k not in bad]
             if missing and len(m.tool_calls) > 1:
-                warnings.append(Problem(
-                    "call_id_missing",
-                    "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
-                    "answer them",
-                    {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
+                warnings.append(
+                    Problem(
+                        "call_id_missing",
+                        "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
+                        "answer them",
+                        {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing},
+                    )
+                )
         elif m.role == "tool":
             if m.tool_call_id:
                 candidates = open_calls.get(m.tool_call_id) or []
                 if not candidates:
-                    warnings.append(Problem(
-                        "result_unpaired",
-                        "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
-                        "unanswered call; without a marker it loads nothing",
-                        {**_where(m, pos), "call_id": m.tool_call_id}))
+                    warnings.append(
+                        Problem(
+                            "result_unpaired",
+                            "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
+                            "unanswered call; without a marker it loads nothing",
+                            {**_where(m, pos), "call_id": m.tool_call_id},
+                        )
+                    )
                     continue
                 nearest = candidates[-1][0]
                 pick = next(c for c in candidates if c[0] == nearest)
@@ -132,14 +145,22 @@ def pair_results(messages: tuple[Message, ...]) -> Pairing:
                     continue
                 prev = messages[pos - 1] if pos > 0 else None
                 pick = (pos - 1, 0)
-                if (prev is None or prev.role != "assistant" or len(prev.tool_calls) != 1
-                        or prev.tool_calls[0].id or pick in answered
-                        or any(p.code == "call_id_invalid" for p in prev.problems)):
-                    warnings.append(Problem(
-                        "result_id_missing",
-                        "messages[%(index)s]: a tool result without an id that does not directly follow an "
-                        "assistant message with exactly one call without an id; without a marker it loads nothing",
-                        _where(m, pos)))
+                if (
+                    prev is None
+                    or prev.role != "assistant"
+                    or len(prev.tool_calls) != 1
+                    or prev.tool_calls[0].id
+                    or pick in answered
+                    or any(p.code == "call_id_invalid" for p in prev.problems)
+                ):
+                    warnings.append(
+                        Problem(
+                            "result_id_missing",
+                            "messages[%(index)s]: a tool result without an id that does not directly follow an "
+                            "assistant message with exactly one call without an id; without a marker it loads nothing",
+                            _where(m, pos),
+                        )
+                    )
                     continue
             answered.add(pick)
             answers[pos] = pick
@@ -177,8 +198,9 @@ def is_evicted(message: Message, eviction_prefix: str) -> bool:
     return message.metadata.get("evicted", False) is not False or message.content.startswith(eviction_prefix)
 
 
-def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str,
-                  published: Mapping = {}) -> Evidence:
+def read_evidence(
+    messages: Iterable[Message], *, marker_key: str, eviction_prefix: str, published: Mapping = {}
+) -> Evidence:
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
@@ -203,13 +225,15 @@ def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_pref
         # linear reading around it
         call = pairing.call_of(msgs, pos)
         group = pairing.groups.get((pairing.answers[pos][0], call.id)) if call is not None else None
-        manual, warning = read_answer(m, pos, call, group, marker_key=marker_key, eviction_prefix=eviction_prefix,
-                                      published=published)
+        manual, warning = read_answer(
+            m, pos, call, group, marker_key=marker_key, eviction_prefix=eviction_prefix, published=published
+        )
         if warning is not None:
             warnings.append(warning)
         if manual is not None:
-            manuals.append(LoadedManual(position=manual.position, index=manual.index, code=manual.code,
-                                        version=manual.version))
+            manuals.append(
+                LoadedManual(position=manual.position, index=manual.index, code=manual.code, version=manual.version)
+            )
     return Evidence(manuals=tuple(manuals), warnings=tuple(warnings))
 
 
@@ -234,10 +258,20 @@ def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tupl
     for code, m in latest.items():
         current, tools = versions[code]
         if m.version is not None and m.version < current:
-            out.append(Problem(
-                "manual_outdated",
-                "messages[%(index)s]: the retained manual of '%(skill)s' is version %(version)s, the skill is now "
-                "version %(current)s; it releases %(tools)s, which that manual may not mention",
-                {"index": m.index, "number": m.index + 1, "skill": code, "version": m.version,
-                 "current": current, "tools": ", ".join(tools) or "no tool", "tool_list": list(tools)}))
+            out.append(
+                Problem(
+                    "manual_outdated",
+                    "messages[%(index)s]: the retained manual of '%(skill)s' is version %(version)s, the skill is now "
+                    "version %(current)s; it releases %(tools)s, which that manual may not mention",
+                    {
+                        "index": m.index,
+                        "number": m.index + 1,
+                        "skill": code,
+                        "version": m.version,
+                        "current": current,
+                        "tools": ", ".join(tools) or "no tool",
+                        "tool_list": list(tools),
+                    },
+                )
+            )
     return tuple(out)

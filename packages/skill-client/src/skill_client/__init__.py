@@ -5,6 +5,7 @@
 ``skill_client.conformance`` is the conformance corpus and its runner
 (``python -m skill_client.conformance``). Install: ``pip install packages/skill-rule packages/skill-client``.
 """
+
 from .client import (
     FETCHED,
     NOT_MODIFIED,
@@ -20,6 +21,15 @@ from .client import (
 )
 
 __all__ = [
-    "ApiError", "AuthenticationError", "CacheCorruptError", "CatalogUnavailableError", "ClientError",
-    "FETCHED", "NOT_MODIFIED", "Refresh", "RuntimeClient", "STALE", "catalog_from_runtime",
+    "ApiError",
+    "AuthenticationError",
+    "CacheCorruptError",
+    "CatalogUnavailableError",
+    "ClientError",
+    "FETCHED",
+    "NOT_MODIFIED",
+    "Refresh",
+    "RuntimeClient",
+    "STALE",
+    "catalog_from_runtime",
 ]

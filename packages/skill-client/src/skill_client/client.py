@@ -25,6 +25,7 @@ Failure handling (fail closed):
 Plain Python: the standard library's ``urllib`` and ``skill_rule`` (no Django import), so it
 runs inside an agent process that has no Django settings.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -67,16 +68,25 @@ from skill_rule.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, 
 from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
 __all__ = [
-    "ApiError", "AuthenticationError", "CacheCorruptError", "CatalogUnavailableError", "ClientError",
-    "FETCHED", "NOT_MODIFIED", "Refresh", "RuntimeClient", "STALE", "catalog_from_runtime",
+    "ApiError",
+    "AuthenticationError",
+    "CacheCorruptError",
+    "CatalogUnavailableError",
+    "ClientError",
+    "FETCHED",
+    "NOT_MODIFIED",
+    "Refresh",
+    "RuntimeClient",
+    "STALE",
+    "catalog_from_runtime",
 ]
 
 LOG = logging.getLogger("skill_client.client")
 
 #: ``Refresh.outcome`` values.
-FETCHED = "fetched"            # 200: a new catalog (and its manuals) replaced the copy
+FETCHED = "fetched"  # 200: a new catalog (and its manuals) replaced the copy
 NOT_MODIFIED = "not_modified"  # 304: the copy is still what the console serves
-STALE = "stale"                # no usable answer: the last good copy answers, flagged stale
+STALE = "stale"  # no usable answer: the last good copy answers, flagged stale
 
 #: Version of the on-disk copy's layout (``RuntimeClient.cache_path``).
 CACHE_FORMAT = 1
@@ -111,8 +121,9 @@ class CatalogUnavailableError(ClientError):
 
     def __init__(self, causes: Iterable[str]) -> None:
         self.causes = tuple(causes)
-        super().__init__("no runtime catalog to answer from (nothing is masked or released without one): "
-                         + "; ".join(self.causes))
+        super().__init__(
+            "no runtime catalog to answer from (nothing is masked or released without one): " + "; ".join(self.causes)
+        )
 
 
 class CacheCorruptError(CatalogUnavailableError):
@@ -200,9 +211,16 @@ def catalog_from_runtime(body: Mapping[str, Any], manuals: Mapping[str, str]) ->
         raise SnapshotError("catalog: 'release' must be an integer or null")
     snapshot = {
         "settings": {name: body[name] for name in setting_names() if name in body},
-        "tools": [{"name": t.get("name"), "kind": BUILTIN, "description": t.get("description") or "",
-                   "inputSchema": t.get("parameters", {"type": "object"})} for t in items("builtins")]
-                 + [{**t, "kind": MCP} for t in items("mcp_tools")],
+        "tools": [
+            {
+                "name": t.get("name"),
+                "kind": BUILTIN,
+                "description": t.get("description") or "",
+                "inputSchema": t.get("parameters", {"type": "object"}),
+            }
+            for t in items("builtins")
+        ]
+        + [{**t, "kind": MCP} for t in items("mcp_tools")],
         "skills": skills,
         "access_profiles": items("access_profiles"),
         "stages": items("stages"),
@@ -256,8 +274,16 @@ class RuntimeClient:
     ``Counter`` of ``Refresh.outcome``).
     """
 
-    def __init__(self, base_url: str, api_key: str, *, label: str | None = None, release: int | None = None,
-                 cache_dir: str | os.PathLike[str] | None = None, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        label: str | None = None,
+        release: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        timeout: float = 10.0,
+    ) -> None:
         if label and release is not None:
             raise ValueError("give label or release, not both")
         self.base_url = base_url.rstrip("/")
@@ -339,8 +365,12 @@ class RuntimeClient:
                 self._copy = held
                 result = Refresh(STALE, self._status, held.catalog.release, cause)
                 self.stale, self.stale_reason = True, cause
-                LOG.warning("runtime catalog: %s; answering from the last good copy (release %s, confirmed %s) — stale",
-                            cause, held.catalog.release, _when(held.checked_at))
+                LOG.warning(
+                    "runtime catalog: %s; answering from the last good copy (release %s, confirmed %s) — stale",
+                    cause,
+                    held.catalog.release,
+                    _when(held.checked_at),
+                )
             else:
                 self.stale, self.stale_reason = False, None
             self.last_refresh = result
@@ -404,8 +434,9 @@ class RuntimeClient:
         """One GET under ``/api/v1/runtime/`` → ``(status, headers, body bytes)``. Raises
         ``_Unusable`` when there is no answer, ``AuthenticationError`` / ``ApiError`` on a 4xx."""
         url = self.base_url + API_PREFIX + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
-        request = urllib.request.Request(url, headers={
-            "Authorization": f"Bearer {self.api_key}", "Accept": "application/json", **headers})
+        request = urllib.request.Request(
+            url, headers={"Authorization": f"Bearer {self.api_key}", "Accept": "application/json", **headers}
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 status, reply_headers, data = response.status, response.headers, response.read(MAX_BODY_BYTES + 1)
@@ -440,8 +471,11 @@ class RuntimeClient:
         if not isinstance(saved, dict) or saved.get("format") != CACHE_FORMAT:
             raise CacheCorruptError(path, f"not a saved catalog of format {CACHE_FORMAT}")
         if saved.get("base_url") != self.base_url or saved.get("selector") != self._selector:
-            raise CacheCorruptError(path, f"saved for {saved.get('base_url')!r} ({saved.get('selector')}), "
-                                          f"not {self.base_url!r} ({self._selector})")
+            raise CacheCorruptError(
+                path,
+                f"saved for {saved.get('base_url')!r} ({saved.get('selector')}), "
+                f"not {self.base_url!r} ({self._selector})",
+            )
         etag, checked_at = saved.get("etag"), saved.get("checked_at")
         if not isinstance(checked_at, (int, float)) or not (etag is None or isinstance(etag, str)):
             raise CacheCorruptError(path, "'etag' or 'checked_at' has the wrong type")
@@ -453,10 +487,19 @@ class RuntimeClient:
     def _write_disk(self, copy: _Copy) -> None:
         """Save ``copy`` at ``cache_path`` whole: a 0600 temporary file in the same folder,
         fsynced, renamed over the old one. A failure is logged; the copy in memory still answers."""
-        data = json.dumps({
-            "format": CACHE_FORMAT, "base_url": self.base_url, "selector": self._selector, "etag": copy.etag,
-            "checked_at": copy.checked_at, "catalog": copy.body, "manuals": copy.manuals,
-        }, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        data = json.dumps(
+            {
+                "format": CACHE_FORMAT,
+                "base_url": self.base_url,
+                "selector": self._selector,
+                "etag": copy.etag,
+                "checked_at": copy.checked_at,
+                "catalog": copy.body,
+                "manuals": copy.manuals,
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+        ).encode("utf-8")
         tmp = None
         try:
             self.cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -479,20 +522,37 @@ class RuntimeClient:
 
     # --- the rule, locally ---------------------------------------------------------------------
 
-    def round(self, messages: Iterable[Message | Mapping[str, Any]], *, access_profile: str | None = None,
-              stage: str | None = None, allowed_tools: Iterable[str] | None = None) -> RoundView:
+    def round(
+        self,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        access_profile: str | None = None,
+        stage: str | None = None,
+        allowed_tools: Iterable[str] | None = None,
+    ) -> RoundView:
         """What the model is given this round (docs/rule.md), as ``POST runtime/rounds`` answers:
         ``RoundView`` with ``visible`` (names, registration order), ``masked`` (tool → skill to
         load), ``loaded``, ``withheld``, ``warnings``, ``count``; ``as_dict()`` gives the JSON
         fields. ``messages``: the messages retained in context now (docs/runtime-api.md shape,
         OpenAI or Anthropic). Raises ``MessageError`` (the server's 400 ``invalid_messages``),
         ``UnknownRestrictionError`` (400 ``unknown_restriction``)."""
-        return compute_round(self.catalog, _messages(messages), access_profile=access_profile or None,
-                             stage=stage or None, allowed_tools=allowed_tools)
+        return compute_round(
+            self.catalog,
+            _messages(messages),
+            access_profile=access_profile or None,
+            stage=stage or None,
+            allowed_tools=allowed_tools,
+        )
 
-    def visible_tools(self, messages: Iterable[Message | Mapping[str, Any]], *, tools_format: str = "openai",
-                      access_profile: str | None = None, stage: str | None = None,
-                      allowed_tools: Iterable[str] | None = None) -> list[Any]:
+    def visible_tools(
+        self,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        tools_format: str = "openai",
+        access_profile: str | None = None,
+        stage: str | None = None,
+        allowed_tools: Iterable[str] | None = None,
+    ) -> list[Any]:
         """The tools to give the model this round: with ``tools_format`` ``openai`` (default) or
         ``anthropic`` the exact array for the chat API (the ``tools`` of ``POST runtime/rounds``,
         ``load_skill`` generated from the enabled skills, docs/runtime-api.md "What the model
@@ -516,9 +576,15 @@ class RuntimeClient:
         Raises ``MessageError``."""
         return load_skill(self.catalog, _messages(messages), skill_code)
 
-    def check_call(self, messages: Iterable[Message | Mapping[str, Any]], call: ToolCall | Mapping[str, Any], *,
-                   access_profile: str | None = None, stage: str | None = None,
-                   allowed_tools: Iterable[str] | None = None) -> Verdict:
+    def check_call(
+        self,
+        messages: Iterable[Message | Mapping[str, Any]],
+        call: ToolCall | Mapping[str, Any],
+        *,
+        access_profile: str | None = None,
+        stage: str | None = None,
+        allowed_tools: Iterable[str] | None = None,
+    ) -> Verdict:
         """The guard before a tool runs (docs/rule.md, "The guard"), as ``POST runtime/check-call``
         answers. ``call``: ``{"name", "arguments"}`` (an object or JSON text), OpenAI's ``{"id",
         "type": "function", "function": {...}}`` or an Anthropic ``tool_use`` block. ``Verdict``:
@@ -527,8 +593,14 @@ class RuntimeClient:
         (``{"server", "tool"}`` for an allowed or confirm call to a synced MCP tool). Raises
         ``MessageError`` for a call without a text ``name`` (the server's 400) or a message list
         the server refuses, ``UnknownRestrictionError``."""
-        return check_call(self.catalog, _messages(messages), _call(call), access_profile=access_profile or None,
-                          stage=stage or None, allowed_tools=allowed_tools)
+        return check_call(
+            self.catalog,
+            _messages(messages),
+            _call(call),
+            access_profile=access_profile or None,
+            stage=stage or None,
+            allowed_tools=allowed_tools,
+        )
 
     def call_target(self, name: str) -> dict[str, str] | None:
         """Where a call to the model-facing tool ``name`` goes: ``{"server": <MCP server record
@@ -605,8 +677,12 @@ def _call(call: ToolCall | Mapping[str, Any]) -> ToolCall | Mapping[str, Any]:
         raise MessageError("call: a call needs a 'name' (text)")
     if call.get("type") == "custom_tool_call":  # free-text input: never arguments (refused invalid_arguments)
         call_id = call.get("call_id")
-        return ToolCall(name=call["name"], arguments={}, id=call_id if isinstance(call_id, str) else "",
-                        problem=free_text_problem(call["name"]))
+        return ToolCall(
+            name=call["name"],
+            arguments={},
+            id=call_id if isinstance(call_id, str) else "",
+            problem=free_text_problem(call["name"]),
+        )
     arguments = call.get("arguments", {})
     if isinstance(arguments, (dict, list)) or (isinstance(arguments, (int, float)) and not isinstance(arguments, bool)):
         arguments = jsontext.mark(arguments)

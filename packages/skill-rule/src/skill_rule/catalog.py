@@ -3,6 +3,7 @@
 Frozen dataclasses built either from the draft database (``skills_app.selectors``) or from a
 release snapshot; the rule in ``rules.py`` only ever sees these.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -142,8 +143,9 @@ class Catalog:
     def __post_init__(self) -> None:
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
-        object.__setattr__(self, "earlier_manuals", MappingProxyType(
-            {code: tuple(ds) for code, ds in self.earlier_manuals.items()}))
+        object.__setattr__(
+            self, "earlier_manuals", MappingProxyType({code: tuple(ds) for code, ds in self.earlier_manuals.items()})
+        )
 
     def derived(self, key: str, build: Callable[[], Any]) -> Any:
         """A value derived from this catalog alone (``build()``), built once and kept on the frozen
@@ -214,10 +216,12 @@ class Catalog:
         (``manuals.published_manuals``: the current manual first, then the earlier published ones,
         newest first). What ``transcript.read_result`` checks a result against; hashed once per
         catalog, never per round (docs/rule.md, "Cost")."""
-        return MappingProxyType({
-            code: published_manuals(digest(s.content, s.version), self.earlier_manuals.get(code, ()))
-            for code, s in self.skills_by_code.items()
-        })
+        return MappingProxyType(
+            {
+                code: published_manuals(digest(s.content, s.version), self.earlier_manuals.get(code, ()))
+                for code, s in self.skills_by_code.items()
+            }
+        )
 
     @cached_property
     def registered_tools(self) -> tuple[Tool, ...]:

@@ -4,6 +4,7 @@ Every error names the item it refuses and the cause; errors raised while reading
 the file name and the 1-based line, so a CLI can print ``file:line: cause`` and a page can point at
 the offending line.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

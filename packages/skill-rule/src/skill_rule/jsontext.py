@@ -25,6 +25,7 @@ relative to that container, e.g. ``"key 'order_no' appears twice"`` or ``"metada
 with 5001 digits is outside ±(2^53−1)"``. Readers check ``isinstance`` in O(1) (``ambiguity_of``);
 text without any ambiguity costs nothing more than ``json.loads``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -137,7 +138,7 @@ def _int(text: str, state: dict[str, Any]) -> Any:
     else:
         cause = f"integer with {digits} digits is outside ±(2^53−1)"
     state["marked"] = True
-    shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 3] + "..."
+    shown = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
     return AmbiguousValue(shown, cause)
 
 
@@ -146,7 +147,7 @@ def _float(text: str, state: dict[str, Any]) -> Any:
     value = float(text)
     if math.isinf(value):
         state["marked"] = True
-        shown = text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 3] + "..."
+        shown = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
         return AmbiguousValue(shown, f"number {shown} is too large for a double")
     return value
 
@@ -278,10 +279,13 @@ def loads(text: str | bytes) -> Any:
             raise JsonTextError("Unexpected UTF-8 BOM (decode using utf-8-sig)", 1, 1, 0)
     state: dict[str, Any] = {"marked": False}
     try:
-        value = json.loads(text, object_pairs_hook=functools.partial(_pairs, state=state),
-                           parse_int=functools.partial(_int, state=state),
-                           parse_float=functools.partial(_float, state=state),
-                           parse_constant=functools.partial(_constant, state=state))
+        value = json.loads(
+            text,
+            object_pairs_hook=functools.partial(_pairs, state=state),
+            parse_int=functools.partial(_int, state=state),
+            parse_float=functools.partial(_float, state=state),
+            parse_constant=functools.partial(_constant, state=state),
+        )
     except json.JSONDecodeError as exc:
         raise JsonTextError(exc.msg, exc.lineno, exc.colno, exc.pos) from None
     except RecursionError:
@@ -311,6 +315,7 @@ def _empty_like(container: Any) -> Any:
 
 def _python_leaves(value: Any) -> Any:
     """``value`` with its doubtful Python scalars replaced (iterative)."""
+
     def fix(v: Any) -> Any:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return v

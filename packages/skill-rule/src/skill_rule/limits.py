@@ -1,4 +1,5 @@
 """Limits and patterns named once (docs/design.md), reused by models, forms, serializers and loaders."""
+
 from __future__ import annotations
 
 import re
@@ -25,11 +26,13 @@ DEFAULT_MARKER_KEY = "ragent_loaded_skill"
 DEFAULT_EVICTION_PREFIX = "[历史工具结果已省略，原长 "
 #: The header of the generated ``load_skill`` description (docs/runtime-api.md, "What the model
 #: sees"): one setting carried with the catalog; the catalog lines of the enabled skills follow it.
-DEFAULT_LOAD_SKILL_HEADER = "\n".join((
-    "加载一份业务手册（技能）：手册写明处理某类业务的步骤、规则和注意事项。",
-    "当用户的请求属于下列某一业务时，先用对应的 skill_code 调用 load_skill，读完手册再按手册操作。",
-    "部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务",
-))
+DEFAULT_LOAD_SKILL_HEADER = "\n".join(
+    (
+        "加载一份业务手册（技能）：手册写明处理某类业务的步骤、规则和注意事项。",
+        "当用户的请求属于下列某一业务时，先用对应的 skill_code 调用 load_skill，读完手册再按手册操作。",
+        "部分业务工具在关联手册加载后才会出现在可用工具中，不要仅凭当前工具清单判断是否支持该任务",
+    )
+)
 LOAD_SKILL_HEADER_MAX_LENGTH = 2000
 
 #: Simulation limits: a script or transcript past these is refused before anything runs. A run
@@ -69,6 +72,7 @@ def is_valid_skill_code(code: str) -> bool:
         and SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH
         and SKILL_CODE_PATTERN.fullmatch(code) is not None  # not match(): `$` would let "ab\n" through
     )
+
 
 #: Lint thresholds (docs/lints.md): past these a skill gets a warning, never a refusal.
 DESCRIPTION_LINT_LENGTH = 250

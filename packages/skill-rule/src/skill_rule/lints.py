@@ -22,6 +22,7 @@ code                       when
 ``description_duplicate``  two skills have the same description (after trimming spaces)
 =========================  ===============================================================
 """
+
 from __future__ import annotations
 
 import re
@@ -45,12 +46,12 @@ DESCRIPTION_DUPLICATE = "description_duplicate"
 #: English templates by code; the parameters are those of ``Lint.params``.
 TEMPLATES = {
     DESCRIPTION_LONG: "the description is %(length)s characters long; keep it within %(limit)s "
-                      "(the model reads it in every round)",
+    "(the model reads it in every round)",
     MANUAL_LONG: "the manual is %(length)s characters long; keep it within %(limit)s (it fills the context "
-                 "while loaded)",
+    "while loaded)",
     MENTION_UNREGISTERED: "the manual names '%(tool)s', which is not a registered tool",
     MENTION_GATED_ELSEWHERE: "the manual names '%(tool)s', which %(owners)s gates: mentioning it unlocks "
-                             "nothing, load %(owners)s or gate it here",
+    "nothing, load %(owners)s or gate it here",
     GATED_READ_ONLY: "gates '%(tool)s', a read-only tool: hiding it behind a manual only slows the model down",
     CONFIRM_UNGATED: "'%(tool)s' needs confirmation but no skill gates it: the model gets it without a manual",
     DESCRIPTION_DUPLICATE: "the description is the same as that of %(others)s: the model cannot tell them apart",
@@ -81,8 +82,13 @@ class Lint:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON shape: ``{"code", "skill", "tool", "message", "params"}``."""
-        return {"code": self.code, "skill": self.skill, "tool": self.tool, "message": self.message,
-                "params": dict(self.params)}
+        return {
+            "code": self.code,
+            "skill": self.skill,
+            "tool": self.tool,
+            "message": self.message,
+            "params": dict(self.params),
+        }
 
 
 def is_read_only(tool: Tool) -> bool:
@@ -157,6 +163,7 @@ def tools_mentioned(content: str, tools: frozenset[str] | set[str] | tuple[str, 
 def _argument_names(catalog: Catalog) -> frozenset[str]:
     """Every property name of every tool's ``inputSchema``: computed from the tools alone, once per
     catalog and shared with its ``with_skills`` copies (the editor's draft)."""
+
     def build() -> frozenset[str]:
         names: set[str] = set()
         for t in catalog.tools:
@@ -168,12 +175,20 @@ def _argument_names(catalog: Catalog) -> frozenset[str]:
     return catalog.derived(Catalog.TOOLS_ONLY + "lints_argument_names", build)  # pragma: no mutate
 
 
-def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str],
-                 owners: Mapping[str, tuple[str, ...]], tools: Mapping[str, Tool]) -> list[Lint]:
+def _skill_lints(
+    skill: Skill,
+    registered: frozenset[str],
+    known: frozenset[str],
+    owners: Mapping[str, tuple[str, ...]],
+    tools: Mapping[str, Tool],
+) -> list[Lint]:
     out: list[Lint] = []
     if len(skill.description) > DESCRIPTION_LINT_LENGTH:
-        out.append(Lint(DESCRIPTION_LONG, skill.code, None,
-                        {"length": len(skill.description), "limit": DESCRIPTION_LINT_LENGTH}))
+        out.append(
+            Lint(
+                DESCRIPTION_LONG, skill.code, None, {"length": len(skill.description), "limit": DESCRIPTION_LINT_LENGTH}
+            )
+        )
     if len(skill.content) > MANUAL_LINT_LENGTH:
         out.append(Lint(MANUAL_LONG, skill.code, None, {"length": len(skill.content), "limit": MANUAL_LINT_LENGTH}))
     named, strangers = manual_mentions(skill.content, registered)
@@ -183,8 +198,14 @@ def _skill_lints(skill: Skill, registered: frozenset[str], known: frozenset[str]
     for name in named:
         others = tuple(c for c in owners.get(name, ()) if c != skill.code)
         if others and name not in skill.tool_ids:
-            out.append(Lint(MENTION_GATED_ELSEWHERE, skill.code, name, {"tool": name, "owners": ", ".join(others),
-                                                                        "owner_list": list(others)}))
+            out.append(
+                Lint(
+                    MENTION_GATED_ELSEWHERE,
+                    skill.code,
+                    name,
+                    {"tool": name, "owners": ", ".join(others), "owner_list": list(others)},
+                )
+            )
     for name in skill.tool_ids:
         tool = tools.get(name)
         if tool is not None and is_read_only(tool):

@@ -7,6 +7,7 @@ after both are whitespace-normalised (``normalise``). A runtime may wrap the man
 a suffix; a manual cut by a tool-output limit, one character with the marker, or any text the
 console never published holds none. Plain Python, no Django.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,14 +20,14 @@ from typing import Any
 #: another language normalises the same way (docs/transcripts.md lists them too;
 #: tests/domain/test_manuals.py checks the list against all of Unicode).
 WHITESPACE = (
-    "\t\n\v\f\r"                      # U+0009–U+000D
-    "\x1c\x1d\x1e\x1f"                # U+001C–U+001F (file, group, record, unit separators)
-    " "                               # U+0020
-    "\x85\xa0"                        # U+0085 NEXT LINE, U+00A0 NO-BREAK SPACE
-    "\u1680"                          # OGHAM SPACE MARK
+    "\t\n\v\f\r"  # U+0009–U+000D
+    "\x1c\x1d\x1e\x1f"  # U+001C–U+001F (file, group, record, unit separators)
+    " "  # U+0020
+    "\x85\xa0"  # U+0085 NEXT LINE, U+00A0 NO-BREAK SPACE
+    "\u1680"  # OGHAM SPACE MARK
     "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"  # U+2000–U+200A
-    "\u2028\u2029"                    # LINE / PARAGRAPH SEPARATOR
-    "\u202f\u205f\u3000"              # NARROW NO-BREAK, MEDIUM MATHEMATICAL, IDEOGRAPHIC SPACE
+    "\u2028\u2029"  # LINE / PARAGRAPH SEPARATOR
+    "\u202f\u205f\u3000"  # NARROW NO-BREAK, MEDIUM MATHEMATICAL, IDEOGRAPHIC SPACE
 )
 
 #: How many normalised characters of a manual its digest keeps as ``head`` (where a held copy starts).
@@ -94,7 +95,7 @@ def holds(content: str, manual: ManualDigest) -> bool:
     start = content.find(manual.head)
     last = len(content) - size
     while 0 <= start <= last:
-        if text_sha256(content[start:start + size]) == manual.sha256:
+        if text_sha256(content[start : start + size]) == manual.sha256:
             return True
         start = content.find(manual.head, start + 1)
     return False

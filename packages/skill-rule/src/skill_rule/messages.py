@@ -8,6 +8,7 @@ refuses the list: it becomes a warning on the message (``Message.problems``); on
 not a message list (wrong types, unknown roles or block types, over the limits) raises
 ``MessageError``.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,19 @@ SUCCESS_STATUSES = frozenset({"success", "succeeded", "ok", "completed", "comple
 #: Content block types whose ``text`` is read as text (OpenAI content parts, Anthropic blocks).
 TEXT_BLOCKS = frozenset({"text", "input_text", "output_text", "refusal"})
 #: Content block types that carry no text and no call: read as nothing.
-NON_TEXT_BLOCKS = frozenset({"image", "image_url", "input_image", "input_audio", "file", "input_file",
-                             "document", "thinking", "redacted_thinking"})
+NON_TEXT_BLOCKS = frozenset(
+    {
+        "image",
+        "image_url",
+        "input_image",
+        "input_audio",
+        "file",
+        "input_file",
+        "document",
+        "thinking",
+        "redacted_thinking",
+    }
+)
 TOOL_USE = "tool_use"
 #: The keys ``_is_error`` reads.
 _ERROR_FLAG_KEYS = frozenset({"state", "status", "is_error", "isError"})
@@ -127,8 +139,7 @@ def _content_text(content: Any, index: int, *, where: str = "content") -> str:
                 raise MessageError(f"{where}[{k}] must be a text or a content block object", index=index)
             kind = _block_type(part)
             if kind is None and part.get("type") is not None:  # {} / [] / 5: no block type at all
-                raise MessageError(f"{where}[{k}]: block type {shown(part.get('type'))} is not understood",
-                                   index=index)
+                raise MessageError(f"{where}[{k}]: block type {shown(part.get('type'))} is not understood", index=index)
             if kind is None and isinstance(part.get("text"), str):
                 parts.append(part["text"])
             elif kind in TEXT_BLOCKS:
@@ -144,8 +155,9 @@ def _content_text(content: Any, index: int, *, where: str = "content") -> str:
     raise MessageError(f"content must be a string, got {type(content).__name__}", index=index)
 
 
-def parse_arguments(raw: Any, *, name: str, index: int | None = None,
-                    position: int | None = None) -> tuple[dict[str, Any], Problem | None]:
+def parse_arguments(
+    raw: Any, *, name: str, index: int | None = None, position: int | None = None
+) -> tuple[dict[str, Any], Problem | None]:
     """Read a call's ``arguments`` (an object, or JSON text of one, as OpenAI sends them).
 
     Returns ``(arguments, problem)``. Absent / empty text → ``({}, None)``. Text that is not JSON
@@ -160,9 +172,14 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
     """
     if type(raw) is dict:  # pragma: no mutate
         return dict(raw), None
-    params = {"index": index, "number": None if index is None else index + 1, "position": position, "tool": name,
-              "where": f"messages[{index}]: " if index is not None else "",
-              "call": f"tool_calls[{position}] ({name})" if position is not None else f"call ({name})"}
+    params = {
+        "index": index,
+        "number": None if index is None else index + 1,
+        "position": position,
+        "tool": name,
+        "where": f"messages[{index}]: " if index is not None else "",
+        "call": f"tool_calls[{position}] ({name})" if position is not None else f"call ({name})",
+    }
     value = raw
     if isinstance(value, str) and not isinstance(value, jsontext.AmbiguousValue):
         if not value.strip():
@@ -170,9 +187,11 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
         try:
             value = jsontext.loads(value)
         except jsontext.JsonTextError as exc:
-            return {}, Problem("arguments_unparseable",
-                               "%(where)s%(call)s: arguments are not valid JSON (%(cause)s); read as no arguments",
-                               {**params, "cause": exc.msg})
+            return {}, Problem(
+                "arguments_unparseable",
+                "%(where)s%(call)s: arguments are not valid JSON (%(cause)s); read as no arguments",
+                {**params, "cause": exc.msg},
+            )
         if isinstance(value, str) and not isinstance(value, jsontext.AmbiguousValue):
             try:
                 inner = jsontext.loads(value)
@@ -184,25 +203,31 @@ def parse_arguments(raw: Any, *, name: str, index: int | None = None,
                     return {}, ambiguous_arguments(params, reason)
                 return dict(inner), Problem(
                     "arguments_double_encoded",
-                    "%(where)s%(call)s: arguments are JSON text inside a JSON string; decoded once more", params)
+                    "%(where)s%(call)s: arguments are JSON text inside a JSON string; decoded once more",
+                    params,
+                )
     cause = jsontext.ambiguity_of(value)
     if cause is not None:
         return {}, ambiguous_arguments(params, cause)
     if isinstance(value, Mapping):
         return dict(value), None
     kind = "null" if value is None else type(value).__name__
-    return {}, Problem("arguments_not_object",
-                       "%(where)s%(call)s: arguments are %(kind)s, not a JSON object; read as no arguments",
-                       {**params, "kind": kind})
+    return {}, Problem(
+        "arguments_not_object",
+        "%(where)s%(call)s: arguments are %(kind)s, not a JSON object; read as no arguments",
+        {**params, "kind": kind},
+    )
 
 
 def ambiguous_arguments(params: Mapping[str, Any], cause: str) -> Problem:
     """``arguments_ambiguous``: JSON that readers disagree on (a key twice, an integer outside
     ±(2^53−1), ``1e400``, ``NaN``, a lone surrogate; ``jsontext``) — read as no arguments, since the
     tool might run with other values than the guard saw (docs/transcripts.md, "Ambiguous JSON")."""
-    return Problem("arguments_ambiguous",
-                   "%(where)s%(call)s: arguments are ambiguous JSON (%(cause)s); read as no arguments",
-                   {**params, "cause": cause})
+    return Problem(
+        "arguments_ambiguous",
+        "%(where)s%(call)s: arguments are ambiguous JSON (%(cause)s); read as no arguments",
+        {**params, "cause": cause},
+    )
 
 
 #: Where each call shape carries its name and arguments (docs/transcripts.md, "A call named twice").
@@ -236,8 +261,11 @@ def ambiguous_call(name: str, cause: str) -> Problem:
     ambiguous outside its arguments — a key twice in it, or a name or arguments given twice
     (``call_ambiguity``, ``carrier_conflict``): the guard refuses it ``invalid_arguments``
     (docs/transcripts.md, "A call named twice"). One sentence for the API, the domain and the client."""
-    return Problem("arguments_ambiguous", "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
-                   {"index": None, "number": None, "position": None, "tool": name, "cause": cause})
+    return Problem(
+        "arguments_ambiguous",
+        "call (%(tool)s): the call is ambiguous JSON (%(cause)s); read as no arguments",
+        {"index": None, "number": None, "position": None, "tool": name, "cause": cause},
+    )
 
 
 def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> ToolCall:
@@ -263,20 +291,40 @@ def _parse_call(raw: Any, index: int, position: int, notes: list[Problem]) -> To
         args, problem = parse_arguments(arguments, name=name, index=index, position=position)
     twice = carrier_conflict(raw)
     if twice is not None:
-        args, problem = {}, ambiguous_arguments(
-            {"index": index, "number": index + 1, "position": position, "tool": name,
-             "where": f"messages[{index}]: ", "call": f"tool_calls[{position}] ({name})"}, twice)
+        args, problem = (
+            {},
+            ambiguous_arguments(
+                {
+                    "index": index,
+                    "number": index + 1,
+                    "position": position,
+                    "tool": name,
+                    "where": f"messages[{index}]: ",
+                    "call": f"tool_calls[{position}] ({name})",
+                },
+                twice,
+            ),
+        )
     call_id = raw.get("id")
     if type(call_id) is not str:  # pragma: no mutate
         if isinstance(call_id, str):  # a string jsontext marked (a lone surrogate): message_ambiguous says why
             call_id = str(call_id)
         elif call_id is not None:
-            notes.append(Problem(
-                "call_id_invalid",
-                "messages[%(index)s]: tool_calls[%(position)s] (%(tool)s): the id is %(value)s, not a string; no "
-                "result can answer this call",
-                {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id),
-                 "field": f"tool_calls[{position}] ({name}) id"}))
+            notes.append(
+                Problem(
+                    "call_id_invalid",
+                    "messages[%(index)s]: tool_calls[%(position)s] (%(tool)s): the id is %(value)s, not a string; no "
+                    "result can answer this call",
+                    {
+                        "index": index,
+                        "number": index + 1,
+                        "position": position,
+                        "tool": name,
+                        "value": shown(call_id),
+                        "field": f"tool_calls[{position}] ({name}) id",
+                    },
+                )
+            )
             call_id = ""
         else:
             call_id = ""
@@ -336,11 +384,12 @@ def _is_error(raw: Mapping[str, Any], index: int, where: str = "") -> tuple[bool
                 doubtful = (key, raw[key])
     if doubtful is None:
         return failed, None
-    return True, Problem("error_flag_ambiguous",
-                         "messages[%(index)s]: %(block)s%(flag)s is %(value)s, which says neither success nor "
-                         "failure; the result is read as failed",
-                         {"index": index, "number": index + 1, "block": where, "flag": doubtful[0],
-                          "value": shown(doubtful[1])})
+    return True, Problem(
+        "error_flag_ambiguous",
+        "messages[%(index)s]: %(block)s%(flag)s is %(value)s, which says neither success nor "
+        "failure; the result is read as failed",
+        {"index": index, "number": index + 1, "block": where, "flag": doubtful[0], "value": shown(doubtful[1])},
+    )
 
 
 def _result_id(value: Any, index: int, key: str, notes: list[Problem], where: str = "") -> str:
@@ -351,12 +400,21 @@ def _result_id(value: Any, index: int, key: str, notes: list[Problem], where: st
         return value or ""
     if isinstance(value, str):  # a string jsontext marked (a lone surrogate): a string; message_ambiguous says why
         return str(value)
-    notes.append(Problem(
-        "call_id_invalid",
-        "messages[%(index)s]: %(block)s%(key)s is %(value)s, not a string; this result answers no call, without "
-        "a marker it loads nothing",
-        {"index": index, "number": index + 1, "block": where, "key": key, "value": shown(value),
-         "field": f"{where}{key}"}))
+    notes.append(
+        Problem(
+            "call_id_invalid",
+            "messages[%(index)s]: %(block)s%(key)s is %(value)s, not a string; this result answers no call, without "
+            "a marker it loads nothing",
+            {
+                "index": index,
+                "number": index + 1,
+                "block": where,
+                "key": key,
+                "value": shown(value),
+                "field": f"{where}{key}",
+            },
+        )
+    )
     return ""
 
 
@@ -369,10 +427,14 @@ def _metadata(value: Any, index: int, notes: list[Problem], where: str = "") -> 
         return {}
     if isinstance(value, Mapping):
         return dict(value)
-    notes.append(Problem(
-        "metadata_invalid",
-        "messages[%(index)s]: %(block)smetadata is %(value)s, not an object; read as untrusted, the message "
-        "loads nothing", {"index": index, "number": index + 1, "block": where, "value": shown(value)}))
+    notes.append(
+        Problem(
+            "metadata_invalid",
+            "messages[%(index)s]: %(block)smetadata is %(value)s, not an object; read as untrusted, the message "
+            "loads nothing",
+            {"index": index, "number": index + 1, "block": where, "value": shown(value)},
+        )
+    )
     return {}
 
 
@@ -382,8 +444,14 @@ def _metadata(value: Any, index: int, notes: list[Problem], where: str = "") -> 
 RESPONSES_CALLS = frozenset({"function_call", "custom_tool_call"})
 RESPONSES_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 #: Every Responses item type read (``message`` items are read as the chat shape: role + content).
-RESPONSES_ITEMS = ("message", "function_call", "function_call_output", "custom_tool_call",
-                   "custom_tool_call_output", "reasoning")
+RESPONSES_ITEMS = (
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "reasoning",
+)
 
 
 @dataclass(frozen=True)
@@ -410,8 +478,9 @@ def _grouped(raw: Any) -> Iterable[tuple[int, Any]]:
     turn: list[tuple[int, Any]] = []
     for i, item in enumerate(raw):
         kind = _item_type(item)
-        if kind in RESPONSES_CALLS or (turn and (kind == "reasoning" or (
-                kind == "message" and item.get("role") == "assistant"))):  # after the calls too: one response
+        if kind in RESPONSES_CALLS or (
+            turn and (kind == "reasoning" or (kind == "message" and item.get("role") == "assistant"))
+        ):  # after the calls too: one response
             turn.append((i, item))
             continue
         if turn:
@@ -437,11 +506,20 @@ def _responses_call(item: Mapping[str, Any], index: int, position: int, notes: l
         raise MessageError(f"{kind} has no tool name", index=index)
     call_id = item.get("call_id")
     if call_id is not None and not isinstance(call_id, str):
-        notes.append(Problem(
-            "call_id_invalid",
-            "messages[%(index)s]: %(field)s is %(value)s, not a string; no result can answer this call",
-            {"index": index, "number": index + 1, "position": position, "tool": name, "value": shown(call_id),
-             "field": f"{kind} ({name}) call_id"}))
+        notes.append(
+            Problem(
+                "call_id_invalid",
+                "messages[%(index)s]: %(field)s is %(value)s, not a string; no result can answer this call",
+                {
+                    "index": index,
+                    "number": index + 1,
+                    "position": position,
+                    "tool": name,
+                    "value": shown(call_id),
+                    "field": f"{kind} ({name}) call_id",
+                },
+            )
+        )
     call_id = call_id if isinstance(call_id, str) else ""
     if kind == "function_call":
         raw = item.get("arguments", {})
@@ -458,11 +536,17 @@ def free_text_problem(name: str, index: int | None = None, position: int | None 
     JSON arguments — in a retained message (``index``, 0-based; ``position`` among its calls) it
     is a warning and the call has no arguments; as ``check-call``'s current call (``index``
     ``None``) the guard refuses it ``invalid_arguments`` (docs/transcripts.md, "OpenAI Responses")."""
-    return Problem("arguments_free_text",
-                   "%(where)scustom_tool_call (%(tool)s): its input is free text, not JSON arguments; read as no "
-                   "arguments",
-                   {"index": index, "number": None if index is None else index + 1, "position": position,
-                    "tool": name, "where": f"messages[{index}]: " if index is not None else ""})
+    return Problem(
+        "arguments_free_text",
+        "%(where)scustom_tool_call (%(tool)s): its input is free text, not JSON arguments; read as no arguments",
+        {
+            "index": index,
+            "number": None if index is None else index + 1,
+            "position": position,
+            "tool": name,
+            "where": f"messages[{index}]: " if index is not None else "",
+        },
+    )
 
 
 def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
@@ -480,8 +564,7 @@ def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
     for index, item in items:
         kind = item.get("type")
         # an item readers disagree on outside its arguments fails closed (docs/transcripts.md, "Ambiguous JSON")
-        doubt_json = (message_ambiguity(item) if kind != "message" and type(item) is jsontext.AmbiguousDict
-                      else None)
+        doubt_json = message_ambiguity(item) if kind != "message" and type(item) is jsontext.AmbiguousDict else None
         if doubt_json is not None:
             problems.append(_ambiguous_message(index, doubt_json))
         if kind == "message":
@@ -503,16 +586,30 @@ def _expand_responses(items: tuple[tuple[int, Any], ...]) -> list[Message]:
             notes: list[Problem] = [p for p in (doubt, problems[-1] if doubt_json else None) if p is not None]
             call_id = _result_id(item.get("call_id"), index, "call_id", notes)
             metadata = _metadata(item.get("metadata"), index, notes)
-            return [Message(role="tool", content=_content_text(item.get("output"), index, where="output"),
-                            tool_call_id=call_id, state="error" if failed else "success",
-                            metadata=metadata, index=index, problems=tuple(notes))]
+            return [
+                Message(
+                    role="tool",
+                    content=_content_text(item.get("output"), index, where="output"),
+                    tool_call_id=call_id,
+                    state="error" if failed else "success",
+                    metadata=metadata,
+                    index=index,
+                    problems=tuple(notes),
+                )
+            ]
         else:
-            raise MessageError(f"item type {shown(kind)} is not understood (OpenAI Responses items read: "
-                               f"{', '.join(RESPONSES_ITEMS)})", index=index)
+            raise MessageError(
+                f"item type {shown(kind)} is not understood (OpenAI Responses items read: "
+                f"{', '.join(RESPONSES_ITEMS)})",
+                index=index,
+            )
     if not texts and not calls:
         return []  # reasoning only
-    return [Message(role="assistant", content="".join(texts), tool_calls=tuple(calls), index=first,
-                    problems=tuple(problems))]
+    return [
+        Message(
+            role="assistant", content="".join(texts), tool_calls=tuple(calls), index=first, problems=tuple(problems)
+        )
+    ]
 
 
 def _expand(raw: Any, index: int) -> list[Message]:
@@ -542,18 +639,23 @@ def _expand(raw: Any, index: int) -> list[Message]:
         if role not in ROLES:
             raise MessageError(f"role must be one of {', '.join(ROLES)}, got {role!r}", index=index)
     if raw.get("function_call") is not None:
-        raise MessageError("legacy 'function_call' is not understood; send 'tool_calls' "
-                           "(OpenAI) or 'tool_use' blocks (Anthropic)", index=index)
+        raise MessageError(
+            "legacy 'function_call' is not understood; send 'tool_calls' (OpenAI) or 'tool_use' blocks (Anthropic)",
+            index=index,
+        )
     notes: list[Problem] = []  # doubtful types (docs/transcripts.md): read as absent, with a warning
     raw_calls = raw.get("tool_calls")
     if type(raw_calls) is not list:  # pragma: no mutate
         if isinstance(raw_calls, list):  # a list jsontext marked (AmbiguousList): read, its marks judged per call
             pass
         elif raw_calls is not None:
-            notes.append(Problem(
-                "tool_calls_invalid",
-                "messages[%(index)s]: tool_calls is %(value)s, not a list; read as no calls",
-                {"index": index, "number": index + 1, "value": shown(raw_calls)}))
+            notes.append(
+                Problem(
+                    "tool_calls_invalid",
+                    "messages[%(index)s]: tool_calls is %(value)s, not a list; read as no calls",
+                    {"index": index, "number": index + 1, "value": shown(raw_calls)},
+                )
+            )
             raw_calls = []
         else:
             raw_calls = []
@@ -595,15 +697,17 @@ def _expand(raw: Any, index: int) -> list[Message]:
             block_notes: list[Problem] = []
             block_id = _result_id(block.get("tool_use_id"), index, "tool_use_id", block_notes, f"content[{k}]: ")
             block_meta = _metadata(block.get("metadata"), index, block_notes, f"content[{k}]: ")
-            results.append(Message(
-                role="tool",
-                content=_content_text(block.get("content"), index, where=f"content[{k}].content"),
-                tool_call_id=block_id,
-                state="error" if failed else "success",
-                metadata=block_meta,
-                index=index,
-                problems=(*block_notes, *((doubt,) if doubt is not None else ())),
-            ))
+            results.append(
+                Message(
+                    role="tool",
+                    content=_content_text(block.get("content"), index, where=f"content[{k}].content"),
+                    tool_call_id=block_id,
+                    state="error" if failed else "success",
+                    metadata=block_meta,
+                    index=index,
+                    problems=(*block_notes, *((doubt,) if doubt is not None else ())),
+                )
+            )
     problems = tuple([c.problem for c in calls if c.problem is not None]) if calls else ()  # pragma: no mutate
     if notes:
         problems = (*notes, *problems)
@@ -624,16 +728,21 @@ def _expand(raw: Any, index: int) -> list[Message]:
         # the user message's own doubtful fields (never a result's): on the user message after the results
         tail = [Message(role="user", content=text, index=index, problems=problems)] if text.strip() or problems else []
         return results + tail
-    return [build_frozen(Message, {
-        "role": role,
-        "content": text,
-        "tool_calls": tuple(calls),
-        "tool_call_id": call_id,
-        "state": state,
-        "metadata": dict(metadata),
-        "index": index,
-        "problems": problems,
-    })]
+    return [
+        build_frozen(
+            Message,
+            {
+                "role": role,
+                "content": text,
+                "tool_calls": tuple(calls),
+                "tool_call_id": call_id,
+                "state": state,
+                "metadata": dict(metadata),
+                "index": index,
+                "problems": problems,
+            },
+        )
+    ]
 
 
 def _under(step: str, value: Any) -> str | None:
@@ -660,8 +769,14 @@ def call_ambiguity(call: Any) -> str | None:
         if key == "function" and isinstance(value, jsontext.AmbiguousDict):
             if value.duplicates:
                 return f"function: {value.reason}"
-            cause = next((_under(f"function.{k}", v) for k, v in value.items()
-                          if k != "arguments" and isinstance(v, jsontext.AMBIGUOUS_TYPES)), None)
+            cause = next(
+                (
+                    _under(f"function.{k}", v)
+                    for k, v in value.items()
+                    if k != "arguments" and isinstance(v, jsontext.AMBIGUOUS_TYPES)
+                ),
+                None,
+            )
         else:
             cause = _under(key, value)
         if cause is not None:
@@ -706,10 +821,12 @@ def _prefixed(step: str, cause: str) -> str:
 def _ambiguous_message(index: int, cause: str) -> Problem:
     """``message_ambiguous``: the message at ``index`` (0-based) is JSON readers disagree on
     outside its calls' arguments (``cause``, from ``message_ambiguity``)."""
-    return Problem("message_ambiguous",
-                   "messages[%(index)s]: ambiguous JSON (%(cause)s); its results are read as failed and its "
-                   "calls as having no arguments, so it loads nothing",
-                   {"index": index, "number": index + 1, "cause": cause})
+    return Problem(
+        "message_ambiguous",
+        "messages[%(index)s]: ambiguous JSON (%(cause)s); its results are read as failed and its "
+        "calls as having no arguments, so it loads nothing",
+        {"index": index, "number": index + 1, "cause": cause},
+    )
 
 
 def _read_ambiguous(raw: jsontext.AmbiguousDict, index: int) -> list[Message]:
@@ -761,12 +878,18 @@ def parse_messages(raw: Any) -> tuple[Message, ...]:
     for i, item in _grouped(raw):
         for m in _expand(item, i):
             if len(m.tool_calls) > MAX_CALLS_PER_ROUND:
-                raise MessageError(f"{len(m.tool_calls)} calls in one message; at most {MAX_CALLS_PER_ROUND} "
-                                   f"calls per round are accepted", index=i)
+                raise MessageError(
+                    f"{len(m.tool_calls)} calls in one message; at most {MAX_CALLS_PER_ROUND} "
+                    f"calls per round are accepted",
+                    index=i,
+                )
             calls += len(m.tool_calls)
             if calls > MAX_CALLS_PER_SCRIPT:
-                raise MessageError(f"more than {MAX_CALLS_PER_SCRIPT} calls in the messages; at most "
-                                   f"{MAX_CALLS_PER_SCRIPT} are accepted", index=i)
+                raise MessageError(
+                    f"more than {MAX_CALLS_PER_SCRIPT} calls in the messages; at most "
+                    f"{MAX_CALLS_PER_SCRIPT} are accepted",
+                    index=i,
+                )
             out.append(m)
     return tuple(out)
 
@@ -776,8 +899,9 @@ def parse_transcript(text: str, *, source: str = "<transcript>") -> tuple[Messag
     ``{"messages": [...]}``). Raises ``ScriptError`` with the line for invalid JSON, a text over
     the size limit or nesting too deep, and ``MessageError`` (index) for a malformed message."""
     if len(text) > MAX_SCRIPT_CHARS:
-        raise ScriptError(f"the transcript has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are replayed",
-                          source=source)
+        raise ScriptError(
+            f"the transcript has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are replayed", source=source
+        )
     try:
         raw = jsontext.loads(text)
     except jsontext.JsonTextError as exc:

@@ -18,6 +18,7 @@ its real name:
    just because a conflict went away).
 6. A real name listed twice by one server offers neither (warning).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -72,12 +73,12 @@ def fit(name: str, *, server: str, tool_name: str) -> str:
     ``short_hash(server, tool_name)`` (exactly 64 characters)."""
     if len(name) <= MODEL_NAME_MAX_LENGTH:
         return name
-    return f"{name[:MODEL_NAME_MAX_LENGTH - HASH_LENGTH - 1]}_{short_hash(server, tool_name)}"
+    return f"{name[: MODEL_NAME_MAX_LENGTH - HASH_LENGTH - 1]}_{short_hash(server, tool_name)}"
 
 
 def with_hash(name: str, *, server: str, tool_name: str) -> str:
     """``name`` + ``_`` + ``short_hash(server, tool_name)``, cut so the result has at most 64 characters."""
-    return f"{name[:MODEL_NAME_MAX_LENGTH - HASH_LENGTH - 1]}_{short_hash(server, tool_name)}"
+    return f"{name[: MODEL_NAME_MAX_LENGTH - HASH_LENGTH - 1]}_{short_hash(server, tool_name)}"
 
 
 def is_model_name(name: str) -> bool:
@@ -120,13 +121,17 @@ def assign_model_names(
         base = fit(sanitize(n), server=server, tool_name=n)
         if base in reserved or base in taken:
             holder = taken.get(base)
-            owner = ("a builtin tool" if base in reserved
-                     else f"server '{holder}'" if holder else "a tool definition typed in without a server")
+            owner = (
+                "a builtin tool"
+                if base in reserved
+                else f"server '{holder}'"
+                if holder
+                else "a tool definition typed in without a server"
+            )
             qualified = fit(f"{sanitize(server)}__{base}", server=server, tool_name=n)
             if qualified in reserved or qualified in taken:
                 qualified = with_hash(qualified, server=server, tool_name=n)
-            note[n] = (f"tool '{n}' of server '{server}' is offered as '{qualified}': "
-                       f"'{base}' is the name of {owner}")
+            note[n] = f"tool '{n}' of server '{server}' is offered as '{qualified}': '{base}' is the name of {owner}"
             base = qualified
         candidate[n] = base
 
@@ -137,9 +142,14 @@ def assign_model_names(
     final: dict[str, str] = {}
     for n in names:
         h = held.get(n)
-        if (h and is_model_name(h) and h not in reserved and h not in taken
-                and claimed_by_others.get(h, set()) <= {n}  # pragma: no mutate
-                and not any(held.get(m) == h for m in names if m != n)):
+        if (
+            h
+            and is_model_name(h)
+            and h not in reserved
+            and h not in taken
+            and claimed_by_others.get(h, set()) <= {n}  # pragma: no mutate
+            and not any(held.get(m) == h for m in names if m != n)
+        ):
             final[n] = h
             if h != candidate[n]:
                 note.pop(n, None)
@@ -171,8 +181,9 @@ def assign_model_names(
             final[m] = renamed
             used.add(renamed)
             others = ", ".join(f"'{x}'" for x in members if x != m) or f"another tool's held name '{c}'"
-            note[m] = (f"tool '{m}' of server '{server}' is offered as '{renamed}': its name becomes '{c}', "
-                       f"like {others}")
+            note[m] = (
+                f"tool '{m}' of server '{server}' is offered as '{renamed}': its name becomes '{c}', like {others}"
+            )
 
     tools = tuple(NamedTool(server, n, final[n], note.get(n, "")) for n in names)
     warnings.extend(t.warning for t in tools if t.warning)

@@ -15,6 +15,7 @@ Two wire shapes: OpenAI ``{"type": "function", "function": {"name", "description
 "parameters"}}`` and Anthropic ``{"name", "description", "input_schema"}``. Sizes are counted in
 characters of the compact JSON text (``payload_chars``), never in tokens. Plain Python.
 """
+
 from __future__ import annotations
 
 import copy
@@ -48,8 +49,10 @@ class UnknownToolsFormatError(DomainError):
     def __init__(self, value: Any) -> None:
         self.value = value
         choices = ", ".join(PAYLOAD_FORMATS)
-        super().__init__(f"unknown tools_format {value!r} for a tools array; choose one of: {choices}",
-                         details={"tools_format": value if isinstance(value, str) else repr(value)})
+        super().__init__(
+            f"unknown tools_format {value!r} for a tools array; choose one of: {choices}",
+            details={"tools_format": value if isinstance(value, str) else repr(value)},
+        )
 
 
 def catalog_line(code: str, name: str, description: str) -> str:
@@ -82,8 +85,10 @@ class ToolDefinition:
         # A stored schema of the wrong shape is sent as it is; the round warns tool_definition_invalid.
         params = copy.deepcopy(json_copy(self.parameters))
         if fmt == OPENAI:
-            return {"type": "function",
-                    "function": {"name": self.name, "description": self.description, "parameters": params}}
+            return {
+                "type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": params},
+            }
         if fmt == ANTHROPIC:
             return {"name": self.name, "description": self.description, "input_schema": params}
         raise UnknownToolsFormatError(fmt)

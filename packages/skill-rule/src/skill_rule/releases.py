@@ -6,6 +6,7 @@ returns the reasons it refuses for. Add a check by appending a function there. A
 *blocking* (never overridable) or *overridable*: a publisher may tick it off by its ``key`` and
 write why; the release records both.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -69,9 +70,21 @@ class CatalogDiff:
     @property
     def empty(self) -> bool:
         """True when nothing at all differs."""
-        return not any((self.skills_added, self.skills_removed, self.skills_changed, self.tools_added,
-                        self.tools_removed, self.tools_changed, self.newly_gated, self.newly_released,
-                        self.confirm_changed, self.restrictions_changed, self.settings_changed))
+        return not any(
+            (
+                self.skills_added,
+                self.skills_removed,
+                self.skills_changed,
+                self.tools_added,
+                self.tools_removed,
+                self.tools_changed,
+                self.newly_gated,
+                self.newly_released,
+                self.confirm_changed,
+                self.restrictions_changed,
+                self.settings_changed,
+            )
+        )
 
 
 def manual_diff(before: str, after: str) -> tuple[str, ...]:
@@ -88,8 +101,9 @@ def _skill_changes(a: Skill, b: Skill) -> tuple[FieldChange, ...]:
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
             lines = manual_diff(x, y) if name == "content" else ()
-            out.append(FieldChange(name, list(x) if isinstance(x, tuple) else x,
-                                   list(y) if isinstance(y, tuple) else y, lines))
+            out.append(
+                FieldChange(name, list(x) if isinstance(x, tuple) else x, list(y) if isinstance(y, tuple) else y, lines)
+            )
     return tuple(out)
 
 
@@ -132,19 +146,20 @@ def catalog_diff(before: Catalog | None, after: Catalog) -> CatalogDiff:
         skills_added=tuple(c for c in new_skills if c not in old_skills),
         skills_removed=tuple(c for c in old_skills if c not in new_skills),
         skills_changed=tuple(
-            ItemChange(c, ch) for c, s in new_skills.items()
+            ItemChange(c, ch)
+            for c, s in new_skills.items()
             if c in old_skills and (ch := _skill_changes(old_skills[c], s))
         ),
         tools_added=tuple(n for n in new_tools if n not in old_tools),
         tools_removed=tuple(n for n in old_tools if n not in new_tools),
         tools_changed=tuple(
-            ItemChange(n, ch) for n, t in new_tools.items()
-            if n in old_tools and (ch := _tool_changes(old_tools[n], t))
+            ItemChange(n, ch) for n, t in new_tools.items() if n in old_tools and (ch := _tool_changes(old_tools[n], t))
         ),
         newly_gated=tuple(t for t in after.gated_tool_ids if t not in old_gated),
         newly_released=tuple(t for t in before.gated_tool_ids if t not in new_gated),
         confirm_changed={
-            n: (old_tools[n].require_confirm, t.require_confirm) for n, t in new_tools.items()
+            n: (old_tools[n].require_confirm, t.require_confirm)
+            for n, t in new_tools.items()
             if n in old_tools and old_tools[n].require_confirm != t.require_confirm
         },
         restrictions_changed=tuple(sorted(k for k in set(old_r) | set(new_r) if old_r.get(k) != new_r.get(k))),
@@ -182,16 +197,26 @@ def _round_key(r: SimRound) -> tuple[Any, ...]:
     """What two runs of a round must share to count as unchanged; compared with ``==`` only (the
     masked mapping as a dict: equal whatever its order, without sorting ~2,000 tools a round)."""
     v = r.view
-    return (v.count, v.visible, dict(v.masked), v.loaded,
-            tuple((c.verdict.name, c.verdict.verdict, c.verdict.reason) for c in r.calls))
+    return (
+        v.count,
+        v.visible,
+        dict(v.masked),
+        v.loaded,
+        tuple((c.verdict.name, c.verdict.verdict, c.verdict.reason) for c in r.calls),
+    )
 
 
 def _simulate_script(catalog: Catalog, name: str, script: str) -> Simulation:
     return simulate(catalog, parse_script(script, source=f"scenario '{name}'"))
 
 
-def rerun_scenarios(draft: Catalog, latest: Catalog | None, scripts: Mapping[str, str], *,
-                    run: Callable[[Catalog, str, str], Simulation] | None = None) -> tuple[ScenarioRun, ...]:
+def rerun_scenarios(
+    draft: Catalog,
+    latest: Catalog | None,
+    scripts: Mapping[str, str],
+    *,
+    run: Callable[[Catalog, str, str], Simulation] | None = None,
+) -> tuple[ScenarioRun, ...]:
     """Run every saved scenario (name → YAML script) against ``draft`` and compare its rounds
     with the run against ``latest`` (docs/releases.md). Never raises for a bad script: the run
     carries the error. ``run(catalog, name, script)`` → ``Simulation`` (raising ``DomainError``
@@ -259,10 +284,16 @@ def check_dangling_tools(review: PublishReview) -> list[GateReason]:
     for code, tools in review.draft.dangling_tool_ids.items():
         tools = tuple(t for t in tools if t not in review.unavailable)
         if tools:
-            out.append(GateReason(Problem(
-                "gate_dangling", "skill '%(code)s' gates %(tools)s, which is not a registered tool "
-                "(unknown, or its MCP node is disabled)",
-                {"code": code, "tools": ", ".join(tools), "tool_list": list(tools)})))
+            out.append(
+                GateReason(
+                    Problem(
+                        "gate_dangling",
+                        "skill '%(code)s' gates %(tools)s, which is not a registered tool "
+                        "(unknown, or its MCP node is disabled)",
+                        {"code": code, "tools": ", ".join(tools), "tool_list": list(tools)},
+                    )
+                )
+            )
     return out
 
 
@@ -273,15 +304,27 @@ def check_unavailable_tools(review: PublishReview) -> list[GateReason]:
     for code, tools in review.draft.dangling_tool_ids.items():
         for tool in tools:
             if tool in review.orphaned:
-                out.append(GateReason(Problem(
-                    "gate_orphaned", "skill '%(code)s' is broken: it gates '%(tool)s', whose MCP server record "
-                    "'%(server)s' was deleted (register the server again and sync it, or remove the tool from the skill)",
-                    {"code": code, "tool": tool, "server": review.orphaned[tool]})))
+                out.append(
+                    GateReason(
+                        Problem(
+                            "gate_orphaned",
+                            "skill '%(code)s' is broken: it gates '%(tool)s', whose MCP server record "
+                            "'%(server)s' was deleted (register the server again and sync it, or remove the tool from the skill)",
+                            {"code": code, "tool": tool, "server": review.orphaned[tool]},
+                        )
+                    )
+                )
             elif tool in review.unavailable:
-                out.append(GateReason(Problem(
-                    "gate_unavailable", "skill '%(code)s' is broken: it gates '%(tool)s', which MCP server "
-                    "'%(server)s' no longer offers (sync the server again, or remove the tool from the skill)",
-                    {"code": code, "tool": tool, "server": review.unavailable[tool]})))
+                out.append(
+                    GateReason(
+                        Problem(
+                            "gate_unavailable",
+                            "skill '%(code)s' is broken: it gates '%(tool)s', which MCP server "
+                            "'%(server)s' no longer offers (sync the server again, or remove the tool from the skill)",
+                            {"code": code, "tool": tool, "server": review.unavailable[tool]},
+                        )
+                    )
+                )
     return out
 
 
@@ -289,8 +332,13 @@ def check_tool_definitions(review: PublishReview) -> list[GateReason]:
     """A registered tool whose stored definition fails the tool-definition rule (bad name or
     inputSchema, docs/transcripts.md): blocking — the guard would refuse every call to it."""
     return [
-        GateReason(Problem("gate_tool_definition", "tool '%(tool)s' has an invalid definition: %(problems)s",
-                           {"tool": name, "problems": "; ".join(problems)}))
+        GateReason(
+            Problem(
+                "gate_tool_definition",
+                "tool '%(tool)s' has an invalid definition: %(problems)s",
+                {"tool": name, "problems": "; ".join(problems)},
+            )
+        )
         for name, problems in review.draft.tool_problems.items()
     ]
 
@@ -302,11 +350,15 @@ def check_scenarios(review: PublishReview) -> list[GateReason]:
     for run in review.scenarios:
         for failure in run.failures:
             if run.simulation is None:
-                msg = Problem("gate_scenario_error", "scenario '%(name)s' does not run: %(cause)s",
-                              {"name": run.name, "cause": failure})
+                msg = Problem(
+                    "gate_scenario_error",
+                    "scenario '%(name)s' does not run: %(cause)s",
+                    {"name": run.name, "cause": failure},
+                )
             else:
-                msg = Problem("gate_scenario", "scenario '%(name)s': %(failure)s",
-                              {"name": run.name, "failure": failure})
+                msg = Problem(
+                    "gate_scenario", "scenario '%(name)s': %(failure)s", {"name": run.name, "failure": failure}
+                )
             out.append(GateReason(msg, key=f"scenario:{run.name}:{failure}", overridable=True))
     return out
 
@@ -314,14 +366,23 @@ def check_scenarios(review: PublishReview) -> list[GateReason]:
 def check_something_changed(review: PublishReview) -> list[GateReason]:
     """The draft equals the latest release: blocking (a release must change something)."""
     if review.latest_sha256 is not None and review.sha256 == review.latest_sha256:
-        return [GateReason(Problem("gate_unchanged", "nothing changed since release %(number)s",
-                                   {"number": review.latest_number}))]
+        return [
+            GateReason(
+                Problem("gate_unchanged", "nothing changed since release %(number)s", {"number": review.latest_number})
+            )
+        ]
     return []
 
 
 Check = Callable[[PublishReview], Iterable[GateReason]]
 #: The publish gate, in the order reasons are listed. Append checks here.
-PUBLISH_CHECKS: list[Check] = [check_dangling_tools, check_unavailable_tools, check_tool_definitions, check_scenarios, check_something_changed]
+PUBLISH_CHECKS: list[Check] = [
+    check_dangling_tools,
+    check_unavailable_tools,
+    check_tool_definitions,
+    check_scenarios,
+    check_something_changed,
+]
 
 
 def gate(review: PublishReview, checks: Iterable[Check] | None = None) -> tuple[GateReason, ...]:

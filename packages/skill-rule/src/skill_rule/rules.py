@@ -2,6 +2,7 @@
 the execution guard and the repeat-load rule. Plain Python; used by the console, the API and the
 CLI alike.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Mapping
@@ -43,9 +44,11 @@ def tool_definition_warnings(catalog: Catalog) -> tuple[Problem, ...]:
     """One ``tool_definition_invalid`` warning per registered tool whose stored definition breaks
     the rule of ``tooldefs.validate_tool_definition`` (the guard refuses calls to it)."""
     return tuple(
-        Problem("tool_definition_invalid",
-                "tool '%(tool)s' has an invalid definition (%(problems)s); calls to it are refused",
-                {"tool": name, "problems": "; ".join(problems), "problem_codes": [p.code for p in problems]})
+        Problem(
+            "tool_definition_invalid",
+            "tool '%(tool)s' has an invalid definition (%(problems)s); calls to it are refused",
+            {"tool": name, "problems": "; ".join(problems), "problem_codes": [p.code for p in problems]},
+        )
         for name, problems in catalog.tool_problems.items()
     )
 
@@ -109,10 +112,13 @@ def resolve_restrictions(
         tools = table[name].tools
         missing = sorted(tools - registered)
         if missing:
-            warnings.append(Problem(
-                "restriction_unregistered", "%(kind)s '%(name)s' lists tools that are no longer registered: %(tools)s",
-                {"kind": kind, "name": name, "tools": ", ".join(missing), "tool_list": missing},
-            ))
+            warnings.append(
+                Problem(
+                    "restriction_unregistered",
+                    "%(kind)s '%(name)s' lists tools that are no longer registered: %(tools)s",
+                    {"kind": kind, "name": name, "tools": ", ".join(missing), "tool_list": missing},
+                )
+            )
         return frozenset(tools & registered)
 
     profile_tools = lookup("access profile", access_profile, catalog.profiles) if access_profile else None
@@ -122,8 +128,13 @@ def resolve_restrictions(
         names = frozenset(allowed_tools)
         missing = sorted(names - registered - set(catalog.builtin_names))
         if missing:
-            warnings.append(Problem("allowed_unregistered", "allowed tools that are not registered: %(tools)s",
-                                    {"tools": ", ".join(missing), "tool_list": missing}))
+            warnings.append(
+                Problem(
+                    "allowed_unregistered",
+                    "allowed tools that are not registered: %(tools)s",
+                    {"tools": ", ".join(missing), "tool_list": missing},
+                )
+            )
         explicit = frozenset(names & registered)
     return Restrictions(
         profile=access_profile or None,
@@ -136,8 +147,7 @@ def resolve_restrictions(
 
 
 #: The restrictions of a round that names none (``resolve_restrictions`` with no arguments).
-_UNRESTRICTED = Restrictions(profile=None, stage=None, explicit=None, profile_tools=None, stage_tools=None,
-                             warnings=())
+_UNRESTRICTED = Restrictions(profile=None, stage=None, explicit=None, profile_tools=None, stage_tools=None, warnings=())
 
 
 @dataclass(frozen=True)
@@ -205,8 +215,11 @@ def warning_detail(warning: str) -> dict[str, Any]:
     ``message`` the English sentence (docs/transcripts.md, "Warnings")."""
     params = getattr(warning, "params", None) or {}
     index = params.get("index")
-    return {"code": getattr(warning, "code", None), "index": index if isinstance(index, int) else None,
-            "message": str(warning)}
+    return {
+        "code": getattr(warning, "code", None),
+        "index": index if isinstance(index, int) else None,
+        "message": str(warning),
+    }
 
 
 def is_evicted(message: Message, catalog: Catalog) -> bool:
@@ -217,8 +230,12 @@ def is_evicted(message: Message, catalog: Catalog) -> bool:
 def read_evidence(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]]) -> transcript.Evidence:
     """The loaded manuals and transcript warnings of ``messages`` under ``catalog``'s marker key
     and eviction prefix (``transcript.read_evidence``; docs/transcripts.md)."""
-    return transcript.read_evidence(as_messages(messages), marker_key=catalog.marker_key,
-                                    eviction_prefix=catalog.eviction_prefix, published=catalog.published_manuals)
+    return transcript.read_evidence(
+        as_messages(messages),
+        marker_key=catalog.marker_key,
+        eviction_prefix=catalog.eviction_prefix,
+        published=catalog.published_manuals,
+    )
 
 
 def loaded_by_message(messages: Iterable[Message], catalog: Catalog) -> list[tuple[int, str]]:
@@ -254,8 +271,12 @@ def compute_round(
         restrictions = resolve_restrictions(
             catalog, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools
         )
-    evidence = transcript.read_evidence(msgs, marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
-                                        published=catalog.published_manuals)
+    evidence = transcript.read_evidence(
+        msgs,
+        marker_key=catalog.marker_key,
+        eviction_prefix=catalog.eviction_prefix,
+        published=catalog.published_manuals,
+    )
     return round_from_evidence(catalog, evidence, restrictions)
 
 
@@ -275,11 +296,17 @@ def _catalog_warnings(catalog: Catalog) -> tuple[tuple[Problem, ...], tuple[Prob
     return _per_catalog(
         catalog,
         "_rules_catalog_warnings",  # pragma: no mutate
-        lambda: (tool_definition_warnings(catalog), tuple(
-            Problem("skill_gates_unregistered", "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
-                    {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)})
-            for code, ids in catalog.dangling_tool_ids.items()
-        )),
+        lambda: (
+            tool_definition_warnings(catalog),
+            tuple(
+                Problem(
+                    "skill_gates_unregistered",
+                    "skill '%(skill)s' gates tools that are no longer registered: %(tools)s",
+                    {"skill": code, "tools": ", ".join(ids), "tool_list": list(ids)},
+                )
+                for code, ids in catalog.dangling_tool_ids.items()
+            ),
+        ),
     )
 
 
@@ -303,7 +330,9 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
         dict,
     )
     enabled = catalog.skills_by_code
-    loaded_set = frozenset(codes)  # the evidence's own set (frozenset() of a frozenset is that object): its hash is kept
+    loaded_set = frozenset(
+        codes
+    )  # the evidence's own set (frozenset() of a frozenset is that object): its hash is kept
     if not loaded_set <= enabled.keys():  # pragma: no mutate
         loaded_set = frozenset(c for c in loaded_set if c in enabled)
     key = (restrictions.profile_tools, restrictions.stage_tools, restrictions.explicit, loaded_set)
@@ -371,11 +400,13 @@ def _round_shape(catalog: Catalog, restrictions: Restrictions, codes: frozenset[
 def _enabled_positions(catalog: Catalog) -> Mapping[str, tuple[int, ...]]:
     """Enabled skill code → its positions in ``catalog.enabled_skills`` (one, unless a code is
     listed twice), so a round shape reads only the loaded skills."""
+
     def build() -> dict[str, tuple[int, ...]]:
         out: dict[str, tuple[int, ...]] = {}
         for i, s in enumerate(catalog.enabled_skills):
             out[s.code] = out.get(s.code, ()) + (i,)
         return out
+
     return _per_catalog(catalog, "_rules_enabled_positions", build)  # pragma: no mutate
 
 
@@ -406,8 +437,11 @@ def round_from_evidence(catalog: Catalog, evidence: transcript.Evidence, restric
         builtins=builtins,
         mcp_visible=mcp_visible,
         withheld=dict(withheld),
-        warnings=evidence.warnings + transcript.outdated_warnings(evidence, _enabled_versions(catalog))
-        + definitions + restrictions.warnings + dangling,
+        warnings=evidence.warnings
+        + transcript.outdated_warnings(evidence, _enabled_versions(catalog))
+        + definitions
+        + restrictions.warnings
+        + dangling,
     )
 
 
@@ -461,8 +495,9 @@ def _validators(catalog: Catalog) -> dict[int, Any]:
     )
 
 
-def _validate_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any],
-                        validators: dict[int, Any]) -> str | None:
+def _validate_arguments(
+    schema: Mapping[str, Any], arguments: Mapping[str, Any], validators: dict[int, Any]
+) -> str | None:
     """Return the first JSON-Schema error as ``path: message`` or ``None`` when valid; past
     ``ARGUMENT_ERROR_MAX_CHARS`` characters the rest is cut and counted.
     ``validators`` caches the validator of each schema (the catalog's, ``_validators``; a validator
@@ -515,8 +550,9 @@ def check_call(
         if twice is not None:
             arguments, problem = {}, ambiguous_call(call_name, twice)
         call_id = call.get("id")  # the round of the call is found by it (``call_round``)
-        call = ToolCall(name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "",
-                        problem=problem)
+        call = ToolCall(
+            name=call_name, arguments=arguments, id=call_id if isinstance(call_id, str) else "", problem=problem
+        )
     msgs = as_messages(messages)
     if restrictions is None:
         restrictions = resolve_restrictions(
@@ -553,11 +589,13 @@ def call_round(messages: tuple[Message, ...], call: ToolCall) -> tuple[Message, 
 def _load_skill_parameters(catalog: Catalog) -> tuple[Mapping[str, Any], frozenset[str]] | None:
     """load_skill's published parameters (``payload.load_skill_definition``) and their property
     names, built once per catalog; ``None`` when no skill is enabled."""
+
     def build() -> tuple[Mapping[str, Any], frozenset[str]] | None:
         definition = payload.load_skill_definition(catalog)
         if definition is None:
             return None
         return definition.parameters, frozenset(definition.parameters.get("properties") or ())
+
     return _per_catalog(catalog, "_rules_load_skill_parameters", build)  # pragma: no mutate
 
 
@@ -568,73 +606,121 @@ def guard(catalog: Catalog, call: ToolCall, *, restrictions: Restrictions, view:
     tool = catalog.tool(name)
     if tool is None:
         on_offer = ", ".join(view.visible) or "none"
-        return Verdict(name, REFUSED, REASON_UNKNOWN_TOOL, None,
-                       f"unknown tool {name!r}; tools on offer: {on_offer}" if name != name.strip()
-                       else f"unknown tool '{name}'; tools on offer: {on_offer}", args)
+        return Verdict(
+            name,
+            REFUSED,
+            REASON_UNKNOWN_TOOL,
+            None,
+            f"unknown tool {name!r}; tools on offer: {on_offer}"
+            if name != name.strip()
+            else f"unknown tool '{name}'; tools on offer: {on_offer}",
+            args,
+        )
     if name in catalog.tool_problems:
         problems = "; ".join(catalog.tool_problems[name])
-        return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
-                       f"tool '{name}' has an invalid definition and cannot be called: {problems}", args)
-    bad_encoding = (Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                            f"invalid arguments for '{name}': {call.problem}", args)
-                    if call.problem is not None else None)
+        return Verdict(
+            name,
+            REFUSED,
+            REASON_INVALID_TOOL_DEFINITION,
+            None,
+            f"tool '{name}' has an invalid definition and cannot be called: {problems}",
+            args,
+        )
+    bad_encoding = (
+        Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None, f"invalid arguments for '{name}': {call.problem}", args)
+        if call.problem is not None
+        else None
+    )
     if name == LOAD_SKILL:
         if bad_encoding is not None:
             return bad_encoding
         code = args.get("skill_code")
         if not isinstance(code, str) or not code:
-            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                           "invalid arguments for 'load_skill': skill_code: a skill code (text) is required", args)
+            return Verdict(
+                name,
+                REFUSED,
+                REASON_INVALID_ARGUMENTS,
+                None,
+                "invalid arguments for 'load_skill': skill_code: a skill code (text) is required",
+                args,
+            )
         if not isinstance(code, str) or not is_valid_skill_code(code) or catalog.skill(code) is None:
             offer = ", ".join(s.code for s in catalog.enabled_skills)
-            return Verdict(name, REFUSED, REASON_UNKNOWN_SKILL, None,
-                           f"unknown skill {code!r}; skills on offer: {offer}", args)
+            return Verdict(
+                name, REFUSED, REASON_UNKNOWN_SKILL, None, f"unknown skill {code!r}; skills on offer: {offer}", args
+            )
         published = _load_skill_parameters(catalog)
         extra = sorted(k for k in args if published is None or k not in published[1])
         if extra:  # docs/rule.md: load_skill's arguments are checked against its published parameters
             keys = ", ".join(f"'{k}'" for k in extra)
             offered = ", ".join(sorted(published[1])) if published is not None else "none"
-            return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                           f"invalid arguments for 'load_skill': unexpected {'key' if len(extra) == 1 else 'keys'} "
-                           f"{keys}; its parameters: {offered}", args)
+            return Verdict(
+                name,
+                REFUSED,
+                REASON_INVALID_ARGUMENTS,
+                None,
+                f"invalid arguments for 'load_skill': unexpected {'key' if len(extra) == 1 else 'keys'} "
+                f"{keys}; its parameters: {offered}",
+                args,
+            )
         if published is not None:
             try:
                 problem = _validate_arguments(published[0], args, _validators(catalog))
             except Exception as exc:  # noqa: BLE001 — a registered schema the validator chokes on fails closed
-                return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
-                               f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}",
-                               args)
+                return Verdict(
+                    name,
+                    REFUSED,
+                    REASON_INVALID_TOOL_DEFINITION,
+                    None,
+                    f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}",
+                    args,
+                )
             if problem is not None:
-                return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                               f"invalid arguments for 'load_skill': {problem}", args)
+                return Verdict(
+                    name,
+                    REFUSED,
+                    REASON_INVALID_ARGUMENTS,
+                    None,
+                    f"invalid arguments for 'load_skill': {problem}",
+                    args,
+                )
         return Verdict(name, ALLOWED, None, code, f"load the manual of '{code}'", args)
     if name in view.masked:
         owner = view.masked[name]
-        return Verdict(name, REFUSED, REASON_MASKED, owner,
-                       f"tool '{name}' is masked: load_skill('{owner}') first", args)
+        return Verdict(
+            name, REFUSED, REASON_MASKED, owner, f"tool '{name}' is masked: load_skill('{owner}') first", args
+        )
     if tool.kind != BUILTIN:
         if not restrictions.profile_permits(name):
             who = f"access profile '{restrictions.profile}'" if restrictions.profile else "the allowed tool list"
-            return Verdict(name, REFUSED, REASON_NOT_PERMITTED, None,
-                           f"tool '{name}' is not permitted by {who}", args)
+            return Verdict(name, REFUSED, REASON_NOT_PERMITTED, None, f"tool '{name}' is not permitted by {who}", args)
         if not restrictions.stage_permits(name):
-            return Verdict(name, REFUSED, REASON_STAGE, None,
-                           f"tool '{name}' is not allowed in stage '{restrictions.stage}'", args)
+            return Verdict(
+                name, REFUSED, REASON_STAGE, None, f"tool '{name}' is not allowed in stage '{restrictions.stage}'", args
+            )
     if bad_encoding is not None:
         return bad_encoding
     try:
         problem = _validate_arguments(tool.input_schema, args, _validators(catalog))
     except Exception as exc:  # noqa: BLE001 — a schema the validator chokes on fails closed
-        return Verdict(name, REFUSED, REASON_INVALID_TOOL_DEFINITION, None,
-                       f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}", args)
+        return Verdict(
+            name,
+            REFUSED,
+            REASON_INVALID_TOOL_DEFINITION,
+            None,
+            f"tool '{name}' has an invalid definition and cannot be called: {type(exc).__name__}",
+            args,
+        )
     if problem is not None:
-        return Verdict(name, REFUSED, REASON_INVALID_ARGUMENTS, None,
-                       f"invalid arguments for '{name}': {problem}", args)
+        return Verdict(
+            name, REFUSED, REASON_INVALID_ARGUMENTS, None, f"invalid arguments for '{name}': {problem}", args
+        )
     target = tool.call_target or {}
     server, real = target.get("server"), target.get("tool")
     if tool.require_confirm:
-        return Verdict(name, CONFIRM, None, None,
-                       f"'{name}' needs the user's confirmation before it runs", args, server, real)
+        return Verdict(
+            name, CONFIRM, None, None, f"'{name}' needs the user's confirmation before it runs", args, server, real
+        )
     return Verdict(name, ALLOWED, None, None, f"'{name}' may run", args, server, real)
 
 
@@ -664,9 +750,7 @@ def already_loaded_text(skill: Skill) -> str:
     return transcript.already_loaded_stub(name=skill.name, code=skill.code, version=skill.version)
 
 
-def load_skill(
-    catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any
-) -> LoadResult:
+def load_skill(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any) -> LoadResult:
     """The ``load_skill`` result under the repeat-load rule (docs/rule.md).
 
     Unknown, disabled or malformed codes → ``state="error"`` before anything is read. While a full
@@ -682,8 +766,9 @@ def load_skill(
     return load_from_manuals(catalog, read_evidence(catalog, as_messages(messages)).manuals, skill_code)
 
 
-def load_from_manuals(catalog: Catalog, manuals: Iterable[transcript.LoadedManual] | transcript.EvidenceReader,
-                      skill_code: Any) -> LoadResult:
+def load_from_manuals(
+    catalog: Catalog, manuals: Iterable[transcript.LoadedManual] | transcript.EvidenceReader, skill_code: Any
+) -> LoadResult:
     """``load_skill`` from the loaded manuals already read: the messages are not read again. Given
     an ``EvidenceReader`` (the simulator), the repeat-load test is one lookup (docs/rule.md, "Cost")."""
     if not isinstance(skill_code, str) or not skill_code:

@@ -10,6 +10,7 @@ releases renders it the same way, and the API serves it without rebuilding.
 - ``catalog_body_json(catalog)`` — that body as the exact text the API answers (compact JSON,
   UTF-8 not ``\\u``-escaped, the key order above; U+2028/U+2029 escaped as DRF's renderer does).
 """
+
 from __future__ import annotations
 
 import hashlib

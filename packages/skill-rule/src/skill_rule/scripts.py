@@ -1,4 +1,5 @@
 """Scenario scripts (docs/simulator.md): YAML → ``Script``, with file and line on every error."""
+
 from __future__ import annotations
 
 import datetime
@@ -68,10 +69,10 @@ class _ScriptLoader(yaml.SafeLoader):
             event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
             raise ScriptError(
                 f"YAML aliases (*{event.anchor}) are not accepted in scripts: write the value out",
-                source=self.source, line=event.start_mark.line + 1,
+                source=self.source,
+                line=event.start_mark.line + 1,
             )
         return super().compose_node(parent, index)  # pragma: no mutate
-
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """A mapping; a key given twice in it is refused naming its second line (PyYAML would
@@ -86,8 +87,11 @@ class _ScriptLoader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: PyYAML's own refusal follows
                 continue
             if twice:
-                raise ScriptError(f"key {key!r} appears twice in one mapping; give it once",
-                                  source=self.source, line=key_node.start_mark.line + 1)
+                raise ScriptError(
+                    f"key {key!r} appears twice in one mapping; give it once",
+                    source=self.source,
+                    line=key_node.start_mark.line + 1,
+                )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -98,8 +102,11 @@ def _construct_str(loader: _ScriptLoader, node: yaml.ScalarNode) -> str:
     value = loader.construct_yaml_str(node)
     found = _SURROGATE.search(value)
     if found is not None:
-        raise ScriptError(f"a lone surrogate (\\u{ord(found.group()):04x}) is not text; write the character itself",
-                          source=loader.source, line=node.start_mark.line + 1)
+        raise ScriptError(
+            f"a lone surrogate (\\u{ord(found.group()):04x}) is not text; write the character itself",
+            source=loader.source,
+            line=node.start_mark.line + 1,
+        )
     return value
 
 
@@ -174,7 +181,9 @@ def _not_json(value: Any) -> str | None:
     while stack:
         item = stack.pop()
         if isinstance(item, BigInteger):
-            return f"the integer {item if len(item) <= 24 else item[:21] + '...'} is outside ±(2^53−1); quote it as text"
+            return (
+                f"the integer {item if len(item) <= 24 else item[:21] + '...'} is outside ±(2^53−1); quote it as text"
+            )
         if isinstance(item, float) and not math.isfinite(item):
             return f"{item} is not a JSON number"
         if isinstance(item, Mapping):
@@ -241,12 +250,15 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
         if isinstance(body, str):
             body = {"say": body}
         if not isinstance(body, Mapping):
-            raise ScriptError("'assistant' must be text or {say, calls, results, expect}", source=source, line=body_line)
+            raise ScriptError(
+                "'assistant' must be text or {say, calls, results, expect}", source=source, line=body_line
+            )
         unknown = sorted(set(body) - {"say", "calls", "results", "expect"})
         if unknown:
             raise ScriptError(
                 f"unknown assistant key {', '.join(unknown)}; known: say, calls, results, expect",
-                source=source, line=body_line,
+                source=source,
+                line=body_line,
             )
         say = _as_typed(body.get("say"), _mapping_child(body_node, "say")) or ""
         if not isinstance(say, str):
@@ -258,16 +270,21 @@ def _parse_step(raw: Any, node: yaml.Node | None, source: str) -> Step:
         results_node = _mapping_child(body_node, "results")
         results = {name: _as_typed(value, _mapping_child(results_node, str(name))) for name, value in results.items()}
         for tool_name, result in results.items():
-            ok = isinstance(result, str) or (isinstance(result, Mapping) and isinstance(result.get("content", ""), str)
-                                             and result.get("state", "success") in ("success", "error"))
+            ok = isinstance(result, str) or (
+                isinstance(result, Mapping)
+                and isinstance(result.get("content", ""), str)
+                and result.get("state", "success") in ("success", "error")
+            )
             if not ok:
                 raise ScriptError(
                     f"result of '{tool_name}' must be text or {{content, state: success|error}}",
-                    source=source, line=body_line,
+                    source=source,
+                    line=body_line,
                 )
         if "expect" in body and "expect" in raw:
-            raise ScriptError("'expect' is given twice (inside and beside 'assistant'); keep one",
-                              source=source, line=line)
+            raise ScriptError(
+                "'expect' is given twice (inside and beside 'assistant'); keep one", source=source, line=line
+            )
         expect_raw = body.get("expect") if "expect" in body else raw.get("expect")
         expect_node = _mapping_child(body_node, "expect") or _mapping_child(node, "expect")
         expect = _parse_expect(expect_raw, source, _line(expect_node, line))  # pragma: no mutate
@@ -313,11 +330,11 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
     ``ScriptError(source, line, cause)`` for invalid YAML or a malformed step.
     """
     if len(text) > MAX_SCRIPT_CHARS:
-        raise ScriptError(f"the script has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are simulated",
-                          source=source)
+        raise ScriptError(
+            f"the script has {len(text)} characters; at most {MAX_SCRIPT_CHARS} are simulated", source=source
+        )
     if "\x00" in text:
-        raise ScriptError("the script contains a NUL character", source=source,
-                          line=line_at(text, text.index("\x00")))
+        raise ScriptError("the script contains a NUL character", source=source, line=line_at(text, text.index("\x00")))
     try:
         # the reader refuses control characters as it is made, so it is made inside the try
         loader = _ScriptLoader(text, source=source)
@@ -335,8 +352,13 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
         # the scanner, parser, composer and constructor: PyYAML's loader gives each a problem_mark
         mark, context, opened = exc.problem_mark, exc.context, exc.context_mark
         problem = exc.problem or str(exc)  # pragma: no mutate
-        if isinstance(context, str) and context.startswith("while parsing a flow") and opened is not None \
-                and mark is not None and opened.line != mark.line:
+        if (
+            isinstance(context, str)
+            and context.startswith("while parsing a flow")
+            and opened is not None
+            and mark is not None
+            and opened.line != mark.line
+        ):
             # an unclosed bracket is only noticed at the end: say where it was opened
             problem += f" ({context} opened at line {opened.line + 1})"
         line = mark.line + 1 if mark is not None else None  # pragma: no mutate
@@ -355,7 +377,8 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
             bad = _mapping_child(node, unknown[0])
             raise ScriptError(
                 f"unknown key {', '.join(unknown)}; known: name, description, access_profile, stage, allowed_tools, steps",
-                source=source, line=_line(bad),
+                source=source,
+                line=_line(bad),
             )
         steps_raw, steps_node, meta = data.get("steps"), _mapping_child(node, "steps"), data
         name = str(data.get("name") or name)
@@ -368,24 +391,37 @@ def parse_script(text: str, *, source: str = "<script>") -> Script:
             raise ScriptError(f"'{key}' must be a name or null", source=source, line=_line(_mapping_child(node, key)))
     allowed = meta.get("allowed_tools")
     if allowed is not None and not (isinstance(allowed, list) and all(isinstance(x, str) for x in allowed)):
-        raise ScriptError("'allowed_tools' must be a list of tool names", source=source,
-                          line=_line(_mapping_child(node, "allowed_tools")))
+        raise ScriptError(
+            "'allowed_tools' must be a list of tool names",
+            source=source,
+            line=_line(_mapping_child(node, "allowed_tools")),
+        )
     steps = tuple(_parse_step(raw, _seq_child(steps_node, i), source) for i, raw in enumerate(steps_raw))
     assistants = [s for s in steps if s.kind == "assistant"]
     if len(assistants) > MAX_ROUNDS:
-        raise ScriptError(f"the script has {len(assistants)} rounds; at most {MAX_ROUNDS} are simulated",
-                          source=source, line=assistants[MAX_ROUNDS].line)
+        raise ScriptError(
+            f"the script has {len(assistants)} rounds; at most {MAX_ROUNDS} are simulated",
+            source=source,
+            line=assistants[MAX_ROUNDS].line,
+        )
     # The calls in all cannot pass MAX_CALLS_PER_SCRIPT here: it is MAX_ROUNDS × MAX_CALLS_PER_ROUND
     # (docs/limits.md; tests/domain/test_linear_limits.py pins it). Transcripts, whose messages
     # are not rounds, count them in all (domain/messages.py).
     for number, step in enumerate(assistants, start=1):
         if len(step.calls) > MAX_CALLS_PER_ROUND:
-            raise ScriptError(f"round {number} makes {len(step.calls)} calls; at most {MAX_CALLS_PER_ROUND} "
-                              f"calls per round are simulated", source=source, line=step.line)
+            raise ScriptError(
+                f"round {number} makes {len(step.calls)} calls; at most {MAX_CALLS_PER_ROUND} "
+                f"calls per round are simulated",
+                source=source,
+                line=step.line,
+            )
     steps = _number_calls(steps)
     if not any(s.kind == "assistant" for s in steps):
-        raise ScriptError("a script needs at least one assistant step (a round sits before each)",
-                          source=source, line=_line(steps_node))
+        raise ScriptError(
+            "a script needs at least one assistant step (a round sits before each)",
+            source=source,
+            line=_line(steps_node),
+        )
     return Script(
         name=name,
         steps=steps,

@@ -5,6 +5,7 @@ step: each call passes through the guard (``rules.check_call``); ``load_skill`` 
 the manual under simulation with the marker (``rules.load_skill``); other results come from the
 script's ``results`` or a neutral placeholder.
 """
+
 from __future__ import annotations
 
 import gc
@@ -170,8 +171,15 @@ def _list_failure(code: str, what: str, want: list[str], got: list[str]) -> Prob
     and the ``unexpected`` ones; when both are empty only the order differs (docs/simulator.md)."""
     missing = [t for t in want if t not in got]
     unexpected = [t for t in got if t not in want]
-    params = {"what": what, "want": want, "got": got, "missing": ", ".join(missing),
-              "unexpected": ", ".join(unexpected), "missing_list": missing, "unexpected_list": unexpected}
+    params = {
+        "what": what,
+        "want": want,
+        "got": got,
+        "missing": ", ".join(missing),
+        "unexpected": ", ".join(unexpected),
+        "missing_list": missing,
+        "unexpected_list": unexpected,
+    }
     if missing and unexpected:
         return Problem(code, "%(what)s: missing %(missing)s; unexpected %(unexpected)s", params)
     if missing:
@@ -187,8 +195,11 @@ def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str,
     expectation reports its difference (``missing`` / ``unexpected``), not the two lists."""
     failures: list[Problem] = []
     if "count" in expect and view.count != expect["count"]:
-        failures.append(Problem("expect_count", "expected %(want)s tools, got %(got)s",
-                                {"want": expect["count"], "got": view.count}))
+        failures.append(
+            Problem(
+                "expect_count", "expected %(want)s tools, got %(got)s", {"want": expect["count"], "got": view.count}
+            )
+        )
     for key, actual in (("visible", view.visible), ("mcp_visible", view.mcp_visible), ("loaded", view.loaded)):
         if key in expect and list(actual) != list(expect[key]):
             failures.append(_list_failure("expect_list", key, list(expect[key]), list(actual)))
@@ -205,8 +216,13 @@ def check_expectations(view: RoundView, expect: Mapping[str, Any]) -> tuple[str,
                 if sorted(want) != sorted(view.masked):
                     failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
                 else:
-                    failures.append(Problem("expect_masked", "expected masked %(want)s, got %(got)s",
-                                            {"want": dict(want), "got": dict(view.masked)}))
+                    failures.append(
+                        Problem(
+                            "expect_masked",
+                            "expected masked %(want)s, got %(got)s",
+                            {"want": dict(want), "got": dict(view.masked)},
+                        )
+                    )
         elif sorted(view.masked) != sorted(want):
             failures.append(_list_failure("expect_masked", "masked", list(want), list(view.masked)))
     return tuple(failures)
@@ -243,8 +259,9 @@ class _Shown:
         return made
 
 
-def _diff(prev: RoundView | None, view: RoundView, gated: frozenset[str],
-          shown: Callable[[tuple[str, ...]], set[str]]) -> tuple[tuple[str, ...], ...]:
+def _diff(
+    prev: RoundView | None, view: RoundView, gated: frozenset[str], shown: Callable[[tuple[str, ...]], set[str]]
+) -> tuple[tuple[str, ...], ...]:
     """The round's change list, derived from the two visible lists only (docs/simulator.md):
     ``newly_released`` ⊆ ``newly_visible`` (gated tools now visible), ``newly_masked`` ⊆
     ``newly_hidden`` (tools now masked). A withheld tool is in neither list. ``gated`` is
@@ -274,8 +291,9 @@ def _state(view: RoundView, tool: str, shown: frozenset[str] | set[str]) -> str:
     return OPEN  # a fallback: a registered gated tool is always one of the three (rules._round_shape)
 
 
-def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
-            shown: Callable[[tuple[str, ...]], set[str]]) -> dict[str, tuple[str, ...]]:
+def _matrix(
+    catalog: Catalog, rounds: Iterable[SimRound], shown: Callable[[tuple[str, ...]], set[str]]
+) -> dict[str, tuple[str, ...]]:
     """Gated tool → its state in each round (docs/simulator.md, "The matrix").
 
     The first column is built whole. Each later one copies the one before and rewrites only the
@@ -294,8 +312,11 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
         after = shown(view.visible)
         if prev is None:
             # later keys win: masked over withheld over visible (released), else open
-            state = {**dict.fromkeys(view.visible, RELEASED), **dict.fromkeys(view.withheld, WITHHELD),
-                     **dict.fromkeys(view.masked, MASKED)}
+            state = {
+                **dict.fromkeys(view.visible, RELEASED),
+                **dict.fromkeys(view.withheld, WITHHELD),
+                **dict.fromkeys(view.masked, MASKED),
+            }
             column = [state.get(tool) or OPEN for tool in gated]  # (a map over repeat(OPEN) had an endless mutant)
         elif view.visible is not prev.visible:
             changed = before ^ after
@@ -316,8 +337,10 @@ def _matrix(catalog: Catalog, rounds: Iterable[SimRound],
 def _gated_positions(catalog: Catalog) -> Mapping[str, int]:
     """Gated tool → its row in the matrix: the last one when ``gated_tool_ids`` lists a name twice,
     the row ``dict(zip(gated, …))`` keeps."""
+
     def build() -> dict[str, int]:
         return {tool: i for i, tool in enumerate(catalog.gated_tool_ids)}
+
     return catalog.derived("_simulator_gated_positions", build)  # pragma: no mutate
 
 
@@ -379,14 +402,17 @@ def _check_indices(step: Step, context: list[Message], what: str, source: str) -
     if bad:
         raise ScriptError(
             f"{what} index {bad[0]} is out of range: {len(context)} message(s) are retained",
-            source=source, line=step.line,
+            source=source,
+            line=step.line,
         )
 
 
 def _budget_problem(done: int, total: int, budget: float) -> Problem:
-    return Problem("time_budget",
-                   "stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded",
-                   {"done": done, "total": total, "budget": f"{budget:g}", "round": done})
+    return Problem(
+        "time_budget",
+        "stopped after %(done)s of %(total)s rounds: the time budget of %(budget)s s was exceeded",
+        {"done": done, "total": total, "budget": f"{budget:g}", "round": done},
+    )
 
 
 @contextmanager
@@ -435,21 +461,36 @@ def simulate(
     round for the round's lists; a compact step rereads the retained messages (O(retained)).
     """
     with _cycle_collector_paused():
-        return _simulate(catalog, script, access_profile=access_profile, stage=stage,
-                         allowed_tools=allowed_tools, budget=budget, clock=clock)
+        return _simulate(
+            catalog,
+            script,
+            access_profile=access_profile,
+            stage=stage,
+            allowed_tools=allowed_tools,
+            budget=budget,
+            clock=clock,
+        )
 
 
-def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, stage: str | None,
-              allowed_tools: Iterable[str] | None, budget: float | None,
-              clock: Callable[[], float]) -> Simulation:
+def _simulate(
+    catalog: Catalog,
+    script: Script,
+    *,
+    access_profile: str | None,
+    stage: str | None,
+    allowed_tools: Iterable[str] | None,
+    budget: float | None,
+    clock: Callable[[], float],
+) -> Simulation:
     """``simulate`` with the collector as the caller left it."""
     profile = access_profile if access_profile is not None else script.access_profile
     stage_name = stage if stage is not None else script.stage
     allowed = allowed_tools if allowed_tools is not None else script.allowed_tools
     allowed = tuple(allowed) if allowed is not None else None  # read once: it may be an iterator
     restrictions = resolve_restrictions(catalog, access_profile=profile, stage=stage_name, allowed_tools=allowed)
-    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
-                            published=catalog.published_manuals)
+    reader = EvidenceReader(
+        marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix, published=catalog.published_manuals
+    )
     context = reader.messages  # the retained messages, appended to through ``reader`` only
     rounds: list[SimRound] = []
     events: list[Problem] = []
@@ -477,25 +518,43 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
                 if c.id:
                     called[c.id] = c.name
             nv, nh, nr, nm = _diff(prev, view, catalog.gated_set, shown)
-            rounds.append(SimRound(
-                index=len(rounds) + 1, line=step.line, view=view, calls=outcomes, say=step.text, user=last_user,
-                newly_visible=nv, newly_hidden=nh, newly_released=nr, newly_masked=nm,
-                context_size=size, expect=step.expect, failures=check_expectations(view, step.expect),
-            ))
+            rounds.append(
+                SimRound(
+                    index=len(rounds) + 1,
+                    line=step.line,
+                    view=view,
+                    calls=outcomes,
+                    say=step.text,
+                    user=last_user,
+                    newly_visible=nv,
+                    newly_hidden=nh,
+                    newly_released=nr,
+                    newly_masked=nm,
+                    context_size=size,
+                    expect=step.expect,
+                    failures=check_expectations(view, step.expect),
+                )
+            )
             prev = view
         elif step.kind == "compact":
             _check_indices(step, context, "compact.drop", script.source)
             drop = set(step.drop)
             kept = [m for i, m in enumerate(context, start=1) if i not in drop]
-            reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
-                            published=catalog.published_manuals)
+            reader = EvidenceReader(
+                marker_key=catalog.marker_key,
+                eviction_prefix=catalog.eviction_prefix,
+                published=catalog.published_manuals,
+            )
             for m in kept:  # positions shift: read the retained messages again, once
                 reader.append(m)
             context = reader.messages
-            events.append(Problem(
-                "compacted", "after round %(round)s: compacted messages %(indices)s; %(retained)s retained",
-                {"round": len(rounds), "indices": sorted(drop), "retained": len(context)},
-            ))
+            events.append(
+                Problem(
+                    "compacted",
+                    "after round %(round)s: compacted messages %(indices)s; %(retained)s retained",
+                    {"round": len(rounds), "indices": sorted(drop), "retained": len(context)},
+                )
+            )
         elif step.kind == "evict":
             _check_indices(step, context, "evict.index", script.source)
             targets = set(step.drop)
@@ -503,24 +562,41 @@ def _simulate(catalog: Catalog, script: Script, *, access_profile: str | None, s
                 # Every retained result of that tool, also when its assistant call was compacted
                 # away: the call ids of the whole script say which tool a result answers, and a
                 # result carrying the loaded-skill marker is a load_skill result whatever happened.
-                targets |= {i for i, m in enumerate(context, start=1) if m.role == "tool" and (
-                    called.get(m.tool_call_id) == step.evict_tool
-                    or (step.evict_tool == LOAD_SKILL and m.metadata.get(catalog.marker_key)))}
+                targets |= {
+                    i
+                    for i, m in enumerate(context, start=1)
+                    if m.role == "tool"
+                    and (
+                        called.get(m.tool_call_id) == step.evict_tool
+                        or (step.evict_tool == LOAD_SKILL and m.metadata.get(catalog.marker_key))
+                    )
+                }
             targets = {i for i in targets if context[i - 1].role == "tool" and not is_evicted(context[i - 1], catalog)}
             what = [_describe_result(i, context[i - 1], called, catalog) for i in sorted(targets)]
             for i in sorted(targets):
                 reader.replace(i - 1, eviction_placeholder(catalog, context[i - 1]))
             if targets:
-                events.append(Problem("evicted", "after round %(round)s: evicted tool results %(indices)s: %(what)s",
-                                      {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what),
-                                       "items": what}))
+                events.append(
+                    Problem(
+                        "evicted",
+                        "after round %(round)s: evicted tool results %(indices)s: %(what)s",
+                        {"round": len(rounds), "indices": sorted(targets), "what": "; ".join(what), "items": what},
+                    )
+                )
             elif step.evict_tool:
-                events.append(Problem("evict_none_of_tool",
-                                      "after round %(round)s: no retained tool results of '%(tool)s' to evict",
-                                      {"round": len(rounds), "tool": step.evict_tool}))
+                events.append(
+                    Problem(
+                        "evict_none_of_tool",
+                        "after round %(round)s: no retained tool results of '%(tool)s' to evict",
+                        {"round": len(rounds), "tool": step.evict_tool},
+                    )
+                )
             else:
-                events.append(Problem("evict_none", "after round %(round)s: no retained tool results to evict",
-                                      {"round": len(rounds)}))
+                events.append(
+                    Problem(
+                        "evict_none", "after round %(round)s: no retained tool results to evict", {"round": len(rounds)}
+                    )
+                )
     return Simulation(
         scenario=script.name,
         rounds=tuple(rounds),
@@ -556,13 +632,29 @@ def replay(
     found through an index of the results by call id (binary search), never a scan.
     """
     with _cycle_collector_paused():
-        return _replay(catalog, messages, name=name, access_profile=access_profile, stage=stage,
-                       allowed_tools=allowed_tools, budget=budget, clock=clock)
+        return _replay(
+            catalog,
+            messages,
+            name=name,
+            access_profile=access_profile,
+            stage=stage,
+            allowed_tools=allowed_tools,
+            budget=budget,
+            clock=clock,
+        )
 
 
-def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *, name: str,
-            access_profile: str | None, stage: str | None, allowed_tools: Iterable[str] | None,
-            budget: float | None, clock: Callable[[], float]) -> Simulation:
+def _replay(
+    catalog: Catalog,
+    messages: Iterable[Message | Mapping[str, Any]],
+    *,
+    name: str,
+    access_profile: str | None,
+    stage: str | None,
+    allowed_tools: Iterable[str] | None,
+    budget: float | None,
+    clock: Callable[[], float],
+) -> Simulation:
     """``replay`` with the collector as the caller left it."""
     msgs = as_messages(messages)
     allowed = tuple(allowed_tools) if allowed_tools is not None else None  # read once: it may be an iterator
@@ -571,8 +663,9 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
     for j, r in enumerate(msgs):
         if r.role == "tool" and r.tool_call_id:
             results_by_id.setdefault(r.tool_call_id, []).append(j)
-    reader = EvidenceReader(marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix,
-                            published=catalog.published_manuals)
+    reader = EvidenceReader(
+        marker_key=catalog.marker_key, eviction_prefix=catalog.eviction_prefix, published=catalog.published_manuals
+    )
     rounds: list[SimRound] = []
     prev: RoundView | None = None
     last_user = ""
@@ -596,21 +689,40 @@ def _replay(catalog: Catalog, messages: Iterable[Message | Mapping[str, Any]], *
             later = results_by_id.get(call.id, ())  # a call without an id: none (only ids are keys)
             k = bisect_right(later, i)
             result = msgs[later[k]] if k < len(later) else None
-            outcomes.append(CallOutcome(
-                verdict=verdict,
-                result=result.content if result else "",
-                state=result.state if result else "",
-            ))
+            outcomes.append(
+                CallOutcome(
+                    verdict=verdict,
+                    result=result.content if result else "",
+                    state=result.state if result else "",
+                )
+            )
         nv, nh, nr, nm = _diff(prev, view, catalog.gated_set, set)
-        rounds.append(SimRound(
-            index=len(rounds) + 1, line=(m.index if m.index is not None else i) + 1, view=view,
-            calls=tuple(outcomes), say=m.content, user=last_user, newly_visible=nv, newly_released=nr, context_size=i,
-            newly_hidden=nh, newly_masked=nm,  # pragma: no mutate
-        ))
+        rounds.append(
+            SimRound(
+                index=len(rounds) + 1,
+                line=(m.index if m.index is not None else i) + 1,
+                view=view,
+                calls=tuple(outcomes),
+                say=m.content,
+                user=last_user,
+                newly_visible=nv,
+                newly_released=nr,
+                context_size=i,
+                newly_hidden=nh,
+                newly_masked=nm,  # pragma: no mutate
+            )
+        )
         prev = view
         reader.append(m)
     return Simulation(
-        scenario=name, rounds=tuple(rounds), matrix=_matrix(catalog, rounds, set),
-        access_profile=restrictions.profile, stage=restrictions.stage, release=catalog.release, allowed_tools=allowed,
-        warnings=restrictions.warnings, messages=msgs, stopped=stopped,
+        scenario=name,
+        rounds=tuple(rounds),
+        matrix=_matrix(catalog, rounds, set),
+        access_profile=restrictions.profile,
+        stage=restrictions.stage,
+        release=catalog.release,
+        allowed_tools=allowed,
+        warnings=restrictions.warnings,
+        messages=msgs,
+        stopped=stopped,
     )

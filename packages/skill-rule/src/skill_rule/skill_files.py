@@ -12,6 +12,7 @@ hands declarations to ``skills_app.services`` so a rule lives in one place. Writ
 Libraries: ``javaproperties`` reads and writes ``.properties`` (escapes, continuation lines,
 ``#``/``!`` comments); PyYAML reads and writes the front matter.
 """
+
 from __future__ import annotations
 
 import io
@@ -65,7 +66,9 @@ def _p(code: str, template: str, /, **params: Any) -> Problem:
 
 
 KEYS_TWICE = "key '%(key)s' is set twice (first on line %(first)s)"
-UNKNOWN_TOOL_KEY = "unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill would gate no tool)"
+UNKNOWN_TOOL_KEY = (
+    "unknown key '%(key)s'; the gated tools are read from '%(tool_key)s' only (the skill would gate no tool)"
+)
 UNKNOWN_KEY = "unknown key '%(key)s' is not imported (keys read: %(keys)s)"
 OUT_OF_FOLDER = "a symbolic link that points out of the dataset folder; not read"
 FILE_TOO_BIG = "%(size)s bytes; at most %(max)s bytes per file"
@@ -155,8 +158,10 @@ class ParsedFile:
 # ---- reading a folder, a zip or single files -------------------------------------------------
 def _check_count(n: int, label: str) -> None:
     if n > IMPORT_MAX_FILES:
-        raise SkillFileError(_p("import_too_many_files", "holds more than %(max)s files; import it in parts",
-                                 max=IMPORT_MAX_FILES), source=label)
+        raise SkillFileError(
+            _p("import_too_many_files", "holds more than %(max)s files; import it in parts", max=IMPORT_MAX_FILES),
+            source=label,
+        )
 
 
 def _safe_relative(name: str) -> str | None:
@@ -209,8 +214,14 @@ def read_folder(root: Path | str) -> Dataset:
             continue
         total += size
         if total > IMPORT_MAX_TOTAL_BYTES:
-            raise SkillFileError(_p("import_too_many_bytes", "holds more than %(max)s bytes; import it in parts",
-                                     max=IMPORT_MAX_TOTAL_BYTES), source=str(root))
+            raise SkillFileError(
+                _p(
+                    "import_too_many_bytes",
+                    "holds more than %(max)s bytes; import it in parts",
+                    max=IMPORT_MAX_TOTAL_BYTES,
+                ),
+                source=str(root),
+            )
         files[rel] = target.read_bytes()
     return Dataset(label=str(root), files=files, refused=refused)
 
@@ -223,14 +234,22 @@ def read_zip(data: bytes, *, label: str = "upload.zip") -> Dataset:
     over ``IMPORT_MAX_FILE_BYTES`` is refused alone. A single top folder wrapping everything (the way
     a folder is zipped) is kept in the paths."""
     if len(data) > IMPORT_MAX_UPLOAD_BYTES:
-        raise SkillFileError(_p("import_upload_too_big", "is %(size)s bytes; at most %(max)s bytes may be uploaded",
-                                 size=len(data), max=IMPORT_MAX_UPLOAD_BYTES), source=label)
+        raise SkillFileError(
+            _p(
+                "import_upload_too_big",
+                "is %(size)s bytes; at most %(max)s bytes may be uploaded",
+                size=len(data),
+                max=IMPORT_MAX_UPLOAD_BYTES,
+            ),
+            source=label,
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
-        raise SkillFileError(_p("import_not_zip", "is not a readable zip archive (%(cause)s)", cause=str(exc)),
-                             source=label) from None
+        raise SkillFileError(
+            _p("import_not_zip", "is not a readable zip archive (%(cause)s)", cause=str(exc)), source=label
+        ) from None
     _check_count(len(infos), label)
     files: dict[str, bytes] = {}
     refused: dict[str, Problem] = {}
@@ -240,14 +259,24 @@ def read_zip(data: bytes, *, label: str = "upload.zip") -> Dataset:
             continue
         rel = _safe_relative(info.filename)
         if rel is None:
-            raise SkillFileError(_p("import_unsafe_entry", "entry '%(entry)s' has an unsafe path (absolute, '..' "
-                                    "or '\\'); the archive is refused", entry=info.filename), source=label)
+            raise SkillFileError(
+                _p(
+                    "import_unsafe_entry",
+                    "entry '%(entry)s' has an unsafe path (absolute, '..' or '\\'); the archive is refused",
+                    entry=info.filename,
+                ),
+                source=label,
+            )
         if rel in files or rel in refused:
-            raise SkillFileError(_p("import_entry_twice", "entry '%(entry)s' appears twice; the archive is refused",
-                                    entry=rel), source=label)
+            raise SkillFileError(
+                _p("import_entry_twice", "entry '%(entry)s' appears twice; the archive is refused", entry=rel),
+                source=label,
+            )
         if stat.S_ISLNK(info.external_attr >> 16):
-            raise SkillFileError(_p("import_entry_link", "entry '%(entry)s' is a symbolic link; the archive is refused",
-                                    entry=rel), source=label)
+            raise SkillFileError(
+                _p("import_entry_link", "entry '%(entry)s' is a symbolic link; the archive is refused", entry=rel),
+                source=label,
+            )
         if info.file_size > IMPORT_MAX_FILE_BYTES:
             refused[rel] = _p("import_file_too_big", FILE_TOO_BIG, size=info.file_size, max=IMPORT_MAX_FILE_BYTES)
             continue
@@ -258,13 +287,22 @@ def read_zip(data: bytes, *, label: str = "upload.zip") -> Dataset:
             refused[rel] = _p("import_unpack_failed", "cannot be unpacked (%(cause)s)", cause=str(exc))
             continue
         if len(content) > IMPORT_MAX_FILE_BYTES:
-            refused[rel] = _p("import_unpacks_too_big", "unpacks to more than %(max)s bytes; at most %(max)s per file",
-                              max=IMPORT_MAX_FILE_BYTES)
+            refused[rel] = _p(
+                "import_unpacks_too_big",
+                "unpacks to more than %(max)s bytes; at most %(max)s per file",
+                max=IMPORT_MAX_FILE_BYTES,
+            )
             continue
         total += len(content)
         if total > IMPORT_MAX_TOTAL_BYTES:
-            raise SkillFileError(_p("import_unpacks_too_many_bytes", "unpacks to more than %(max)s bytes; import it "
-                                    "in parts", max=IMPORT_MAX_TOTAL_BYTES), source=label)
+            raise SkillFileError(
+                _p(
+                    "import_unpacks_too_many_bytes",
+                    "unpacks to more than %(max)s bytes; import it in parts",
+                    max=IMPORT_MAX_TOTAL_BYTES,
+                ),
+                source=label,
+            )
         files[rel] = content
     return Dataset(label=label, files=files, refused=refused)
 
@@ -281,18 +319,27 @@ def read_files(named: Iterable[tuple[str, bytes]], *, label: str = "upload") -> 
     for raw_name, content in items:
         name = posixpath.basename((raw_name or "").replace("\\", "/"))
         if not name or name in (".", ".."):
-            raise SkillFileError(_p("import_no_name", "a file has no usable name ('%(name)s')", name=raw_name),
-                                 source=label)
+            raise SkillFileError(
+                _p("import_no_name", "a file has no usable name ('%(name)s')", name=raw_name), source=label
+            )
         if name in files or name in refused:
-            raise SkillFileError(_p("import_same_name", "two files are named '%(name)s'; upload a folder as a zip "
-                                    "instead", name=name), source=label)
+            raise SkillFileError(
+                _p("import_same_name", "two files are named '%(name)s'; upload a folder as a zip instead", name=name),
+                source=label,
+            )
         if len(content) > IMPORT_MAX_FILE_BYTES:
             refused[name] = _p("import_file_too_big", FILE_TOO_BIG, size=len(content), max=IMPORT_MAX_FILE_BYTES)
             continue
         total += len(content)
         if total > IMPORT_MAX_TOTAL_BYTES:
-            raise SkillFileError(_p("import_files_too_many_bytes", "more than %(max)s bytes in all; import them in "
-                                    "parts", max=IMPORT_MAX_TOTAL_BYTES), source=label)
+            raise SkillFileError(
+                _p(
+                    "import_files_too_many_bytes",
+                    "more than %(max)s bytes in all; import them in parts",
+                    max=IMPORT_MAX_TOTAL_BYTES,
+                ),
+                source=label,
+            )
         files[name] = content
     return Dataset(label=label, files=files, refused=refused)
 
@@ -307,12 +354,26 @@ def read_path(path: Path | str) -> Dataset:
     size = path.stat().st_size
     if path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
         if size > IMPORT_MAX_UPLOAD_BYTES:
-            raise SkillFileError(_p("import_upload_too_big", "is %(size)s bytes; at most %(max)s bytes may be "
-                                    "uploaded", size=size, max=IMPORT_MAX_UPLOAD_BYTES), source=str(path))
+            raise SkillFileError(
+                _p(
+                    "import_upload_too_big",
+                    "is %(size)s bytes; at most %(max)s bytes may be uploaded",
+                    size=size,
+                    max=IMPORT_MAX_UPLOAD_BYTES,
+                ),
+                source=str(path),
+            )
         return read_zip(path.read_bytes(), label=str(path))
     if size > IMPORT_MAX_FILE_BYTES:
-        raise SkillFileError(_p("import_path_too_big", "is %(size)s bytes; at most %(max)s bytes per file", size=size,
-                                max=IMPORT_MAX_FILE_BYTES), source=str(path))
+        raise SkillFileError(
+            _p(
+                "import_path_too_big",
+                "is %(size)s bytes; at most %(max)s bytes per file",
+                size=size,
+                max=IMPORT_MAX_FILE_BYTES,
+            ),
+            source=str(path),
+        )
     return read_files([(path.name, path.read_bytes())], label=str(path))
 
 
@@ -329,8 +390,9 @@ def decode_text(data: bytes) -> str:
         text = data.decode()  # UTF-8, str.decode's default
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise _FileProblem(line, _p("import_not_utf8", "not UTF-8 text (byte 0x%(byte)s)",
-                                     byte=f"{data[exc.start]:02x}")) from None
+        raise _FileProblem(
+            line, _p("import_not_utf8", "not UTF-8 text (byte 0x%(byte)s)", byte=f"{data[exc.start]:02x}")
+        ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -347,8 +409,11 @@ def _lone_surrogate(text: str) -> Problem | None:
     found = _SURROGATE.search(text)
     if found is None:
         return None
-    return _p("import_lone_surrogate", "a lone surrogate (\\u%(code)s) is not text; write the character itself",
-              code=f"{ord(found.group()):04x}")
+    return _p(
+        "import_lone_surrogate",
+        "a lone surrogate (\\u%(code)s) is not text; write the character itself",
+        code=f"{ord(found.group()):04x}",
+    )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -388,8 +453,9 @@ def _parse_bool(value: Any, key: str, line: int | None) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise _FileProblem(line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key,
-                                value=_reprable(value)))
+    raise _FileProblem(
+        line, _p("import_not_bool", "%(key)s must be true or false, not %(value)r", key=key, value=_reprable(value))
+    )
 
 
 #: A whole number in a file: ASCII digits with at most one leading minus (``--3`` and ``٣`` are not).
@@ -404,8 +470,9 @@ def _parse_int(value: Any, key: str, line: int | None) -> int:
             return int(value.strip())
         except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
             pass
-    raise _FileProblem(line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key,
-                                value=_reprable(value)))
+    raise _FileProblem(
+        line, _p("import_not_int", "%(key)s must be a whole number, not %(value)r", key=key, value=_reprable(value))
+    )
 
 
 # ---- .properties -----------------------------------------------------------------------------
@@ -413,24 +480,41 @@ def _content_path(base_dir: str, value: str, line: int | None = None) -> str:
     """The dataset path of a ``content-file`` value (relative to the declaration's folder)."""
     value = value.strip()
     if not value:
-        raise _FileProblem(line, _p("content_file_empty", "content-file is empty; name the markdown manual next to this file"))
+        raise _FileProblem(
+            line, _p("content_file_empty", "content-file is empty; name the markdown manual next to this file")
+        )
     if value.startswith("/") or "\\" in value or (len(value) > 1 and value[1] == ":"):
-        raise _FileProblem(line, _p("content_file_absolute", "content-file '%(value)s' must be a relative path "
-                                    "with '/' separators", value=value))
+        raise _FileProblem(
+            line,
+            _p(
+                "content_file_absolute",
+                "content-file '%(value)s' must be a relative path with '/' separators",
+                value=value,
+            ),
+        )
     if ".." in value.split("/"):
-        raise _FileProblem(line, _p("content_file_parent", "content-file '%(value)s' may not contain '..'; the "
-                                    "manual must be inside the dataset folder", value=value))
+        raise _FileProblem(
+            line,
+            _p(
+                "content_file_parent",
+                "content-file '%(value)s' may not contain '..'; the manual must be inside the dataset folder",
+                value=value,
+            ),
+        )
     joined = _safe_relative(posixpath.join(base_dir, value))  # join("", value) is value
     if joined is None:
-        raise _FileProblem(line, _p("content_file_unusable", "content-file '%(value)s' is not a usable path", value=value))
+        raise _FileProblem(
+            line, _p("content_file_unusable", "content-file '%(value)s' is not a usable path", value=value)
+        )
     return joined
 
 
 def _tool_ids_value(raw: str, line: int) -> tuple[str, ...]:
     names = tuple(t.strip() for t in raw.split(",") if t.strip())
     if not names:
-        raise _FileProblem(line, _p("tool_ids_empty", "tool-ids is empty; leave the key out for a manual that "
-                                    "gates no tool"))
+        raise _FileProblem(
+            line, _p("tool_ids_empty", "tool-ids is empty; leave the key out for a manual that gates no tool")
+        )
     return names
 
 
@@ -464,21 +548,30 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
             elif key in PROPERTIES_KEYS:
                 values[key] = (element.value, start)
             elif _toolish(key):
-                errors.append(FileIssue(source, start, _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=key,
-                                                          tool_key="tool-ids")))
+                errors.append(
+                    FileIssue(source, start, _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=key, tool_key="tool-ids"))
+                )
             else:
-                warnings.append(FileIssue(source, start, _p("unknown_key", UNKNOWN_KEY, key=key,
-                                                            keys=", ".join(PROPERTIES_KEYS))))
+                warnings.append(
+                    FileIssue(source, start, _p("unknown_key", UNKNOWN_KEY, key=key, keys=", ".join(PROPERTIES_KEYS)))
+                )
     except javaproperties.InvalidUEscapeError as exc:
         errors.append(FileIssue(source, line, _p("bad_u_escape", "invalid \\u escape '%(escape)s'", escape=exc.escape)))
     missing = [k for k in PROPERTIES_REQUIRED if k not in values]
     for key in missing:
         errors.append(FileIssue(source, None, _p("missing_key", "missing key '%(key)s'", key=key)))
     lines: dict[str, tuple[str, int | None]] = {}
-    for key, field_name in (("skill-code", "skill_code"), ("name", "name"), ("description", "description"),
-                            ("tool-ids", "tool_ids"), ("sort-order", "sort_order"), ("enabled", "enabled")):
+    for key, field_name in (
+        ("skill-code", "skill_code"),
+        ("name", "name"),
+        ("description", "description"),
+        ("tool-ids", "tool_ids"),
+        ("sort-order", "sort_order"),
+        ("enabled", "enabled"),
+    ):
         if key in values:
             lines[field_name] = (source, values[key][1])
+
     def read(fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return fn(*args)
@@ -489,8 +582,11 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
     tool_ids: tuple[str, ...] = ()
     if "tool-ids" in values:
         tool_ids = read(_tool_ids_value, *values["tool-ids"]) or ()
-    sort_order = read(_parse_int, values["sort-order"][0], "sort-order", values["sort-order"][1]) \
-        if "sort-order" in values else None
+    sort_order = (
+        read(_parse_int, values["sort-order"][0], "sort-order", values["sort-order"][1])
+        if "sort-order" in values
+        else None
+    )
     enabled = read(_parse_bool, values["enabled"][0], "enabled", values["enabled"][1]) if "enabled" in values else None
     content = ""  # pragma: no mutate
     if "content-file" in values:
@@ -498,11 +594,25 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
         try:
             path = _content_path(posixpath.dirname(source), raw, at)
             if path in dataset.refused:
-                raise _FileProblem(at, _p("content_file_refused", "content-file '%(value)s': %(reason)s",
-                                          value=raw.strip(), reason=dataset.refused[path]))
+                raise _FileProblem(
+                    at,
+                    _p(
+                        "content_file_refused",
+                        "content-file '%(value)s': %(reason)s",
+                        value=raw.strip(),
+                        reason=dataset.refused[path],
+                    ),
+                )
             if path not in dataset.files:
-                raise _FileProblem(at, _p("content_file_missing", "content-file '%(value)s' is not in the dataset "
-                                          "(looked for '%(path)s')", value=raw.strip(), path=path))
+                raise _FileProblem(
+                    at,
+                    _p(
+                        "content_file_missing",
+                        "content-file '%(value)s' is not in the dataset (looked for '%(path)s')",
+                        value=raw.strip(),
+                        path=path,
+                    ),
+                )
             try:
                 content = decode_text(dataset.files[path])
             except _FileProblem as p:
@@ -512,10 +622,22 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
             errors.append(FileIssue(source, p.line, p.cause))
     if errors:
         return ParsedFile(source, errors=tuple(sorted(errors, key=_issue_order)), warnings=tuple(warnings))
-    return ParsedFile(source, warnings=tuple(warnings), declaration=SkillDeclaration(
-        source=source, format=PROPERTIES, skill_code=values["skill-code"][0].strip(), name=values["name"][0],
-        description=values["description"][0], content=content, tool_ids=tool_ids, sort_order=sort_order,
-        enabled=enabled, lines=lines))
+    return ParsedFile(
+        source,
+        warnings=tuple(warnings),
+        declaration=SkillDeclaration(
+            source=source,
+            format=PROPERTIES,
+            skill_code=values["skill-code"][0].strip(),
+            name=values["name"][0],
+            description=values["description"][0],
+            content=content,
+            tool_ids=tool_ids,
+            sort_order=sort_order,
+            enabled=enabled,
+            lines=lines,
+        ),
+    )
 
 
 def _issue_order(issue: FileIssue) -> float:
@@ -588,15 +710,19 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
     after it is not part of the manual. Raises ``_FileProblem`` (line 1) otherwise."""
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
-        raise _FileProblem(1, _p("front_matter_missing", "SKILL.md must start with YAML front matter: a first line '---'"))
+        raise _FileProblem(
+            1, _p("front_matter_missing", "SKILL.md must start with YAML front matter: a first line '---'")
+        )
     for i in range(1, len(lines)):
         if lines[i].rstrip() == "---":
-            body = "\n".join(lines[i + 1:])
+            body = "\n".join(lines[i + 1 :])
             first = i + 2
             if body.startswith("\n"):
                 body, first = body[1:], first + 1
             return "\n".join(lines[1:i]) + "\n", body, first
-    raise _FileProblem(1, _p("front_matter_unclosed", "the front matter opened on line 1 is never closed by a line '---'"))
+    raise _FileProblem(
+        1, _p("front_matter_unclosed", "the front matter opened on line 1 is never closed by a line '---'")
+    )
 
 
 def _yaml_problem(exc: yaml.YAMLError, front: str) -> _FileProblem:
@@ -613,15 +739,19 @@ def _yaml_problem(exc: yaml.YAMLError, front: str) -> _FileProblem:
         if context_mark is not None and mark is not None and context_mark.line != mark.line:
             context = f"{context} that starts on line {context_mark.line + 2}"
         cause = f"{cause} ({context})"
-    return _FileProblem(mark.line + 2 if mark is not None else None,
-                        _p("front_matter_yaml", "invalid YAML front matter: %(cause)s", cause=cause))
+    return _FileProblem(
+        mark.line + 2 if mark is not None else None,
+        _p("front_matter_yaml", "invalid YAML front matter: %(cause)s", cause=cause),
+    )
 
 
 def _string(value: Any, key: str, line: int) -> str:
     if isinstance(value, str):
         return value
-    raise _FileProblem(line, _p("value_not_text", "%(key)s must be text, not %(kind)s; put it in quotes",
-                                key=key, kind=_type_name(value)))
+    raise _FileProblem(
+        line,
+        _p("value_not_text", "%(key)s must be text, not %(kind)s; put it in quotes", key=key, kind=_type_name(value)),
+    )
 
 
 def _allowed_tools(value: Any, line: int) -> tuple[str, ...]:
@@ -639,13 +769,26 @@ def _allowed_tools(value: Any, line: int) -> tuple[str, ...]:
             raise _FileProblem(line, empty)
         for i, item in enumerate(value, start=1):
             if not isinstance(item, str) or not item.strip():
-                raise _FileProblem(line, _p("allowed_tools_item", "allowed-tools item %(index)s must be a tool name, "
-                                            "not %(kind)s", index=i, kind=_type_name(item)))
+                raise _FileProblem(
+                    line,
+                    _p(
+                        "allowed_tools_item",
+                        "allowed-tools item %(index)s must be a tool name, not %(kind)s",
+                        index=i,
+                        kind=_type_name(item),
+                    ),
+                )
         return tuple(item.strip() for item in value)
     if value is None:
         raise _FileProblem(line, empty)
-    raise _FileProblem(line, _p("allowed_tools_type", "allowed-tools must be tool names separated by spaces (or a "
-                                "list), not %(kind)s", kind=_type_name(value)))
+    raise _FileProblem(
+        line,
+        _p(
+            "allowed_tools_type",
+            "allowed-tools must be tool names separated by spaces (or a list), not %(kind)s",
+            kind=_type_name(value),
+        ),
+    )
 
 
 def agent_skill_name(code: str) -> str:
@@ -671,13 +814,20 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
         except yaml.YAMLError as exc:
             raise _yaml_problem(exc, front) from None
         except RecursionError:
-            raise _FileProblem(2, _p("front_matter_yaml", "invalid YAML front matter: %(cause)s",
-                                     cause="nested too deeply")) from None
+            raise _FileProblem(
+                2, _p("front_matter_yaml", "invalid YAML front matter: %(cause)s", cause="nested too deeply")
+            ) from None
         except _FileProblem as p:
             raise _FileProblem(p.line + 2, p.cause) from None  # type: ignore[operator]  # _construct_mapping's: always a line
         if not isinstance(meta, dict):
-            raise _FileProblem(2, _p("front_matter_not_mapping", "the front matter must be a mapping of keys (name, "
-                                     "description, …), not %(kind)s", kind=_type_name(meta)))
+            raise _FileProblem(
+                2,
+                _p(
+                    "front_matter_not_mapping",
+                    "the front matter must be a mapping of keys (name, description, …), not %(kind)s",
+                    kind=_type_name(meta),
+                ),
+            )
     except _FileProblem as p:
         return ParsedFile(source, errors=(FileIssue(source, p.line, p.cause),))
 
@@ -692,14 +842,25 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
         elif key in SKILL_MD_KEYS:
             continue
         elif key in SKILL_MD_NOT_KEPT:
-            warnings.append(FileIssue(source, at(key), _p("key_not_kept", "'%(key)s' is an Agent Skills key that "
-                                                          "Skill Console does not keep; not imported", key=key)))
+            warnings.append(
+                FileIssue(
+                    source,
+                    at(key),
+                    _p(
+                        "key_not_kept",
+                        "'%(key)s' is an Agent Skills key that Skill Console does not keep; not imported",
+                        key=key,
+                    ),
+                )
+            )
         elif _toolish(key):
-            errors.append(FileIssue(source, at(key), _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=key,
-                                                        tool_key="allowed-tools")))
+            errors.append(
+                FileIssue(source, at(key), _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=key, tool_key="allowed-tools"))
+            )
         else:
-            warnings.append(FileIssue(source, at(key), _p("unknown_key", UNKNOWN_KEY, key=key,
-                                                          keys=", ".join(SKILL_MD_KEYS))))
+            warnings.append(
+                FileIssue(source, at(key), _p("unknown_key", UNKNOWN_KEY, key=key, keys=", ".join(SKILL_MD_KEYS)))
+            )
 
     def read(fn: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -726,8 +887,17 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
     display: Any = values.get("name")
     metadata = meta.get("metadata")
     if "metadata" in meta and not isinstance(metadata, dict):
-        errors.append(FileIssue(source, at("metadata"), _p("metadata_not_mapping", "metadata must be a mapping of "
-                                                           "keys, not %(kind)s", kind=_type_name(metadata))))
+        errors.append(
+            FileIssue(
+                source,
+                at("metadata"),
+                _p(
+                    "metadata_not_mapping",
+                    "metadata must be a mapping of keys, not %(kind)s",
+                    kind=_type_name(metadata),
+                ),
+            )
+        )
     elif isinstance(metadata, dict):
         for key in metadata:
             line = at(key, metadata)
@@ -744,24 +914,62 @@ def parse_skill_md(source: str, data: bytes) -> ParsedFile:
                 enabled = read(_parse_bool, metadata[key], "metadata.enabled", line)
                 lines["enabled"] = (source, line)
             elif isinstance(key, str) and _toolish(key):
-                errors.append(FileIssue(source, line, _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=f"metadata.{key}",
-                                                         tool_key="allowed-tools")))
+                errors.append(
+                    FileIssue(
+                        source,
+                        line,
+                        _p("unknown_tool_key", UNKNOWN_TOOL_KEY, key=f"metadata.{key}", tool_key="allowed-tools"),
+                    )
+                )
             else:
-                warnings.append(FileIssue(source, line, _p("unknown_key", UNKNOWN_KEY, key=f"metadata.{key}",
-                                                           keys=", ".join(f"metadata.{k}" for k in METADATA_KEYS))))
+                warnings.append(
+                    FileIssue(
+                        source,
+                        line,
+                        _p(
+                            "unknown_key",
+                            UNKNOWN_KEY,
+                            key=f"metadata.{key}",
+                            keys=", ".join(f"metadata.{k}" for k in METADATA_KEYS),
+                        ),
+                    )
+                )
     folder = posixpath.basename(posixpath.dirname(source))
     name = values.get("name")
     if folder and isinstance(name, str) and folder != name:
         taken = "metadata.skill-code" if isinstance(metadata, dict) and "skill-code" in metadata else "name"
-        warnings.append(FileIssue(source, at("name"), _p(
-            "folder_not_name", "the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); "
-            "the skill code is taken from %(taken)s", folder=folder, name=name, taken=taken)))
+        warnings.append(
+            FileIssue(
+                source,
+                at("name"),
+                _p(
+                    "folder_not_name",
+                    "the folder is '%(folder)s' but name is '%(name)s' (Agent Skills expects them equal); "
+                    "the skill code is taken from %(taken)s",
+                    folder=folder,
+                    name=name,
+                    taken=taken,
+                ),
+            )
+        )
     if errors:
         return ParsedFile(source, errors=tuple(sorted(errors, key=_issue_order)), warnings=tuple(warnings))
-    return ParsedFile(source, warnings=tuple(warnings), declaration=SkillDeclaration(
-        source=source, format=SKILL_MD, skill_code=code.strip(), name=display,  # text: no errors
-        description=values["description"], content=body, tool_ids=tool_ids, sort_order=sort_order,
-        enabled=enabled, lines=lines))
+    return ParsedFile(
+        source,
+        warnings=tuple(warnings),
+        declaration=SkillDeclaration(
+            source=source,
+            format=SKILL_MD,
+            skill_code=code.strip(),
+            name=display,  # text: no errors
+            description=values["description"],
+            content=body,
+            tool_ids=tool_ids,
+            sort_order=sort_order,
+            enabled=enabled,
+            lines=lines,
+        ),
+    )
 
 
 # ---- a dataset -------------------------------------------------------------------------------
@@ -793,8 +1001,16 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
         elif posixpath.basename(path) == SKILL_MD_NAME:
             out.append(parse_skill_md(path, dataset.files[path]))
         elif path not in manuals:
-            out.append(ParsedFile(path, ignored=_p("not_a_skill_file", "not a skill file (*.properties or SKILL.md) "
-                                                   "nor a manual that a declaration names; not imported")))
+            out.append(
+                ParsedFile(
+                    path,
+                    ignored=_p(
+                        "not_a_skill_file",
+                        "not a skill file (*.properties or SKILL.md) "
+                        "nor a manual that a declaration names; not imported",
+                    ),
+                )
+            )
     seen: set[str] = set()
     dupes: set[str] = set()
     for parsed in out:
@@ -806,17 +1022,34 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
                 seen.add(code)
     if not dupes:
         return out
-    sources = {code: [p.source for p in out if p.declaration is not None and p.declaration.skill_code == code]
-               for code in dupes}
+    sources = {
+        code: [p.source for p in out if p.declaration is not None and p.declaration.skill_code == code]
+        for code in dupes
+    }
     result = []
     for parsed in out:
         decl = parsed.declaration
         if decl is not None and decl.skill_code in dupes:
             file, line = decl.where("skill_code")
             others = ", ".join(s for s in sources[decl.skill_code] if s != parsed.source)
-            result.append(ParsedFile(parsed.source, warnings=parsed.warnings, errors=(FileIssue(file, line, _p(
-                "code_declared_twice", "skill code '%(code)s' is also declared by %(others)s; nothing of either is "
-                "imported", code=decl.skill_code, others=others)),)))
+            result.append(
+                ParsedFile(
+                    parsed.source,
+                    warnings=parsed.warnings,
+                    errors=(
+                        FileIssue(
+                            file,
+                            line,
+                            _p(
+                                "code_declared_twice",
+                                "skill code '%(code)s' is also declared by %(others)s; nothing of either is imported",
+                                code=decl.skill_code,
+                                others=others,
+                            ),
+                        ),
+                    ),
+                )
+            )
         else:
             result.append(parsed)
     return result
@@ -828,8 +1061,12 @@ _AS_WRITTEN: dict[str, Any] = {"ensure_ascii": False}
 
 
 def _properties_text(skill: Skill, content_file: str) -> str:
-    pairs = [("skill-code", skill.code), ("name", skill.name), ("description", skill.description),
-             ("content-file", content_file)]
+    pairs = [
+        ("skill-code", skill.code),
+        ("name", skill.name),
+        ("description", skill.description),
+        ("content-file", content_file),
+    ]
     if skill.tool_ids:
         pairs.append(("tool-ids", ",".join(skill.tool_ids)))
     pairs += [("sort-order", str(skill.sort_order)), ("enabled", "true" if skill.enabled else "false")]
@@ -845,8 +1082,12 @@ def _skill_md_text(skill: Skill, name: str) -> str:
     front: dict[str, Any] = {"name": name, "description": skill.description}
     if skill.tool_ids:
         front["allowed-tools"] = " ".join(skill.tool_ids)
-    front["metadata"] = {"skill-code": skill.code, "display-name": skill.name,
-                         "sort-order": str(skill.sort_order), "enabled": "true" if skill.enabled else "false"}
+    front["metadata"] = {
+        "skill-code": skill.code,
+        "display-name": skill.name,
+        "sort-order": str(skill.sort_order),
+        "enabled": "true" if skill.enabled else "false",
+    }
     text = yaml.safe_dump(front, **_YAML_STYLE)
     return f"---\n{text}---\n\n{skill.content}"
 

@@ -36,6 +36,7 @@ some skill does: a catalog without them gives the format-1 or format-2 snapshot 
 (same sha256). A snapshot without them (every release before format 3) accepts only each
 skill's current manual: fail closed. A digest that cannot be read is left out (accepts nothing).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,9 +63,12 @@ class SnapshotError(ValueError):
 def canonical_json(data: Any) -> bytes:
     """The canonical bytes of a JSON value: sorted keys, separators ``,`` ``:``, UTF-8 (not
     ``\\u``-escaped). The runtime API hashes its bodies the same way (docs/releases.md)."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False,  # pragma: no mutate
-                      )
+    text = json.dumps(
+        data,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,  # pragma: no mutate
+    )
     return text.encode()  # UTF-8, str.encode's default
 
 
@@ -90,8 +94,15 @@ def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
     targets = any(t.server is not None or t.mcp_name is not None for t in catalog.tools)
     skills = []
     for s in catalog.enabled_skills:
-        item = {"code": s.code, "name": s.name, "description": s.description, "content": s.content,
-                "tool_ids": list(s.tool_ids), "sort_order": s.sort_order, "version": s.version}
+        item = {
+            "code": s.code,
+            "name": s.name,
+            "description": s.description,
+            "content": s.content,
+            "tool_ids": list(s.tool_ids),
+            "sort_order": s.sort_order,
+            "version": s.version,
+        }
         earlier = earlier_manuals_of(catalog, s)
         if earlier:
             item["earlier_manuals"] = earlier

@@ -6,6 +6,7 @@ A definition that breaks it is refused where it enters; one already stored (writ
 rule, or by hand in SQL) is served with its problems (``Catalog.tool_problems``) and the guard
 refuses calls to it — never a 500.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,10 +32,13 @@ def validate_tool_name(name: Any) -> tuple[Problem, ...]:
     characters show."""
     if isinstance(name, str) and TOOL_NAME_PATTERN.fullmatch(name):
         return ()
-    return (Problem(
-        "tool_name_invalid",
-        "tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and Anthropic accept)",
-        {"name": repr(name)}),)
+    return (
+        Problem(
+            "tool_name_invalid",
+            "tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and Anthropic accept)",
+            {"name": repr(name)},
+        ),
+    )
 
 
 def _refs(node: Any, depth: int = 0) -> Iterator[str]:
@@ -142,33 +146,59 @@ def validate_input_schema(schema: Any) -> tuple[Problem, ...]:
 def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
     if not isinstance(schema, Mapping):
         kind = "null" if schema is None else type(schema).__name__
-        return (Problem("input_schema_not_object", "inputSchema must be a JSON object, got %(kind)s",
-                        {"kind": kind}),)
+        return (Problem("input_schema_not_object", "inputSchema must be a JSON object, got %(kind)s", {"kind": kind}),)
     problems: list[Problem] = []
     if schema.get("type") != "object":
-        problems.append(Problem("input_schema_type", "inputSchema must have \"type\": \"object\", got %(value)s",
-                                {"value": repr(schema.get("type"))}))
+        problems.append(
+            Problem(
+                "input_schema_type",
+                'inputSchema must have "type": "object", got %(value)s',
+                {"value": repr(schema.get("type"))},
+            )
+        )
     cls = dialect_validator(schema)
     if cls is None:
-        return (*problems, Problem(
-            "input_schema_dialect",
-            "inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not know (it knows "
-            "drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated as another one",
-            {"dialect": shown(schema["$schema"])}))
+        return (
+            *problems,
+            Problem(
+                "input_schema_dialect",
+                "inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not know (it knows "
+                "drafts 3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated as another one",
+                {"dialect": shown(schema["$schema"])},
+            ),
+        )
     try:
         _check_schema(cls, schema)
     except jsonschema.exceptions.SchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "(root)"  # pragma: no mutate
-        return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
-                                   "%(cause)s", {"where": where, "cause": exc.message}))
+        return (
+            *problems,
+            Problem(
+                "input_schema_invalid",
+                "inputSchema is not a valid JSON Schema at %(where)s: %(cause)s",
+                {"where": where, "cause": exc.message},
+            ),
+        )
     except (RecursionError, TypeError, ValueError) as exc:
-        return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
-                                   "%(cause)s", {"where": "(root)", "cause": type(exc).__name__}))
+        return (
+            *problems,
+            Problem(
+                "input_schema_invalid",
+                "inputSchema is not a valid JSON Schema at %(where)s: %(cause)s",
+                {"where": "(root)", "cause": type(exc).__name__},
+            ),
+        )
     try:
         refs = sorted(set(_refs(schema)))
     except RecursionError:
-        return (*problems, Problem("input_schema_invalid", "inputSchema is not a valid JSON Schema at %(where)s: "
-                                   "%(cause)s", {"where": "(root)", "cause": "nested too deeply"}))
+        return (
+            *problems,
+            Problem(
+                "input_schema_invalid",
+                "inputSchema is not a valid JSON Schema at %(where)s: %(cause)s",
+                {"where": "(root)", "cause": "nested too deeply"},
+            ),
+        )
     if refs:
         spec = referencing.jsonschema.specification_with(cls.META_SCHEMA["$schema"])  # each names its dialect
         resource = spec.create_resource(dict(schema))
@@ -177,10 +207,17 @@ def _validate_input_schema(schema: Any) -> tuple[Problem, ...]:
         for ref in refs:
             try:
                 resolver.lookup(ref)
-            except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource,
-                    ValueError, TypeError, LookupError, AttributeError):
-                problems.append(Problem("input_schema_ref", "inputSchema $ref %(ref)s does not resolve",
-                                        {"ref": repr(ref)}))
+            except (
+                referencing.exceptions.Unresolvable,
+                referencing.exceptions.NoSuchResource,
+                ValueError,
+                TypeError,
+                LookupError,
+                AttributeError,
+            ):
+                problems.append(
+                    Problem("input_schema_ref", "inputSchema $ref %(ref)s does not resolve", {"ref": repr(ref)})
+                )
     return tuple(problems)
 
 
@@ -206,10 +243,12 @@ class AnnotationReading(NamedTuple):
 
 
 def _invalid_hint(tool: str, where: str, value: Any) -> Problem:
-    return Problem("annotations_invalid",
-                   "tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is true or "
-                   "false, the annotations an object); its calls need confirmation",
-                   {"tool": repr(tool), "where": where, "value": shown(value)})
+    return Problem(
+        "annotations_invalid",
+        "tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is true or "
+        "false, the annotations an object); its calls need confirmation",
+        {"tool": repr(tool), "where": where, "value": shown(value)},
+    )
 
 
 def read_annotations(annotations: Any, *, tool: str = "") -> AnnotationReading:
@@ -235,13 +274,20 @@ def read_annotations(annotations: Any, *, tool: str = "") -> AnnotationReading:
         return AnnotationReading(False, True, ())
     if not isinstance(annotations, Mapping):
         return AnnotationReading(False, True, (_invalid_hint(tool, "annotations", annotations),))
-    problems = tuple(_invalid_hint(tool, f"annotations.{hint}", annotations[hint])
-                     for hint in BOOLEAN_HINTS if hint in annotations and not isinstance(annotations[hint], bool))
+    problems = tuple(
+        _invalid_hint(tool, f"annotations.{hint}", annotations[hint])
+        for hint in BOOLEAN_HINTS
+        if hint in annotations and not isinstance(annotations[hint], bool)
+    )
     read_only = annotations.get("readOnlyHint") is True
     if read_only and annotations.get("destructiveHint") is True:
-        problems += (Problem(
-            "annotations_contradictory",
-            "tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, which contradict each "
-            "other; its calls need confirmation", {"tool": repr(tool)}),)
+        problems += (
+            Problem(
+                "annotations_contradictory",
+                "tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, which contradict each "
+                "other; its calls need confirmation",
+                {"tool": repr(tool)},
+            ),
+        )
     plain = read_only and not problems
     return AnnotationReading(plain, not plain, problems)

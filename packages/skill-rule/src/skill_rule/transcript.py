@@ -6,6 +6,7 @@ One principle decides every case: when the evidence is ambiguous, a gated tool s
 the round says why (a warning naming the message, 0-based ``index`` and 1-based ``number`` in
 ``Problem.params``); the round is always computed. Plain Python, no Django.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,9 @@ from .messages import shown as _shown
 #: finds it anywhere in a result (``search``: a runtime's prefix or suffix around it changes
 #: nothing) so that a stub never counts as a loaded manual, with or without metadata. The name
 #: part is bounded (a skill name is at most 64 characters; 256 allowed) so the search stays linear.
-ALREADY_LOADED_TEMPLATE = "技能「%(name)s」（%(code)s，v%(version)s）的手册已在上下文中，无需重复加载；请按上文手册继续。"
+ALREADY_LOADED_TEMPLATE = (
+    "技能「%(name)s」（%(code)s，v%(version)s）的手册已在上下文中，无需重复加载；请按上文手册继续。"
+)
 ALREADY_LOADED_PATTERN = re.compile(
     r"技能「.{0,256}?」（(?P<code>[^，）]*)，v(?P<version>[0-9]+)）的手册已在上下文中，无需重复加载；请按上文手册继续。",
     re.DOTALL,
@@ -42,7 +45,9 @@ def is_already_loaded_stub(message: Message) -> bool:
     """True when a tool result is the product's "already loaded" stub: metadata
     ``already_loaded: true`` or content holding the stub sentence (``ALREADY_LOADED_PATTERN``,
     anywhere: a runtime may add a prefix or a suffix)."""
-    return message.metadata.get(ALREADY_LOADED_KEY) is True or ALREADY_LOADED_PATTERN.search(message.content) is not None
+    return (
+        message.metadata.get(ALREADY_LOADED_KEY) is True or ALREADY_LOADED_PATTERN.search(message.content) is not None
+    )
 
 
 def _where(message: Message, position: int) -> dict[str, Any]:
@@ -153,8 +158,9 @@ Published = Mapping[str, "tuple[ManualDigest, ...]"]
 _NONE_PUBLISHED: Published = {}
 
 
-def read_evidence(messages: Iterable[Message], *, marker_key: str, eviction_prefix: str,
-                  published: Published = _NONE_PUBLISHED) -> Evidence:
+def read_evidence(
+    messages: Iterable[Message], *, marker_key: str, eviction_prefix: str, published: Published = _NONE_PUBLISHED
+) -> Evidence:
     """Every retained tool result that counts as a loaded manual, and the warnings of the
     transcript (docs/transcripts.md, "What counts as a loaded manual").
 
@@ -188,8 +194,9 @@ class EvidenceReader:
     ``published``: as for ``read_evidence`` (the catalog's ``published_manuals``).
     """
 
-    def __init__(self, *, marker_key: str, eviction_prefix: str, manuals: bool = True,
-                 published: Published = _NONE_PUBLISHED) -> None:
+    def __init__(
+        self, *, marker_key: str, eviction_prefix: str, manuals: bool = True, published: Published = _NONE_PUBLISHED
+    ) -> None:
         self.marker_key = marker_key
         self.eviction_prefix = eviction_prefix
         self.published = published
@@ -275,11 +282,14 @@ class EvidenceReader:
             if m.tool_call_id:
                 candidates = self._open_calls.get(m.tool_call_id) or []
                 if not candidates:
-                    warnings.append(Problem(
-                        "result_unpaired",
-                        "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
-                        "unanswered call; without a marker it loads nothing",
-                        {**_where(m, pos), "call_id": m.tool_call_id}))
+                    warnings.append(
+                        Problem(
+                            "result_unpaired",
+                            "messages[%(index)s]: the tool result for id '%(call_id)s' answers no earlier "
+                            "unanswered call; without a marker it loads nothing",
+                            {**_where(m, pos), "call_id": m.tool_call_id},
+                        )
+                    )
                     return
                 # the nearest message's calls with this id sit at the end of the list, in order
                 nearest = candidates[-1][0]
@@ -291,13 +301,20 @@ class EvidenceReader:
                 if _has_problem(m, "call_id_invalid"):
                     return  # an id of the wrong type answers nothing: its own warning says so
                 prev = self.messages[pos - 1]  # at position 0, ``m`` itself: no assistant message
-                if (prev.role != "assistant" or len(prev.tool_calls) != 1 or prev.tool_calls[0].id
-                        or _has_problem(prev, "call_id_invalid")):  # a call whose id was no string: never answered
-                    warnings.append(Problem(
-                        "result_id_missing",
-                        "messages[%(index)s]: a tool result without an id that does not directly follow an "
-                        "assistant message with exactly one call without an id; without a marker it loads nothing",
-                        _where(m, pos)))
+                if (
+                    prev.role != "assistant"
+                    or len(prev.tool_calls) != 1
+                    or prev.tool_calls[0].id
+                    or _has_problem(prev, "call_id_invalid")
+                ):  # a call whose id was no string: never answered
+                    warnings.append(
+                        Problem(
+                            "result_id_missing",
+                            "messages[%(index)s]: a tool result without an id that does not directly follow an "
+                            "assistant message with exactly one call without an id; without a marker it loads nothing",
+                            _where(m, pos),
+                        )
+                    )
                     return
                 pick = (pos - 1, 0)  # a call without an id: only the result right after it can answer it
             self._answers[pos] = pick
@@ -316,27 +333,42 @@ class EvidenceReader:
                     group = tuple(c for c in m.tool_calls if c.id == call_id)
                     if _is_guess(group):
                         self._groups[(pos, call_id)] = group
-                    warnings.append(Problem(
-                        "duplicate_call_id",
-                        "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
-                        "by position",
-                        {**_where(m, pos), "call_id": call_id, "count": n}))
-            invalid = {p.params.get("position") for p in m.problems if p.code == "call_id_invalid"} if m.problems else ()
+                    warnings.append(
+                        Problem(
+                            "duplicate_call_id",
+                            "messages[%(index)s]: %(count)s calls share the id '%(call_id)s'; their results are paired "
+                            "by position",
+                            {**_where(m, pos), "call_id": call_id, "count": n},
+                        )
+                    )
+            invalid = (
+                {p.params.get("position") for p in m.problems if p.code == "call_id_invalid"} if m.problems else ()
+            )
             missing = [c.name for k, c in enumerate(m.tool_calls) if not c.id and k not in invalid]
             if missing:
-                warnings.append(Problem(
-                    "call_id_missing",
-                    "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
-                    "answer them",
-                    {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing}))
+                warnings.append(
+                    Problem(
+                        "call_id_missing",
+                        "messages[%(index)s]: calls without an id (%(tools)s) among several calls; no result can "
+                        "answer them",
+                        {**_where(m, pos), "tools": ", ".join(missing), "tool_list": missing},
+                    )
+                )
 
     def _read_result(self, m: Message, pos: int) -> None:
         """One step of ``read_evidence``: what the tool result at ``pos`` proves (``read_result``)."""
         hit = self._answers.get(pos)
         call = None if hit is None else self.messages[hit[0]].tool_calls[hit[1]]
         group = self._groups.get((hit[0], call.id)) if self._groups and call is not None else None  # type: ignore[index]  # a call: a hit
-        manual, warning = read_answer(m, pos, call, group, marker_key=self.marker_key,
-                                      eviction_prefix=self.eviction_prefix, published=self.published)
+        manual, warning = read_answer(
+            m,
+            pos,
+            call,
+            group,
+            marker_key=self.marker_key,
+            eviction_prefix=self.eviction_prefix,
+            published=self.published,
+        )
         if warning is not None:
             self._manual_warnings[pos] = warning
         if manual is not None:
@@ -360,9 +392,16 @@ def _is_guess(group: tuple[ToolCall, ...]) -> bool:
     return len(kinds) > 1
 
 
-def read_answer(m: Message, pos: int, call: ToolCall | None, group: tuple[ToolCall, ...] | None, *,
-                marker_key: str, eviction_prefix: str,
-                published: Published = _NONE_PUBLISHED) -> tuple[LoadedManual | None, Problem | None]:
+def read_answer(
+    m: Message,
+    pos: int,
+    call: ToolCall | None,
+    group: tuple[ToolCall, ...] | None,
+    *,
+    marker_key: str,
+    eviction_prefix: str,
+    published: Published = _NONE_PUBLISHED,
+) -> tuple[LoadedManual | None, Problem | None]:
     """``read_result`` of the tool result ``m`` paired by position with ``call`` of ``group`` —
     the differing calls sharing its id in one assistant message (``None`` when the pairing is
     certain: one call, or identical calls). Then the position is a guess: the result is judged
@@ -376,23 +415,32 @@ def read_answer(m: Message, pos: int, call: ToolCall | None, group: tuple[ToolCa
     if isinstance(marker, str) and marker:
         for c in group:
             if c.name == LOAD_SKILL and c.arguments.get("skill_code") == marker:
-                return read_result(m, pos, c, marker_key=marker_key, eviction_prefix=eviction_prefix,
-                                   published=published)
+                return read_result(
+                    m, pos, c, marker_key=marker_key, eviction_prefix=eviction_prefix, published=published
+                )
     if m.state != "success":
         return None, None
     return None, Problem(
         "pairing_ambiguous",
         "messages[%(index)s]: the tool result for id '%(call_id)s' may answer any of %(count)s different calls "
         "sharing that id (%(calls)s); without a marker naming one of their skills it loads nothing",
-        {**_where(m, pos), "call_id": call.id, "count": len(group), "calls": ", ".join(_call_label(c) for c in group)})
+        {**_where(m, pos), "call_id": call.id, "count": len(group), "calls": ", ".join(_call_label(c) for c in group)},
+    )
 
 
 def _call_label(c: ToolCall) -> str:
     return f"{LOAD_SKILL}({_shown(c.arguments.get('skill_code'))})" if c.name == LOAD_SKILL else c.name
 
 
-def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
-                eviction_prefix: str, published: Published = _NONE_PUBLISHED) -> tuple[LoadedManual | None, Problem | None]:
+def read_result(
+    m: Message,
+    pos: int,
+    call: ToolCall | None,
+    *,
+    marker_key: str,
+    eviction_prefix: str,
+    published: Published = _NONE_PUBLISHED,
+) -> tuple[LoadedManual | None, Problem | None]:
     """What one retained tool result proves (docs/transcripts.md, "What counts as a loaded
     manual"): ``(manual, warning)`` — the ``LoadedManual`` it counts as (or ``None``) and the
     warning saying why it loads nothing or what about it is doubtful (or ``None``).
@@ -420,13 +468,17 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
         return None, None  # metadata of the wrong type: untrusted, its own warning says so
     if "evicted" in meta and not isinstance(meta["evicted"], bool):
         return None, Problem(
-            "evicted_ambiguous", "messages[%(index)s]: metadata.evicted is %(value)s, not true or false; read as evicted",
-            {**_where(m, pos), "value": _shown(meta["evicted"])})
+            "evicted_ambiguous",
+            "messages[%(index)s]: metadata.evicted is %(value)s, not true or false; read as evicted",
+            {**_where(m, pos), "value": _shown(meta["evicted"])},
+        )
     if ALREADY_LOADED_KEY in meta and not isinstance(meta[ALREADY_LOADED_KEY], bool):
         return None, Problem(
             "already_loaded_ambiguous",
             "messages[%(index)s]: metadata.already_loaded is %(value)s, not true or false; read as the "
-            "already-loaded stub, it loads nothing", {**_where(m, pos), "value": _shown(meta[ALREADY_LOADED_KEY])})
+            "already-loaded stub, it loads nothing",
+            {**_where(m, pos), "value": _shown(meta[ALREADY_LOADED_KEY])},
+        )
     if is_evicted(m, eviction_prefix) or is_already_loaded_stub(m):
         return None, None
     has_marker = marker_key in meta
@@ -439,12 +491,16 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
         return None, Problem(
             "marker_not_load_skill",
             "messages[%(index)s]: the result carries the marker %(marker)s but answers %(tool)s, not load_skill; "
-            "it loads nothing", {**_where(m, pos), "marker": _shown(marker), "tool": call.name})
+            "it loads nothing",
+            {**_where(m, pos), "marker": _shown(marker), "tool": call.name},
+        )
     asked = call.arguments.get("skill_code") if call is not None else None
     if has_marker and not (isinstance(marker, str) and marker):
         return None, Problem(
-            "marker_invalid", "messages[%(index)s]: metadata.%(key)s is %(value)s, not a skill code; it loads nothing",
-            {**_where(m, pos), "key": marker_key, "value": _shown(marker)})
+            "marker_invalid",
+            "messages[%(index)s]: metadata.%(key)s is %(value)s, not a skill code; it loads nothing",
+            {**_where(m, pos), "key": marker_key, "value": _shown(marker)},
+        )
     if not has_marker and not isinstance(asked, str):
         return None, None  # load_skill asked for no skill (its arguments warning says why)
     if has_marker and call is not None and asked != marker:
@@ -452,17 +508,21 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
             "marker_mismatch",
             "messages[%(index)s]: the result carries the manual of '%(skill)s' but answers "
             "load_skill(%(asked)s); it loads nothing",
-            {**_where(m, pos), "skill": marker, "asked": repr(asked)})
+            {**_where(m, pos), "skill": marker, "asked": repr(asked)},
+        )
     if not has_marker and meta:
         return None, Problem(
             "marker_missing",
-            "messages[%(index)s]: the load_skill result for '%(skill)s' has metadata without %(key)s; "
-            "it loads nothing", {**_where(m, pos), "skill": asked, "key": marker_key})
+            "messages[%(index)s]: the load_skill result for '%(skill)s' has metadata without %(key)s; it loads nothing",
+            {**_where(m, pos), "skill": asked, "key": marker_key},
+        )
     code: Any = marker if has_marker else asked  # a JSON value, a string when it names a skill
     if not m.content.strip():
         return None, Problem(
-            "manual_empty", "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
-            {**_where(m, pos), "skill": code})
+            "manual_empty",
+            "messages[%(index)s]: the load_skill result for '%(skill)s' is empty; it loads nothing",
+            {**_where(m, pos), "skill": code},
+        )
     manuals = published.get(code)
     if manuals is not None:  # a skill the catalog publishes: only a whole published manual of it loads
         held = held_version(normalise(m.content), manuals)
@@ -470,19 +530,32 @@ def read_result(m: Message, pos: int, call: ToolCall | None, *, marker_key: str,
             return None, Problem(
                 "manual_incomplete",
                 "messages[%(index)s]: the load_skill result for '%(skill)s' does not hold a whole published manual "
-                "of it (%(chars)s characters); it loads nothing", {**_where(m, pos), "skill": code, "chars": len(m.content)})
-        return build_frozen(LoadedManual, {  # the text names the version, not the metadata
-            "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": held}), None
+                "of it (%(chars)s characters); it loads nothing",
+                {**_where(m, pos), "skill": code, "chars": len(m.content)},
+            )
+        return build_frozen(
+            LoadedManual,
+            {  # the text names the version, not the metadata
+                "position": pos,
+                "index": m.index if m.index is not None else pos,
+                "code": code,
+                "version": held,
+            },
+        ), None
     version = meta.get("skill_version")
     warning = None
     if version is not None and not (isinstance(version, int) and not isinstance(version, bool) and version >= 1):
         warning = Problem(
             "skill_version_invalid",
             "messages[%(index)s]: metadata.skill_version is %(value)s, not a version number; the manual of "
-            "'%(skill)s' counts as naming no version", {**_where(m, pos), "value": _shown(version), "skill": code})
+            "'%(skill)s' counts as naming no version",
+            {**_where(m, pos), "value": _shown(version), "skill": code},
+        )
         version = None
-    manual = build_frozen(LoadedManual, {
-        "position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": version})
+    manual = build_frozen(
+        LoadedManual,
+        {"position": pos, "index": m.index if m.index is not None else pos, "code": code, "version": version},
+    )
     return manual, warning
 
 
@@ -503,10 +576,20 @@ def outdated_warnings(evidence: Evidence, versions: Mapping[str, tuple[int, tupl
             latest[code] = newest
     for code, m in latest.items():  # each is older than its skill (checked above)
         current, tools = versions[code]
-        out.append(Problem(
-            "manual_outdated",
-            "messages[%(index)s]: the retained manual of '%(skill)s' is version %(version)s, the skill is now "
-            "version %(current)s; it releases %(tools)s, which that manual may not mention",
-            {"index": m.index, "number": m.index + 1, "skill": code, "version": m.version,
-             "current": current, "tools": ", ".join(tools) or "no tool", "tool_list": list(tools)}))
+        out.append(
+            Problem(
+                "manual_outdated",
+                "messages[%(index)s]: the retained manual of '%(skill)s' is version %(version)s, the skill is now "
+                "version %(current)s; it releases %(tools)s, which that manual may not mention",
+                {
+                    "index": m.index,
+                    "number": m.index + 1,
+                    "skill": code,
+                    "version": m.version,
+                    "current": current,
+                    "tools": ", ".join(tools) or "no tool",
+                    "tool_list": list(tools),
+                },
+            )
+        )
     return tuple(out)

@@ -1,6 +1,7 @@
 """Skill field rules of docs/design.md, in one place that every writer (editor, API, importer, demo
 loader) calls through ``skills_app.services``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -60,18 +61,30 @@ def validate_skill_code(code: str) -> list[Problem]:
     if not isinstance(code, str) or not code:
         return [Problem("skill_code_required", "skill code is required.")]
     if not (SKILL_CODE_MIN_LENGTH <= len(code) <= SKILL_CODE_MAX_LENGTH):
-        return [Problem("skill_code_length", "skill code '%(code)s' must be %(min)s–%(max)s characters long.",
-                        {"code": code, "min": SKILL_CODE_MIN_LENGTH, "max": SKILL_CODE_MAX_LENGTH})]
+        return [
+            Problem(
+                "skill_code_length",
+                "skill code '%(code)s' must be %(min)s–%(max)s characters long.",
+                {"code": code, "min": SKILL_CODE_MIN_LENGTH, "max": SKILL_CODE_MAX_LENGTH},
+            )
+        ]
     if code in BUILTIN_TOOL_NAMES:
-        return [Problem("skill_code_builtin",
-                        "skill code '%(code)s' is the name of a builtin tool; choose another code.", {"code": code})]
+        return [
+            Problem(
+                "skill_code_builtin",
+                "skill code '%(code)s' is the name of a builtin tool; choose another code.",
+                {"code": code},
+            )
+        ]
     if not is_valid_skill_code(code):
-        return [Problem(
-            "skill_code_pattern",
-            "skill code '%(code)s' must start with a lowercase letter and use only lowercase letters, "
-            "digits and single '_' or '-' separators.",
-            {"code": code},
-        )]
+        return [
+            Problem(
+                "skill_code_pattern",
+                "skill code '%(code)s' must start with a lowercase letter and use only lowercase letters, "
+                "digits and single '_' or '-' separators.",
+                {"code": code},
+            )
+        ]
     return []
 
 
@@ -80,16 +93,27 @@ def validate_tool_ids(tool_ids: Iterable[str], registry: ToolRegistry) -> list[P
     problems: list[Problem] = []
     for tid in tool_ids:
         if tid in registry.builtins:
-            problems.append(Problem("tool_id_builtin", "'%(tool_id)s' is a builtin tool and can never be gated by a skill.",
-                                    {"tool_id": tid}))
+            problems.append(
+                Problem(
+                    "tool_id_builtin",
+                    "'%(tool_id)s' is a builtin tool and can never be gated by a skill.",
+                    {"tool_id": tid},
+                )
+            )
         elif tid in registry.enabled:
             continue
         elif tid in registry.disabled:
-            problems.append(Problem("tool_id_disabled", "'%(tool_id)s' belongs only to a disabled or deleted MCP node.",
-                                    {"tool_id": tid}))
+            problems.append(
+                Problem(
+                    "tool_id_disabled",
+                    "'%(tool_id)s' belongs only to a disabled or deleted MCP node.",
+                    {"tool_id": tid},
+                )
+            )
         else:
-            problems.append(Problem("tool_id_unknown", "'%(tool_id)s' is not the tool of any MCP node.",
-                                    {"tool_id": tid}))
+            problems.append(
+                Problem("tool_id_unknown", "'%(tool_id)s' is not the tool of any MCP node.", {"tool_id": tid})
+            )
     return problems
 
 
@@ -128,20 +152,34 @@ def clean_skill(
     if not name:
         errors["name"] = [Problem("name_required", "name is required.")]
     elif len(name) > NAME_MAX_LENGTH:
-        errors["name"] = [Problem("name_too_long", "name has %(length)s characters; at most %(max)s allowed.",
-                                  {"length": len(name), "max": NAME_MAX_LENGTH})]
+        errors["name"] = [
+            Problem(
+                "name_too_long",
+                "name has %(length)s characters; at most %(max)s allowed.",
+                {"length": len(name), "max": NAME_MAX_LENGTH},
+            )
+        ]
     description = (description or "").strip()
     if not description:
-        errors["description"] = [Problem("description_required",
-                                         "description is required (1–%(max)s characters, one line).",
-                                         {"max": DESCRIPTION_MAX_LENGTH})]
+        errors["description"] = [
+            Problem(
+                "description_required",
+                "description is required (1–%(max)s characters, one line).",
+                {"max": DESCRIPTION_MAX_LENGTH},
+            )
+        ]
     elif len(description) > DESCRIPTION_MAX_LENGTH:
-        errors["description"] = [Problem("description_too_long",
-                                         "description has %(length)s characters; at most %(max)s allowed.",
-                                         {"length": len(description), "max": DESCRIPTION_MAX_LENGTH})]
+        errors["description"] = [
+            Problem(
+                "description_too_long",
+                "description has %(length)s characters; at most %(max)s allowed.",
+                {"length": len(description), "max": DESCRIPTION_MAX_LENGTH},
+            )
+        ]
     elif any(ch in LINE_BREAKS for ch in description):
-        errors["description"] = [Problem("description_multiline",
-                                         "description must be a single line (the model sees it in a catalog).")]
+        errors["description"] = [
+            Problem("description_multiline", "description must be a single line (the model sees it in a catalog).")
+        ]
     content = normalize_newlines(content or "")
     if not content.strip():
         errors["content"] = [Problem("content_blank", "the manual (content) must not be blank.")]

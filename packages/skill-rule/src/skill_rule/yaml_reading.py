@@ -2,6 +2,7 @@
 reading YAML with PyYAML: the line of an offset, the sentence for a character the reader refuses,
 and scalar constructors whose ``ValueError`` becomes a YAML error at the value's line. Plain Python.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,26 +28,31 @@ def refused_character(text: str, exc: Any) -> tuple[int, str]:
     return line_at(text, exc.position), f"unacceptable character #x{exc.character:04x}: {exc.reason}"
 
 
-def _construct_checked(what: str, construct: Callable[[Any, Any], Any], loader: yaml.SafeLoader,
-                       node: yaml.Node) -> Any:
+def _construct_checked(
+    what: str, construct: Callable[[Any, Any], Any], loader: yaml.SafeLoader, node: yaml.Node
+) -> Any:
     """PyYAML's constructor of a scalar, with the ``ValueError`` it raises for a value its pattern
     matches but Python cannot make (``2024-13-45``, an integer of more than 4,300 digits) turned
     into a YAML error at the value's line (it would escape the parser otherwise)."""
     try:
         return construct(loader, node)
     except ValueError as exc:
-        raise yaml.constructor.ConstructorError(None, None, f"cannot read this {what} ({exc})",
-                                                node.start_mark) from None
+        raise yaml.constructor.ConstructorError(
+            None, None, f"cannot read this {what} ({exc})", node.start_mark
+        ) from None
 
 
 def check_scalars(loader: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
     """Give ``loader`` (a ``SafeLoader`` subclass) the checked int and timestamp constructors;
     returns it. A value Python cannot make is then a ``ConstructorError`` whose problem is
     ``cannot read this date (month must be in 1..12)`` at the value's line."""
-    loader.add_constructor("tag:yaml.org,2002:int", functools.partial(
-        _construct_checked, "number", yaml.SafeLoader.construct_yaml_int))
-    loader.add_constructor("tag:yaml.org,2002:timestamp", functools.partial(
-        _construct_checked, "date", yaml.SafeLoader.construct_yaml_timestamp))
+    loader.add_constructor(
+        "tag:yaml.org,2002:int", functools.partial(_construct_checked, "number", yaml.SafeLoader.construct_yaml_int)
+    )
+    loader.add_constructor(
+        "tag:yaml.org,2002:timestamp",
+        functools.partial(_construct_checked, "date", yaml.SafeLoader.construct_yaml_timestamp),
+    )
     return loader
 
 
