@@ -53,8 +53,9 @@ def test_the_message_catalog_imports_only_the_domain_and_django():
     imported |= {(0, alias.name) for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert imported == {
         (0, "__future__"),
+        (0, "collections.abc"),
         (0, "typing"),
         (0, "django.core.exceptions"),
         (0, "django.utils.translation"),
-        (1, "domain.errors"),
+        (0, "skill_rule.errors"),
     }
