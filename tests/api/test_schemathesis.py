@@ -110,7 +110,8 @@ def test_runtime_api_answers_within_its_schema(live_server, runtime_bearer, mode
     refused = {label: codes.count(401) for label, codes in seen.items() if 401 in codes}
     assert not refused, f"the runtime key was refused (401): {refused}"
     statuses = {code for codes in seen.values() for code in codes}
-    assert any(200 <= s < 300 for s in statuses) and any(400 <= s < 500 for s in statuses), dict(seen)
+    # 2xx per operation is asserted in positive mode (below); every mode sees 4xx answers.
+    assert any(400 <= s < 500 for s in statuses), dict(seen)
     if mode is GenerationMode.POSITIVE:  # valid inputs reach every view and are served
         unserved = sorted(label for label, codes in seen.items() if not any(200 <= s < 300 for s in codes))
         assert not unserved, f"no 2xx answer from {unserved}: {dict(seen)}"
