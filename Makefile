@@ -84,7 +84,7 @@ test-postgres: install
 ## the rule is mutated by `make mutation-domain` below):
 ## mutmut breaks one line at a time in a copy under mutants/ and runs the tests that reach it, then
 ## the score is printed per part (docs/testing.md). MUTANTS narrows the run, e.g.
-## `make mutation MUTANTS='skills_app.services.*'`; MUTATION_JOBS is how many mutants at once.
+## `make mutation MUTANTS='skills_app.catalog.services.*'`; MUTATION_JOBS is how many mutants at once.
 ## tools/mutmut_run.py is mutmut's command line that also mutates the @transaction.atomic writes.
 MUTMUT        := tools/mutmut_run.py
 MUTANTS       ?=

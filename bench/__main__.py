@@ -25,9 +25,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from console.private import private_dir
-
-from . import http as bench_http
+from bench import http as bench_http
+from skills_app.core.private import private_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = ROOT / "var" / "bench"

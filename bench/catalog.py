@@ -280,8 +280,11 @@ def build(kind: str) -> str:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from skills_app import draft_cache, releases, roles
-    from skills_app.demo_catalogs import demo_load
+    from skills_app.catalog import draft_cache
+    from skills_app.catalog.demo import demo_load
+    from skills_app.core import roles
+    from skills_app.keys import services as keys_services
+    from skills_app.releases import services as releases_services
 
     demo_load(name=DEMO)
     if kind == "large":
@@ -293,16 +296,18 @@ def build(kind: str) -> str:
     roles.assign(user, roles.PUBLISHER)
     note = f"make bench: {kind} catalog"
     try:
-        releases.release_publish(user=releases.COMMAND_LINE, note=note, move_labels=[releases.PRODUCTION])
-    except releases.PublishRefused as refused:
+        releases_services.release_publish(
+            user=releases_services.COMMAND_LINE, note=note, move_labels=[releases_services.PRODUCTION]
+        )
+    except releases_services.PublishRefused as refused:
         # The demo's scenario expects the demo's 11 tools; the generated gated tools add masked
         # ones. Those expectations are ticked off (any other reason still refuses).
         keys = [r.key for r in refused.reasons if r.overridable]
-        releases.release_publish(
-            user=releases.COMMAND_LINE,
+        releases_services.release_publish(
+            user=releases_services.COMMAND_LINE,
             note=note,
-            move_labels=[releases.PRODUCTION],
+            move_labels=[releases_services.PRODUCTION],
             overrides=keys,
             override_note="the bench catalog adds gated tools",
         )
-    return releases.api_key_create(user=releases.COMMAND_LINE, name=KEY_NAME).key
+    return keys_services.api_key_create(user=releases_services.COMMAND_LINE, name=KEY_NAME).key

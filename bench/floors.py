@@ -18,7 +18,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from skills_app.api.parsers import StrictJSONParser
+from skills_app.runtime.parsers import StrictJSONParser
 
 
 @lru_cache(maxsize=1)

@@ -169,7 +169,7 @@ def script_for(catalog, rounds: int, calls: int, start: int = 0):
 
 def cmd_sim(kind: str) -> None:
     from skill_rule.simulator import simulate
-    from skills_app.releases import release_catalog, release_latest
+    from skills_app.releases.selectors import release_catalog, release_latest
 
     catalog = release_catalog(release_latest())
     if "budget" in inspect.signature(simulate).parameters:  # a time budget stops long runs: measure whole runs

@@ -3,9 +3,8 @@
 
 from django.urls import path
 
+from bench import floors
 from console import urls as console_urls
-
-from . import floors
 
 urlpatterns = [
     path("bench/floor/catalog", floors.catalog_floor, name="bench-floor-catalog"),

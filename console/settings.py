@@ -14,8 +14,8 @@ from pathlib import Path
 from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
-from console.private import narrow_var, private_dir, private_file, write_private
 from skill_rule.limits import IMPORT_MAX_FILES
+from skills_app.core.private import narrow_var, private_dir, private_file, write_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("SKILL_CONSOLE_VAR_DIR", BASE_DIR / "var"))
@@ -94,9 +94,9 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # who made a change: the request's user on every historical record (docs/roles.md)
     "simple_history.middleware.HistoryRequestMiddleware",
-    # A database that cannot be reached: 503 (the console's page, or JSON under /api/). Redis: console/cache.py.
-    "console.faults.DependencyFaultMiddleware",
-    "console.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
+    # A database that cannot be reached: 503 (the console's page, or JSON under /api/). Redis: skills_app/core/cache.py.
+    "skills_app.core.faults.DependencyFaultMiddleware",
+    "skills_app.core.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
     # Login throttling (django-axes): keep it last, it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -107,7 +107,7 @@ ROOT_URLCONF = "console.urls"
 #: form posts from the console's own origin only — no inline script, event handler or ``style=``
 #: attribute, no eval (htmx is configured without either, templates/base.html), no plugins, never
 #: framed. Images may also be ``data:`` URLs (the favicon, the admin's icons). The one exception is
-#: the Swagger UI page, ``/api/v1/docs`` (skills_app/api/urls.py): its inline start-up script and
+#: the Swagger UI page, ``/api/v1/docs`` (skills_app/runtime/urls.py): its inline start-up script and
 #: style carry this request's nonce.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -133,7 +133,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
-                "skills_app.roles.context_processor",
+                "skills_app.core.roles.context_processor",
             ],
         },
     },
@@ -198,13 +198,13 @@ else:
 #: ``SKILL_CONSOLE_REDIS_URL`` (``redis://host:6379/0``): the shared cache of every app process —
 #: sessions (``cached_db``: the database stays the truth) and the release cache. Without it, a
 #: local-memory cache per process (fine for one process: ``make run``). Redis that cannot be
-#: reached answers as a miss after ``SKILL_CONSOLE_REDIS_TIMEOUT`` seconds (``console.cache``).
+#: reached answers as a miss after ``SKILL_CONSOLE_REDIS_TIMEOUT`` seconds (``skills_app.core.cache``).
 REDIS_URL = os.environ.get("SKILL_CONSOLE_REDIS_URL", "").strip()
 if REDIS_URL:
     _redis_timeout = float(os.environ.get("SKILL_CONSOLE_REDIS_TIMEOUT", "1"))
     CACHES = {
         "default": {
-            "BACKEND": "console.cache.ResilientRedisCache",
+            "BACKEND": "skills_app.core.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("SKILL_CONSOLE_CACHE_PREFIX", "skill-console"),
             "OPTIONS": {"socket_connect_timeout": _redis_timeout, "socket_timeout": _redis_timeout},
@@ -257,7 +257,7 @@ LOGGING = {
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "skills_app": {"handlers": ["console"], "level": "INFO", "propagate": False},
-        # console.faults (503s), console.cache (Redis unreachable): warnings name the request, never a secret.
+        # skills_app.core.faults (503s), skills_app.core.cache (Redis unreachable): warnings name the request, never a secret.
         "console": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
@@ -315,8 +315,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_flag("SKILL_CONSOLE_HSTS_INCLUDE_SUBDOMAIN
 SECURE_HSTS_PRELOAD = _env_flag("SKILL_CONSOLE_HSTS_PRELOAD")
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _env_flag("SKILL_CONSOLE_SECURE_COOKIES")
 CSRF_TRUSTED_ORIGINS = _env_list("SKILL_CONSOLE_CSRF_TRUSTED_ORIGINS")
-#: CSRF failures: the console's 403 page, or JSON under /api/ (``console.faults``).
-CSRF_FAILURE_VIEW = "console.faults.csrf_failure"
+#: CSRF failures: the console's 403 page, or JSON under /api/ (``skills_app.core.faults``).
+CSRF_FAILURE_VIEW = "skills_app.core.faults.csrf_failure"
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "skills:skill_list"
@@ -331,12 +331,12 @@ DATA_UPLOAD_MAX_NUMBER_FILES = IMPORT_MAX_FILES + 1
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "skills_app.api.auth.RuntimeKeyAuthentication",
+        "skills_app.runtime.auth.RuntimeKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["skills_app.api.auth.IsRuntimeClient"],
+    "DEFAULT_PERMISSION_CLASSES": ["skills_app.runtime.auth.IsRuntimeClient"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "skills_app.api.exception_handlers.api_exception_handler",
+    "EXCEPTION_HANDLER": "skills_app.runtime.exception_handlers.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 

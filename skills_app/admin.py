@@ -1,7 +1,7 @@
 """Django admin for the records of docs/design.md.
 
 Records with a service (skills, scenarios, access profiles, stages) are read-only here: their
-rules live in ``skills_app.services`` and the console pages call them, so the admin links to the
+rules live in the features' services (``skills_app.catalog.services`` …) and the console pages call them, so the admin links to the
 console instead of writing around the rules. Intent nodes are saved through
 ``services.intent_node_save`` (level follows the parent); tool definitions through
 ``services.mcp_tool_save``.
@@ -14,9 +14,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from . import roles, services
-from .message_catalog import MESSAGES_BY_CODE
-from .models import (
+from skills_app.catalog import services as catalog_services
+from skills_app.core import roles
+from skills_app.core.message_catalog import MESSAGES_BY_CODE
+from skills_app.mcp import services as mcp_services
+from skills_app.models import (
     SECRET_MASK,
     AccessProfile,
     BuiltinTool,
@@ -135,7 +137,7 @@ class IntentNodeAdmin(admin.ModelAdmin):
                 node = self.instance
                 if node is not None and node.pk:
                     original = IntentNode.objects.get(pk=node.pk)
-                    skills = services.intent_node_gating_skills(
+                    skills = catalog_services.intent_node_gating_skills(
                         node=original,
                         enabled=bool(data.get("enabled")),
                         kind=data.get("kind"),
@@ -158,7 +160,7 @@ class IntentNodeAdmin(admin.ModelAdmin):
         return GuardedForm
 
     def save_model(self, request, obj: IntentNode, form, change) -> None:
-        saved = services.intent_node_save(
+        saved = catalog_services.intent_node_save(
             intent_code=obj.intent_code,
             name=obj.name,
             kind=obj.kind,
@@ -208,9 +210,9 @@ class McpToolAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj: McpTool, form, change) -> None:
         if obj.mcp_server_id is not None:
-            services.mcp_tool_set_confirm(tool=obj, require_confirm=obj.require_confirm_override, user=request.user)
+            mcp_services.mcp_tool_set_confirm(tool=obj, require_confirm=obj.require_confirm_override, user=request.user)
             return
-        saved = services.mcp_tool_save(
+        saved = mcp_services.mcp_tool_save(
             name=obj.name,
             title=obj.title,
             description=obj.description,
@@ -219,7 +221,9 @@ class McpToolAdmin(admin.ModelAdmin):
             server=obj.server,
         )
         if "require_confirm_override" in form.changed_data:
-            services.mcp_tool_set_confirm(tool=saved, require_confirm=obj.require_confirm_override, user=request.user)
+            mcp_services.mcp_tool_set_confirm(
+                tool=saved, require_confirm=obj.require_confirm_override, user=request.user
+            )
         obj.pk = saved.pk
 
 

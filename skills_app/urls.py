@@ -2,7 +2,12 @@
 
 from django.urls import path
 
-from .views import history, mcp, preview, releases, restrictions, scenarios, skill_files, skills, tools
+from skills_app.catalog.views import restrictions, skills, tools
+from skills_app.history import views as history
+from skills_app.io import views as skill_files
+from skills_app.mcp import views as mcp
+from skills_app.releases import views as releases
+from skills_app.simulation.views import preview, scenarios
 
 app_name = "skills"
 

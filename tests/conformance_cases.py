@@ -53,8 +53,9 @@ def _publish(note: str) -> tuple[Catalog, dict[str, Any]]:
     body ``GET runtime/catalog?release=N`` serves."""
     from skill_rule.runtime_catalog import catalog_body
     from skill_rule.snapshot import catalog_to_snapshot
-    from skills_app import releases, selectors
-    from skills_app.api.runtime import runtime_served
+    from skills_app.catalog import selectors
+    from skills_app.releases import services as releases
+    from skills_app.runtime.catalog_reads import runtime_served
 
     release = releases.release_create(
         snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note=note
@@ -70,8 +71,8 @@ def build_corpus() -> dict[str, Any]:
     """The whole corpus (``CorpusBuilder.corpus()``), built in the current database, which must
     hold no catalog. Writes the demo catalogs and releases there: run it in a throwaway database
     or a transaction that is rolled back."""
-    from skills_app import selectors, services
-    from skills_app.demo_catalogs import demo_load
+    from skills_app.catalog import selectors, services
+    from skills_app.catalog.demo import demo_load
 
     builder = CorpusBuilder()
     demo_load(name="bitmall")
@@ -215,7 +216,7 @@ def _script_rounds(
 
 def _withheld(builder: CorpusBuilder) -> None:
     """tests/test_withheld.py: its access profile added to bitmall and published, its script's rounds."""
-    from skills_app import services
+    from skills_app.catalog import services
     from tests.test_withheld import MASKED, PROFILE, SCRIPT, WITHHELD
 
     services.access_profile_save(name="support_lite", tools=PROFILE)

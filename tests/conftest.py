@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from skills_app.demo_catalogs import demo_load
+from skills_app.catalog.demo import demo_load
 
 #: Set in the process that built the migrated template database of a ``--reuse-db`` run (below);
 #: a process forked from it (mutmut's one per mutant) inherits it with the environment.
@@ -104,7 +104,7 @@ def _no_login_throttle(settings):
 
 @pytest.fixture(autouse=True)
 def _tasks_inline(settings):
-    """Background tasks (skills_app/mcp_tasks.py) run at once in the process that queues them
+    """Background tasks (skills_app/mcp/tasks.py) run at once in the process that queues them
     (django-q2's ``sync`` mode), so a view test reads the outcome in its response.
     ``tests/browser/test_sync_worker.py`` and ``tests/mcp/test_tasks.py`` turn it off and run a
     real worker."""
@@ -127,7 +127,7 @@ def bitmall(db):
 def bitmall_nothing_kept():
     """The bitmall demo catalog with this process's kept draft values and pages dropped before and
     after the test (``draft_cache``; for ``transaction=True`` tests, where pages are kept)."""
-    from skills_app import draft_cache
+    from skills_app.catalog import draft_cache
 
     draft_cache.draft_forget()
     demo_load(name="bitmall")
@@ -143,7 +143,7 @@ def returns(db):
 
 def user_with_role(django_user_model, username: str, role: str, password: str | None = None):
     """A user in the group ``role`` (viewer / editor / publisher, docs/roles.md)."""
-    from skills_app.roles import assign
+    from skills_app.core.roles import assign
 
     user = django_user_model.objects.create_user(username=username, password=password or f"{username}-pass-123")
     assign(user, role)
@@ -166,7 +166,8 @@ def staff_client(client, staff_user):
 @pytest.fixture
 def runtime_key(db):
     """A runtime API key (``releases.api_key_create``): ``.key`` is the secret, ``.record`` the row."""
-    from skills_app.releases import COMMAND_LINE, api_key_create
+    from skills_app.keys.services import api_key_create
+    from skills_app.releases.services import COMMAND_LINE
 
     return api_key_create(user=COMMAND_LINE, name="test-runtime")
 
@@ -184,13 +185,14 @@ def api_client(runtime_key):
 @pytest.fixture(autouse=True)
 def _fresh_runtime_cache():
     """The runtime lookups and the scenario results live in Django's cache and each process's
-    release LRU (skills_app/runtime_cache.py, scenario_results.py): every test starts with both
+    release LRU (skills_app/runtime/cache.py, scenario_results.py): every test starts with both
     empty, as a new process would (a local-memory cache is cleared; a shared Redis never is — its
     lookups are made obsolete, and scenario result keys carry the catalog digest)."""
     from django.conf import settings
     from django.core.cache import cache
 
-    from skills_app import runtime_cache, scenario_results
+    from skills_app.runtime import cache as runtime_cache
+    from skills_app.simulation import results as scenario_results
 
     if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
         cache.clear()

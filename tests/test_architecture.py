@@ -66,7 +66,7 @@ def forbidden_imports(source: str, filename: str = "<src>", also: tuple[str, ...
         ("from ..models import Skill\n", (), ["1: ..models"]),
         ("from skills_app import services\n", (), ["1: skills_app"]),
         ("from skills_app.domain import rules\n", (), ["1: skills_app.domain"]),
-        ("import console.cache\n", (), ["1: console.cache"]),
+        ("import skills_app.core.cache\n", (), ["1: skills_app.core.cache"]),
         ("import gunicorn\n", (), ["1: gunicorn"]),
         ("from skill_client import RuntimeClient\n", ("skill_client",), ["1: skill_client"]),
         ("from skill_client import RuntimeClient\n", (), []),

@@ -39,12 +39,13 @@ from skill_rule.limits import LOAD_SKILL
 from skill_rule.payload import payload_chars
 from skill_rule.simulator import eviction_placeholder, neutral_result
 from skill_rule.snapshot import catalog_to_snapshot
-from skills_app import services
-from skills_app.demo_catalogs import demo_load
+from skills_app.catalog import services as catalog_services
+from skills_app.catalog.demo import demo_load
+from skills_app.keys.services import api_key_create, api_key_revoke
+from skills_app.mcp import services as mcp_services
 from skills_app.models import Release, Skill
-from skills_app.releases import COMMAND_LINE, api_key_create, api_key_revoke, label_move, release_publish_first
-
-from .api.support import BITMALL_GATED, CANCEL_IPHONE, USER, loaded, publish
+from skills_app.releases.services import COMMAND_LINE, label_move, release_publish_first
+from tests.api.support import BITMALL_GATED, CANCEL_IPHONE, USER, loaded, publish
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "skills_app" / "demo"
@@ -291,8 +292,9 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
     as tests/api/test_bad_tool_definition.py does): the client warns and refuses as the server does."""
     from django.db import connection
 
-    from skills_app import releases, selectors
+    from skills_app.catalog import selectors
     from skills_app.models import McpTool
+    from skills_app.releases import services as releases
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -328,7 +330,7 @@ def test_call_targets_are_answered_as_the_server_does(bitmall_live, make_client,
 
     from skills_app.models import McpTool
 
-    server = services.mcp_server_save(name="bitmall", transport="stdio", command="python", args=["-m", "x"])
+    server = mcp_services.mcp_server_save(name="bitmall", transport="stdio", command="python", args=["-m", "x"])
     for tool in McpTool.objects.all():  # as a sync leaves them (save: the draft cache sees the change)
         tool.mcp_server, tool.server, tool.synced_at = server, "bitmall", timezone.now()
         tool.tool_name = "orders.cancel" if tool.name == "cancel_order" else tool.name
@@ -362,7 +364,7 @@ def test_a_publish_is_seen_on_the_next_refresh(bitmall_live, make_client):
     assert (client.refresh().outcome, client.last_refresh.status) == (NOT_MODIFIED, 304)
     assert client.round([USER]).count == 11
 
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
     assert client.refresh().outcome == NOT_MODIFIED  # an edit of the draft is not served
     number = publish("order_change gates cancel_order only")
 
@@ -563,7 +565,7 @@ def test_a_5xx_or_garbage_keeps_the_last_copy_flagged_stale(broken, make_client,
     client = make_client(broken.url)
     assert client.refresh().outcome == FETCHED
     broken.mode = mode
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
     publish("a release the broken console cannot deliver")
     refresh = client.refresh()
     assert (refresh.outcome, refresh.status, refresh.release) == (STALE, status, 1)

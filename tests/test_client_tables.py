@@ -6,9 +6,9 @@ case is checked in a loop, named in the assertion."""
 
 from __future__ import annotations
 
-from .call_round_cases import CASES as CALL_CASES
-from .call_round_cases import EXTRA_KEY_MESSAGE
-from .test_client import bitmall_live, key, make_client  # noqa: F401 — fixtures
+from tests.call_round_cases import CASES as CALL_CASES
+from tests.call_round_cases import EXTRA_KEY_MESSAGE
+from tests.test_client import bitmall_live, key, make_client  # noqa: F401 — fixtures
 
 CANCEL = {"name": "cancel_order", "arguments": {"order_no": "88239"}}
 

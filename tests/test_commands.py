@@ -167,17 +167,17 @@ def test_load_demo_twice_is_idempotent(db) -> None:
 
 
 def test_load_demo_leaves_staff_edits_alone(bitmall) -> None:
-    from skills_app import services
+    from skills_app.catalog import services as catalog_services
 
-    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装")
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装")
     run_command("load_demo")
     assert Skill.objects.live().get(skill_code="iot_bundle").name == "套装"
 
 
 def test_load_demo_switches_catalogs_only_with_replace_and_backs_up_first(bitmall, settings) -> None:
-    from skills_app import services
+    from skills_app.simulation import services as simulation_services
 
-    services.scenario_save(name="mine", script="steps:\n  - assistant: {calls: []}\n")
+    simulation_services.scenario_save(name="mine", script="steps:\n  - assistant: {calls: []}\n")
     with pytest.raises(CommandError) as exc:
         run_command("load_demo", "returns")
     assert str(exc.value) == (
@@ -237,9 +237,9 @@ def test_restore_catalog_refuses_a_file_that_is_no_backup(bitmall, tmp_path) -> 
 
 
 def test_load_demo_refuses_over_a_catalog_staff_built(db) -> None:
-    from skills_app import services
+    from skills_app.catalog import services as catalog_services
 
-    services.intent_node_save(intent_code="mine", name="自建", kind="SYSTEM")
+    catalog_services.intent_node_save(intent_code="mine", name="自建", kind="SYSTEM")
     assert run_command("load_demo").startswith("the database holds a catalog that staff built; no demo loaded")
     with pytest.raises(CommandError) as exc:
         run_command("load_demo", "bitmall")
@@ -318,10 +318,10 @@ def test_restore_catalog_refuses_empty_or_garbled_files_and_keeps_the_catalog(bi
 def test_restore_catalog_drops_editors_that_do_not_exist_here_and_new_rows_get_fresh_ids(
     bitmall, settings, django_user_model
 ) -> None:
-    from skills_app import services
+    from skills_app.catalog import services as catalog_services
 
     editor = django_user_model.objects.create_user(username="gone", password="x")
-    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装", user=editor)
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="套装", user=editor)
     run_command("load_demo", "returns", "--replace")
     backup = next((settings.VAR_DIR / "backups").glob("*-bitmall.json"))
     editor.delete()
@@ -329,5 +329,5 @@ def test_restore_catalog_drops_editors_that_do_not_exist_here_and_new_rows_get_f
     restored = Skill.objects.get(skill_code="iot_bundle")
     assert (restored.name, restored.updated_by_id) == ("套装", None)
     # ids continue after the restored rows (PostgreSQL sequences are reset, as loaddata does)
-    created = services.skill_create(skill_code="after_restore", name="新", description="新技能", content="手册")
+    created = catalog_services.skill_create(skill_code="after_restore", name="新", description="新技能", content="手册")
     assert created.pk > max(Skill.objects.exclude(pk=created.pk).values_list("pk", flat=True))

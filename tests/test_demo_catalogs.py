@@ -11,9 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from skill_rule import compute_round, parse_script, simulate
-from skills_app import demo_catalogs, selectors
-from skills_app.demo_catalogs import DemoError, demo_load
+from skills_app.catalog import demo as demo_catalogs
+from skills_app.catalog import selectors as catalog_selectors
+from skills_app.catalog.demo import DemoError, demo_load
 from skills_app.models import IntentNode, McpTool, Skill
+from skills_app.simulation import selectors as simulation_selectors
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
 BITMALL_MCP = [
@@ -53,20 +55,20 @@ def simulate_json(*args: str) -> dict:
 
 
 def test_bitmall_registers_17_tools_in_design_order(bitmall) -> None:
-    catalog = selectors.catalog_draft()
+    catalog = catalog_selectors.catalog_draft()
     assert [t.name for t in catalog.registered_tools] == BUILTINS + BITMALL_MCP
     assert [t.kind for t in catalog.registered_tools] == ["builtin"] * 3 + ["mcp"] * 14
 
 
 def test_bitmall_write_tools_require_confirmation_and_read_tools_do_not(bitmall) -> None:
-    confirm = {t.name for t in selectors.catalog_draft().registered_tools if t.require_confirm}
+    confirm = {t.name for t in catalog_selectors.catalog_draft().registered_tools if t.require_confirm}
     assert confirm == WRITE_TOOLS
     read_only = {t.name for t in McpTool.objects.all() if t.annotations.get("readOnlyHint") is True}
     assert read_only == set(BITMALL_MCP) - WRITE_TOOLS
 
 
 def test_bitmall_skills_gate_the_design_tools(bitmall) -> None:
-    assert [(s.code, s.tool_ids) for s in selectors.catalog_draft().enabled_skills] == [
+    assert [(s.code, s.tool_ids) for s in catalog_selectors.catalog_draft().enabled_skills] == [
         ("after_sale_apply", ("apply_after_sale",)),
         ("order_change", ("cancel_order", "change_address")),
         ("fault_diagnosis", ()),
@@ -154,8 +156,8 @@ def test_a_stage_named_on_the_command_line_overrides_the_scripts(returns) -> Non
 
 def test_a_tool_removed_from_the_registry_drops_out_with_a_warning(returns) -> None:
     IntentNode.objects.filter(mcp_tool_id="prepare_return").update(enabled=False)
-    catalog = selectors.catalog_draft()
-    script = parse_script(selectors.scenario_get(name="return-prepare").script)
+    catalog = catalog_selectors.catalog_draft()
+    script = parse_script(simulation_selectors.scenario_get(name="return-prepare").script)
     sim = simulate(catalog, script, access_profile="member_full")
     assert sim.warnings == (
         "access profile 'member_full' lists tools that are no longer registered: prepare_return",

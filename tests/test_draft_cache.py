@@ -1,4 +1,4 @@
-"""The draft catalog is built once per committed change and process (skills_app/draft_cache.py):
+"""The draft catalog is built once per committed change and process (skills_app/catalog/draft_cache.py):
 kept until a write commits, never kept inside a transaction, never renewed by a rolled-back write."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from skills_app import draft_cache, selectors, services
+from skills_app.catalog import draft_cache, selectors, services
 from skills_app.models import ConsoleSettings, IntentNode, Skill
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("bitmall_nothing_kept")]
@@ -108,34 +108,36 @@ def test_the_broken_skills_banner_and_the_node_rows_are_kept_until_a_write():
 
 def test_the_publish_review_keeps_its_diff_with_the_draft_per_latest_release():
     from skill_rule.snapshot import catalog_to_snapshot
-    from skills_app import releases
+    from skills_app.releases import selectors as releases_selectors
+    from skills_app.releases import services as releases_services
 
-    nothing_published = releases.publish_review()
-    assert releases.publish_review().diff is nothing_published.diff  # compared once per draft
+    nothing_published = releases_selectors.publish_review()
+    assert releases_selectors.publish_review().diff is nothing_published.diff  # compared once per draft
     assert len(nothing_published.diff.skills_added) == 5  # every enabled skill is new
-    releases.release_create(
-        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note="first"
+    releases_services.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases_services.COMMAND_LINE, note="first"
     )
-    against_1 = releases.publish_review()  # the same draft, a new latest release: compared again
+    against_1 = releases_selectors.publish_review()  # the same draft, a new latest release: compared again
     assert against_1.diff is not nothing_published.diff and against_1.diff.empty
     services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="改过的描述")
-    after_edit = releases.publish_review()
+    after_edit = releases_selectors.publish_review()
     assert [c.name for c in after_edit.diff.skills_changed] == ["order_change"]
-    assert releases.publish_review().diff is after_edit.diff
+    assert releases_selectors.publish_review().diff is after_edit.diff
 
 
 def test_the_publish_review_names_the_latest_release_by_number_and_sha256_read_with_its_row():
     from skill_rule.snapshot import catalog_to_snapshot
-    from skills_app import releases
+    from skills_app.releases import selectors as releases_selectors
+    from skills_app.releases import services as releases_services
 
-    first = releases.release_create(
-        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note="first"
+    first = releases_services.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases_services.COMMAND_LINE, note="first"
     )
-    review = releases.publish_review()
+    review = releases_selectors.publish_review()
     assert (review.latest_number, review.latest_sha256) == (1, first.sha256)
     services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="改过的描述")
-    second = releases.release_create(
-        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note="second"
+    second = releases_services.release_create(
+        snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases_services.COMMAND_LINE, note="second"
     )
-    review = releases.publish_review()
+    review = releases_selectors.publish_review()
     assert (review.latest_number, review.latest_sha256) == (2, second.sha256) and second.sha256 != first.sha256

@@ -1,4 +1,4 @@
-"""``GET /healthz`` and the JSON error handlers of ``console/faults.py`` in the embedded setup
+"""``GET /healthz`` and the JSON error handlers of ``skills_app/core/faults.py`` in the embedded setup
 (SQLite, local-memory cache). The same against PostgreSQL and Redis, up and down, is in
 ``tests/production/``."""
 
@@ -8,7 +8,7 @@ import json
 
 from django.test import RequestFactory
 
-from console import faults
+from skills_app.core import faults
 
 
 def test_healthz_reports_the_database_and_the_cache(client, db):

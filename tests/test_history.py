@@ -14,10 +14,13 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from skill_rule.history import revision_diff
-from skills_app import history, roles, services
+from skills_app.catalog import services as catalog_services
+from skills_app.core import roles
+from skills_app.history import selectors as history
+from skills_app.mcp import services as mcp_services
 from skills_app.models import AccessProfile, IntentNode, McpTool, Scenario, Skill, Stage
-
-from .conftest import user_with_role
+from skills_app.simulation import services as simulation_services
+from tests.conftest import user_with_role
 
 
 @pytest.fixture
@@ -38,9 +41,9 @@ def revisions(skill: Skill) -> list:
 def test_enabling_and_disabling_is_in_the_history_but_keeps_the_version(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     before = len(revisions(skill))
-    disabled = services.skill_set_enabled(skill=skill, enabled=False, user=alice)
-    enabled = services.skill_set_enabled(skill=disabled, enabled=True, user=alice)
-    reordered = services.skill_update(skill=enabled, sort_order=99, user=alice)
+    disabled = catalog_services.skill_set_enabled(skill=skill, enabled=False, user=alice)
+    enabled = catalog_services.skill_set_enabled(skill=disabled, enabled=True, user=alice)
+    reordered = catalog_services.skill_update(skill=enabled, sort_order=99, user=alice)
     assert (disabled.version, enabled.version, reordered.version) == (1, 1, 1)
     rows = revisions(skill)[before:]
     assert [(r.enabled, r.sort_order, r.version, r.history_type, r.history_user) for r in rows] == [
@@ -60,7 +63,9 @@ def test_enabling_and_disabling_is_in_the_history_but_keeps_the_version(bitmall,
     ],
 )
 def test_name_description_manual_and_tool_ids_make_a_new_version(bitmall, alice, field, value):
-    skill = services.skill_update(skill=Skill.objects.get(skill_code="order_change"), user=alice, **{field: value})
+    skill = catalog_services.skill_update(
+        skill=Skill.objects.get(skill_code="order_change"), user=alice, **{field: value}
+    )
     assert skill.version == 2
     assert skill.history.latest("history_id").version == 2
 
@@ -68,23 +73,23 @@ def test_name_description_manual_and_tool_ids_make_a_new_version(bitmall, alice,
 def test_a_save_that_changes_nothing_writes_no_history(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     before = skill.history.count()
-    services.skill_update(skill=skill, name=skill.name, user=alice)
+    catalog_services.skill_update(skill=skill, name=skill.name, user=alice)
     assert skill.history.count() == before
 
 
 # ---- who, when, what on every audited record -------------------------------------------------
 def test_every_service_write_of_every_audited_record_leaves_a_historical_record(bitmall, alice):
     start = timezone.now()
-    skill = services.skill_create(
+    skill = catalog_services.skill_create(
         skill_code="refund_help", name="退款", description="退款时加载", content="先查订单。", user=alice
     )
-    services.skill_delete(skill=skill, user=alice)
-    services.skill_restore(skill=skill, user=alice)
-    services.scenario_save(name="s-one", script=Scenario.objects.get(name="cancel-iphone").script)
-    services.access_profile_save(name="member", tools=["query_order"])
-    services.stage_save(name="browse", tools=["query_order"])
-    services.intent_node_save(intent_code="extra", name="额外", kind="SYSTEM")
-    services.mcp_tool_save(name="query_order", title="查询订单", input_schema={"type": "object"})
+    catalog_services.skill_delete(skill=skill, user=alice)
+    catalog_services.skill_restore(skill=skill, user=alice)
+    simulation_services.scenario_save(name="s-one", script=Scenario.objects.get(name="cancel-iphone").script)
+    catalog_services.access_profile_save(name="member", tools=["query_order"])
+    catalog_services.stage_save(name="browse", tools=["query_order"])
+    catalog_services.intent_node_save(intent_code="extra", name="额外", kind="SYSTEM")
+    mcp_services.mcp_tool_save(name="query_order", title="查询订单", input_schema={"type": "object"})
     assert [r.history_type for r in skill.history.order_by("history_id")] == ["+", "~", "~"]
     assert [r.history_user for r in skill.history.all()] == [alice, alice, alice]
     for model, key in (
@@ -99,7 +104,7 @@ def test_every_service_write_of_every_audited_record_leaves_a_historical_record(
 
 
 def test_demo_reload_deletions_are_recorded(bitmall, tmp_path):
-    from skills_app.demo_catalogs import demo_load
+    from skills_app.catalog.demo import demo_load
 
     code = Skill.objects.order_by("pk").first().skill_code
     demo_load(name="returns", replace=True, backup_dir=tmp_path)
@@ -110,7 +115,7 @@ def test_demo_reload_deletions_are_recorded(bitmall, tmp_path):
 def test_the_diff_of_two_revisions_is_field_by_field_with_the_manual_as_a_line_diff(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     first = skill.history.latest("history_id")
-    services.skill_update(
+    catalog_services.skill_update(
         skill=skill,
         user=alice,
         name="订单修改 v2",
@@ -144,8 +149,10 @@ def test_revision_diff_is_plain_python_over_mappings():
 def test_restoring_a_revision_is_a_new_change_with_the_old_fields_and_a_new_version(bitmall, alice, bob):
     skill = Skill.objects.get(skill_code="order_change")
     original = skill.history.latest("history_id")
-    services.skill_update(skill=skill, user=alice, name="改坏了", content="# 错误的手册", tool_ids=["cancel_order"])
-    restored = services.skill_revert(skill=skill, history_id=original.history_id, user=bob)
+    catalog_services.skill_update(
+        skill=skill, user=alice, name="改坏了", content="# 错误的手册", tool_ids=["cancel_order"]
+    )
+    restored = catalog_services.skill_revert(skill=skill, history_id=original.history_id, user=bob)
     assert (restored.name, restored.content, restored.tool_ids, restored.version) == (
         original.name,
         original.content,
@@ -164,8 +171,8 @@ def test_restoring_a_revision_is_a_new_change_with_the_old_fields_and_a_new_vers
 def test_restoring_only_an_enabled_flag_keeps_the_version(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     original = skill.history.latest("history_id")
-    services.skill_set_enabled(skill=skill, enabled=False, user=alice)
-    restored = services.skill_revert(skill=skill, history_id=original.history_id, user=alice)
+    catalog_services.skill_set_enabled(skill=skill, enabled=False, user=alice)
+    restored = catalog_services.skill_revert(skill=skill, history_id=original.history_id, user=alice)
     assert (restored.enabled, restored.version) == (True, 1)
 
 
@@ -174,10 +181,10 @@ def test_restoring_the_current_values_or_another_skills_revision_is_refused(bitm
     other = Skill.objects.get(skill_code="iot_bundle").history.latest("history_id")
     current = skill.history.latest("history_id")
     with pytest.raises(ValidationError) as exc:
-        services.skill_revert(skill=skill, history_id=current.history_id, user=alice)
+        catalog_services.skill_revert(skill=skill, history_id=current.history_id, user=alice)
     assert exc.value.messages == [f"skill 'order_change' already holds the values of revision {current.history_id}."]
     with pytest.raises(ValidationError) as exc:
-        services.skill_revert(skill=skill, history_id=other.history_id, user=alice)
+        catalog_services.skill_revert(skill=skill, history_id=other.history_id, user=alice)
     assert exc.value.messages == [f"revision {other.history_id} is not a revision of skill 'order_change'."]
     assert skill.history.count() == 1
 
@@ -189,13 +196,13 @@ def test_a_refused_restore_keeps_the_code_and_params_a_page_translates_by(bitmal
     other = Skill.objects.get(skill_code="iot_bundle").history.latest("history_id")
     current = skill.history.latest("history_id")
     with pytest.raises(ValidationError) as exc:
-        services.skill_revert(skill=skill, history_id=other.history_id, user=alice)
+        catalog_services.skill_revert(skill=skill, history_id=other.history_id, user=alice)
     assert (exc.value.code, exc.value.params) == (
         "revision_not_found",
         {"id": other.history_id, "code": "order_change"},
     )
     with pytest.raises(ValidationError) as exc:
-        services.skill_revert(skill=skill, history_id=current.history_id, user=alice)
+        catalog_services.skill_revert(skill=skill, history_id=current.history_id, user=alice)
     assert (exc.value.code, exc.value.params) == (
         "revision_current",
         {"id": current.history_id, "code": "order_change"},
@@ -205,10 +212,10 @@ def test_a_refused_restore_keeps_the_code_and_params_a_page_translates_by(bitmal
 def test_restoring_goes_through_validation_a_tool_no_longer_registered_refuses_it(bitmall, alice):
     skill = Skill.objects.get(skill_code="order_change")
     original = skill.history.latest("history_id")
-    services.skill_update(skill=skill, user=alice, tool_ids=["change_address"])
+    catalog_services.skill_update(skill=skill, user=alice, tool_ids=["change_address"])
     IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
     with pytest.raises(ValidationError) as exc:
-        services.skill_revert(skill=skill, history_id=original.history_id, user=alice)
+        catalog_services.skill_revert(skill=skill, history_id=original.history_id, user=alice)
     assert exc.value.message_dict == {"tool_ids": ["'cancel_order' belongs only to a disabled or deleted MCP node."]}
     assert Skill.objects.get(pk=skill.pk).tool_ids == ["change_address"]
 
@@ -218,10 +225,10 @@ def test_restoring_goes_through_validation_a_tool_no_longer_registered_refuses_i
 def writes(bitmall, alice, bob):
     """Four writes by two people on two days (the demo's own writes have no user)."""
     order = Skill.objects.get(skill_code="order_change")
-    services.skill_update(skill=order, name="A1", user=alice)
-    services.skill_update(skill=order, name="B1", user=bob)
-    services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False, user=alice)
-    services.access_profile_save(name="member", tools=["query_order"])
+    catalog_services.skill_update(skill=order, name="A1", user=alice)
+    catalog_services.skill_update(skill=order, name="B1", user=bob)
+    catalog_services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False, user=alice)
+    catalog_services.access_profile_save(name="member", tools=["query_order"])
     profile = AccessProfile.history.latest("history_id")
     profile.history_user = bob
     profile.save()

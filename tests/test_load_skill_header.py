@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 
 from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER, LOAD_SKILL_HEADER_MAX_LENGTH
-from skills_app import selectors, services
+from skills_app.catalog import selectors, services
 from skills_app.models import ConsoleSettings
 from tests.api.support import publish_draft
 

@@ -52,8 +52,8 @@ def test_release_catalog_json_migration_fills_the_releases_published_before_it(t
 
     from skill_rule.runtime_catalog import catalog_body_json
     from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
-    from skills_app.demo_catalogs import demo_load
-    from skills_app.selectors import catalog_draft
+    from skills_app.catalog.demo import demo_load
+    from skills_app.catalog.selectors import catalog_draft
 
     demo_load(name="bitmall")
     snapshot = catalog_to_snapshot(catalog_draft())

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import IntentNode, Release, RuntimeKey, Skill
 
 

@@ -11,9 +11,9 @@ import pytest
 from django.db import connection
 
 from skill_rule.snapshot import body_sha256
-from skills_app.demo_catalogs import demo_load
+from skills_app.catalog.demo import demo_load
 from skills_app.models import Release
-from skills_app.releases import COMMAND_LINE, PublishRefused, release_create, release_publish
+from skills_app.releases.services import COMMAND_LINE, PublishRefused, release_create, release_publish
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,8 +16,8 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
-from console.private import private_dir, private_file, write_private
-from skills_app.demo_catalogs import catalog_backup
+from skills_app.catalog.demo import catalog_backup
+from skills_app.core.private import private_dir, private_file, write_private
 
 ROOT = Path(__file__).resolve().parent.parent
 

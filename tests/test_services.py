@@ -1,4 +1,4 @@
-"""Writes through ``skills_app.services`` against the bitmall demo (docs/design.md): refused saves
+"""Writes through the features' services (``skills_app.catalog.services`` …) against the bitmall demo (docs/design.md): refused saves
 name the offending id and write nothing; versions move only on real changes; codes are immutable;
 soft delete and restore; disabling a skill releases its tools in the draft catalog."""
 
@@ -8,8 +8,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from skill_rule import compute_round
-from skills_app import selectors, services
+from skills_app.catalog import selectors
+from skills_app.catalog import services as catalog_services
 from skills_app.models import IntentNode, Scenario, Skill
+from skills_app.simulation import services as simulation_services
 
 NEW = {
     "skill_code": "refund_help",
@@ -47,7 +49,7 @@ def test_skill_create_refuses_bad_tool_ids_naming_them_and_saves_nothing(bitmall
     IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
     before = Skill.objects.count()
     with pytest.raises(ValidationError) as exc:
-        services.skill_create(**NEW, tool_ids=tool_ids)
+        catalog_services.skill_create(**NEW, tool_ids=tool_ids)
     assert exc.value.message_dict == {"tool_ids": [message]}
     assert Skill.objects.count() == before
     assert not Skill.objects.filter(skill_code="refund_help").exists()
@@ -56,32 +58,32 @@ def test_skill_create_refuses_bad_tool_ids_naming_them_and_saves_nothing(bitmall
 def test_a_node_under_a_disabled_parent_no_longer_registers_its_tool(bitmall) -> None:
     IntentNode.objects.filter(intent_code="order_change").update(enabled=False)
     with pytest.raises(ValidationError) as exc:
-        services.skill_create(**NEW, tool_ids=["change_address"])
+        catalog_services.skill_create(**NEW, tool_ids=["change_address"])
     assert exc.value.message_dict == {"tool_ids": ["'change_address' belongs only to a disabled or deleted MCP node."]}
 
 
 def test_a_tool_id_named_by_another_enabled_node_is_still_accepted(bitmall) -> None:
     IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
-    services.intent_node_save(
+    catalog_services.intent_node_save(
         intent_code="cancel_again",
         name="再次取消",
         kind=IntentNode.Kind.MCP,
         parent=IntentNode.objects.get(intent_code="order_query"),
         mcp_tool_id="cancel_order",
     )
-    created = services.skill_create(**NEW, tool_ids=["cancel_order"])
+    created = catalog_services.skill_create(**NEW, tool_ids=["cancel_order"])
     assert created.tool_ids == ["cancel_order"]
 
 
 def test_skill_create_normalizes_tool_ids_and_starts_at_version_1(bitmall) -> None:
-    created = services.skill_create(**NEW, tool_ids=["query_order", " ", "pay_order", "query_order"])
+    created = catalog_services.skill_create(**NEW, tool_ids=["query_order", " ", "pay_order", "query_order"])
     created.refresh_from_db()
     assert (created.tool_ids, created.version) == (["query_order", "pay_order"], 1)
 
 
 def test_skill_create_refuses_a_code_a_live_skill_has(bitmall) -> None:
     with pytest.raises(ValidationError) as exc:
-        services.skill_create(**{**NEW, "skill_code": "order_change"})
+        catalog_services.skill_create(**{**NEW, "skill_code": "order_change"})
     assert exc.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
     assert Skill.objects.filter(skill_code="order_change").count() == 1
 
@@ -89,7 +91,7 @@ def test_skill_create_refuses_a_code_a_live_skill_has(bitmall) -> None:
 def test_skill_update_bumps_version_only_when_something_changed(bitmall) -> None:
     s = skill("order_change")
     assert s.version == 1
-    same = services.skill_update(
+    same = catalog_services.skill_update(
         skill=s,
         name=s.name,
         description=s.description,
@@ -98,17 +100,17 @@ def test_skill_update_bumps_version_only_when_something_changed(bitmall) -> None
         sort_order=s.sort_order,
     )
     assert same.version == 1
-    changed = services.skill_update(skill=s, description="取消订单或修改地址时加载")
+    changed = catalog_services.skill_update(skill=s, description="取消订单或修改地址时加载")
     assert changed.version == 2
     assert skill("order_change").version == 2
-    reordered = services.skill_update(skill=s, tool_ids=["change_address", "cancel_order"])
+    reordered = catalog_services.skill_update(skill=s, tool_ids=["change_address", "cancel_order"])
     assert (reordered.version, reordered.tool_ids) == (3, ["change_address", "cancel_order"])
 
 
 def test_a_refused_update_saves_nothing(bitmall) -> None:
     s = skill("order_change")
     with pytest.raises(ValidationError) as exc:
-        services.skill_update(skill=s, name="新名字", tool_ids=["cancel_order", "flush_memory"])
+        catalog_services.skill_update(skill=s, name="新名字", tool_ids=["cancel_order", "flush_memory"])
     assert exc.value.message_dict == {
         "tool_ids": ["'flush_memory' is a builtin tool and can never be gated by a skill."]
     }
@@ -119,7 +121,7 @@ def test_a_refused_update_saves_nothing(bitmall) -> None:
 def test_the_skill_code_is_immutable(bitmall) -> None:
     s = skill("order_change")
     with pytest.raises(ValidationError) as exc:
-        services.skill_update(skill=s, skill_code="order_edit")
+        catalog_services.skill_update(skill=s, skill_code="order_edit")
     assert exc.value.message_dict == {"skill_code": ["skill code 'order_change' cannot be changed after creation."]}
     assert skill("order_change").version == 1
     assert not Skill.objects.filter(skill_code="order_edit").exists()
@@ -127,31 +129,31 @@ def test_the_skill_code_is_immutable(bitmall) -> None:
 
 def test_disabling_a_skill_releases_its_tools_in_the_draft_catalog(bitmall) -> None:
     assert {"cancel_order", "change_address"} <= set(masked_now())
-    disabled = services.skill_set_enabled(skill=skill("order_change"), enabled=False)
+    disabled = catalog_services.skill_set_enabled(skill=skill("order_change"), enabled=False)
     assert (disabled.enabled, disabled.version) == (False, 1)  # enabling/disabling keeps the version
     view = compute_round(selectors.catalog_draft(), [])
     assert "cancel_order" not in view.masked and "change_address" not in view.masked
     assert {"cancel_order", "change_address"} <= set(view.visible)
     assert view.count == 13
-    services.skill_set_enabled(skill=disabled, enabled=True)
+    catalog_services.skill_set_enabled(skill=disabled, enabled=True)
     assert {"cancel_order", "change_address"} <= set(masked_now())
 
 
 def test_deleting_a_skill_releases_its_tools_and_restoring_masks_them_again(bitmall) -> None:
-    deleted = services.skill_delete(skill=skill("order_checkout"))
+    deleted = catalog_services.skill_delete(skill=skill("order_checkout"))
     assert deleted.deleted_at is not None and deleted.version == 2
     assert not Skill.objects.live().filter(skill_code="order_checkout").exists()
     assert set(masked_now()) == {"apply_after_sale", "cancel_order", "change_address"}
-    restored = services.skill_restore(skill=deleted)
+    restored = catalog_services.skill_restore(skill=deleted)
     assert restored.deleted_at is None and restored.version == 3
     assert set(masked_now()) >= {"update_cart_item", "create_order", "pay_order"}
 
 
 def test_restore_is_refused_when_a_live_skill_took_the_code(bitmall) -> None:
-    old = services.skill_delete(skill=skill("order_change"))
-    services.skill_create(**{**NEW, "skill_code": "order_change"}, tool_ids=["cancel_order"])
+    old = catalog_services.skill_delete(skill=skill("order_change"))
+    catalog_services.skill_create(**{**NEW, "skill_code": "order_change"}, tool_ids=["cancel_order"])
     with pytest.raises(ValidationError) as exc:
-        services.skill_restore(skill=old)
+        catalog_services.skill_restore(skill=old)
     assert exc.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
     old.refresh_from_db()
     assert old.deleted_at is not None
@@ -159,10 +161,10 @@ def test_restore_is_refused_when_a_live_skill_took_the_code(bitmall) -> None:
 
 
 def test_restore_is_refused_when_a_tool_id_no_longer_validates(bitmall) -> None:
-    old = services.skill_delete(skill=skill("after_sale_apply"))
+    old = catalog_services.skill_delete(skill=skill("after_sale_apply"))
     IntentNode.objects.filter(mcp_tool_id="apply_after_sale").update(enabled=False)
     with pytest.raises(ValidationError) as exc:
-        services.skill_restore(skill=old)
+        catalog_services.skill_restore(skill=old)
     assert exc.value.message_dict == {
         "tool_ids": ["'apply_after_sale' belongs only to a disabled or deleted MCP node."]
     }
@@ -173,7 +175,7 @@ def test_restore_is_refused_when_a_tool_id_no_longer_validates(bitmall) -> None:
 def test_scenario_save_refuses_bad_yaml_naming_the_line(bitmall) -> None:
     before = Scenario.objects.count()
     with pytest.raises(ValidationError) as exc:
-        services.scenario_save(name="broken", script="steps:\n  - user: hi\n   - assistant: x\n")
+        simulation_services.scenario_save(name="broken", script="steps:\n  - user: hi\n   - assistant: x\n")
     assert exc.value.message_dict == {
         "script": ["scenario 'broken':3: invalid YAML: expected <block end>, but found '<block sequence start>'"]
     }
@@ -181,8 +183,8 @@ def test_scenario_save_refuses_bad_yaml_naming_the_line(bitmall) -> None:
 
 
 def test_scenario_save_replaces_a_scenario_by_name(bitmall) -> None:
-    services.scenario_save(name="probe", script="- assistant: x\n")
-    services.scenario_save(name="probe", script="- assistant: y\n", description="second")
+    simulation_services.scenario_save(name="probe", script="- assistant: x\n")
+    simulation_services.scenario_save(name="probe", script="- assistant: y\n", description="second")
     assert list(Scenario.objects.filter(name="probe").values_list("script", "description")) == [
         ("- assistant: y\n", "second")
     ]
@@ -191,14 +193,14 @@ def test_scenario_save_replaces_a_scenario_by_name(bitmall) -> None:
 def test_skill_update_refuses_a_save_over_a_newer_version(bitmall):
     from django.core.exceptions import ValidationError
 
-    from skills_app import services
+    from skills_app.catalog import services as catalog_services
     from skills_app.models import Skill
 
     skill = Skill.objects.live().get(skill_code="order_change")
     started_from = skill.version
-    services.skill_update(skill=skill, name="订单修改（他人先保存）")
+    catalog_services.skill_update(skill=skill, name="订单修改（他人先保存）")
     with pytest.raises(ValidationError) as exc:
-        services.skill_update(skill=skill, name="我的修改", expected_version=started_from)
+        catalog_services.skill_update(skill=skill, name="我的修改", expected_version=started_from)
     assert exc.value.error_list[0].code == "skill_stale"
     assert f"editing version {started_from}" in exc.value.messages[0]
     fresh = Skill.objects.get(pk=skill.pk)
@@ -209,15 +211,15 @@ def test_an_intent_node_cannot_name_a_builtin_tool_or_go_below_a_topic(bitmall):
     from django.core.exceptions import ValidationError
     from django.utils import translation
 
-    from skills_app import services
+    from skills_app.catalog import services as catalog_services
     from skills_app.models import IntentNode
 
     with translation.override("en"), pytest.raises(ValidationError) as exc:
-        services.intent_node_save(intent_code="sneaky", name="偷渡", kind="MCP", mcp_tool_id="load_skill")
+        catalog_services.intent_node_save(intent_code="sneaky", name="偷渡", kind="MCP", mcp_tool_id="load_skill")
     assert exc.value.message_dict == {"mcp_tool_id": ["'load_skill' is a reserved builtin tool name."]}
     topic = IntentNode.objects.get(mcp_tool_id="cancel_order")
     with translation.override("en"), pytest.raises(ValidationError) as exc:
-        services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
+        catalog_services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
     assert exc.value.message_dict["parent"] == ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]
     assert not IntentNode.objects.filter(intent_code__in=["sneaky", "too_deep"]).exists()
 
@@ -252,18 +254,18 @@ def cancel_gated_by_five(bitmall) -> IntentNode:
         ("off_skill", 1, False),
         ("gone", 1, True),
     ]:
-        services.skill_create(
+        catalog_services.skill_create(
             **{**NEW, "skill_code": code}, tool_ids=["cancel_order"], sort_order=order, enabled=enabled
         )
-    services.skill_delete(skill=skill("gone"))
+    catalog_services.skill_delete(skill=skill("gone"))
     return IntentNode.objects.get(intent_code="cancel_order_topic")
 
 
 def test_deleting_a_gated_node_names_the_enabled_live_skills_in_catalog_order(cancel_gated_by_five) -> None:
     node = cancel_gated_by_five
-    assert services.intent_node_gating_skills(node=node, deleted=True) == GATED_IN_ORDER
+    assert catalog_services.intent_node_gating_skills(node=node, deleted=True) == GATED_IN_ORDER
     with pytest.raises(ValidationError) as exc:
-        services.intent_node_delete(node=node)
+        catalog_services.intent_node_delete(node=node)
     refusal = exc.value.error_list[0]
     assert refusal.code == "node_gated"
     assert refusal.params == {
@@ -281,7 +283,7 @@ def test_deleting_a_gated_node_names_the_enabled_live_skills_in_catalog_order(ca
 
 def test_a_forced_delete_of_a_gated_node_deletes_it_and_returns_the_skills_it_broke(cancel_gated_by_five) -> None:
     node = cancel_gated_by_five
-    assert services.intent_node_delete(node=node, force=True) == GATED_IN_ORDER
+    assert catalog_services.intent_node_delete(node=node, force=True) == GATED_IN_ORDER
     assert IntentNode.objects.get(pk=node.pk).deleted_at is not None
 
 
@@ -297,7 +299,7 @@ def _save_like(node: IntentNode, **changes):
         examples=node.examples,
         sort_order=node.sort_order,
     )
-    return services.intent_node_save(**{**fields, **changes})
+    return catalog_services.intent_node_save(**{**fields, **changes})
 
 
 @pytest.mark.parametrize(
@@ -316,7 +318,7 @@ def test_saving_a_gated_node_so_it_no_longer_registers_the_tool_is_refused(cance
         "kind": change.get("kind"),
         "mcp_tool_id": change.get("mcp_tool_id"),
     }
-    assert services.intent_node_gating_skills(node=node, **future) == GATED_IN_ORDER
+    assert catalog_services.intent_node_gating_skills(node=node, **future) == GATED_IN_ORDER
     with pytest.raises(ValidationError) as exc:
         _save_like(node, **change)
     assert exc.value.error_list[0].code == "node_gated"
@@ -332,23 +334,23 @@ def test_a_forced_disable_of_a_gated_node_saves_it(cancel_gated_by_five) -> None
 
 def test_saving_a_gated_node_that_still_registers_its_tool_is_allowed(cancel_gated_by_five) -> None:
     node = cancel_gated_by_five
-    assert services.intent_node_gating_skills(node=node, enabled=True, mcp_tool_id=" cancel_order ") == []
-    assert services.intent_node_gating_skills(node=node, enabled=True) == []
+    assert catalog_services.intent_node_gating_skills(node=node, enabled=True, mcp_tool_id=" cancel_order ") == []
+    assert catalog_services.intent_node_gating_skills(node=node, enabled=True) == []
     saved = _save_like(node, name="取消订单（改名）", mcp_tool_id="cancel_order")
     assert (saved.name, saved.enabled, saved.mcp_tool_id) == ("取消订单（改名）", True, "cancel_order")
 
 
 def test_a_node_whose_tool_another_mcp_node_registers_gates_nothing(cancel_gated_by_five) -> None:
     node = cancel_gated_by_five
-    services.intent_node_save(
+    catalog_services.intent_node_save(
         intent_code="cancel_again",
         name="再次取消",
         kind=IntentNode.Kind.MCP,
         parent=IntentNode.objects.get(intent_code="order_query"),
         mcp_tool_id="cancel_order",
     )
-    assert services.intent_node_gating_skills(node=node, deleted=True) == []
-    assert services.intent_node_delete(node=node) == []
+    assert catalog_services.intent_node_gating_skills(node=node, deleted=True) == []
+    assert catalog_services.intent_node_delete(node=node) == []
 
 
 @pytest.mark.parametrize(
@@ -364,9 +366,9 @@ def test_a_node_that_registers_nothing_today_gates_nothing(cancel_gated_by_five,
     node = cancel_gated_by_five
     IntentNode.objects.filter(pk=node.pk).update(**{k: timezone.now() if v == "now" else v for k, v in state.items()})
     node.refresh_from_db()
-    assert services.intent_node_gating_skills(node=node, deleted=True) == []
+    assert catalog_services.intent_node_gating_skills(node=node, deleted=True) == []
 
 
 def test_an_unsaved_node_gates_nothing(bitmall) -> None:
     unsaved = IntentNode(intent_code="new_one", name="新", kind=IntentNode.Kind.MCP, mcp_tool_id="cancel_order")
-    assert services.intent_node_gating_skills(node=unsaved, deleted=True) == []
+    assert catalog_services.intent_node_gating_skills(node=unsaved, deleted=True) == []

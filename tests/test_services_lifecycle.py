@@ -1,4 +1,4 @@
-"""The skill lifecycle through ``skills_app.services`` with exact values: a skill created disabled
+"""The skill lifecycle through ``skills_app.catalog.services`` with exact values: a skill created disabled
 stays disabled (it gates nothing), a soft-deleted skill cannot be edited, and deleting twice
 changes nothing the second time (docs/rule.md: disabling or deleting releases the tools)."""
 
@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from skill_rule import compute_round
-from skills_app import selectors, services
+from skills_app.catalog import selectors, services
 from skills_app.models import Skill
 
 NEW = {

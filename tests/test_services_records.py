@@ -1,4 +1,4 @@
-"""What the writes of ``skills_app.services`` and ``skills_app.releases`` record, with exact values:
+"""What the writes of the features' services (``skills_app.catalog.services``, ``skills_app.releases.services`` …) record, with exact values:
 who changed a skill, what a saved access profile or stage holds, which runtime key a revoke
 touches and in what order keys are listed. Each test here was added for a change that mutation
 testing showed no test noticed (docs/testing.md)."""
@@ -8,9 +8,14 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from skills_app import services
+from skills_app import models
+from skills_app.catalog import services as catalog_services
+from skills_app.keys.selectors import api_key_list
+from skills_app.keys.services import api_key_create, api_key_revoke
+from skills_app.mcp import services as mcp_services
 from skills_app.models import AccessProfile, Release, ReleaseLabel, RuntimeKey, Skill, Stage
-from skills_app.releases import COMMAND_LINE, api_key_create, api_key_list, api_key_revoke, label_move, release_publish
+from skills_app.releases.services import COMMAND_LINE, label_move, release_publish
+from skills_app.simulation import services as simulation_services
 
 NEW_SKILL = {
     "skill_code": "refund_help",
@@ -28,7 +33,7 @@ def editor(django_user_model):
 
 def test_disabling_a_skill_records_who_disabled_it(bitmall, editor) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
-    services.skill_set_enabled(skill=skill, enabled=False, user=editor)
+    catalog_services.skill_set_enabled(skill=skill, enabled=False, user=editor)
     stored = Skill.objects.get(pk=skill.pk)
     assert (stored.enabled, stored.version, stored.updated_by) == (
         False,
@@ -38,17 +43,17 @@ def test_disabling_a_skill_records_who_disabled_it(bitmall, editor) -> None:
 
 
 def test_a_stage_is_saved_with_its_name_description_and_tools_in_order(bitmall) -> None:
-    stage = services.stage_save(name="browse", description="只看不买", tools=["search_product", "query_order"])
+    stage = catalog_services.stage_save(name="browse", description="只看不买", tools=["search_product", "query_order"])
     stored = Stage.objects.get(pk=stage.pk)
     assert (stored.name, stored.description, stored.tools) == ("browse", "只看不买", ["search_product", "query_order"])
     assert not AccessProfile.objects.filter(name="browse").exists()
-    services.stage_save(name="browse", tools=["search_product"])
+    catalog_services.stage_save(name="browse", tools=["search_product"])
     assert Stage.objects.get(pk=stage.pk).description == ""
 
 
 def test_an_access_profile_is_saved_and_saving_it_again_replaces_it(bitmall) -> None:
-    services.access_profile_save(name="reader", description="read only", tools=["query_order"])
-    again = services.access_profile_save(name="reader", tools=["query_cart", "query_order"])
+    catalog_services.access_profile_save(name="reader", description="read only", tools=["query_order"])
+    again = catalog_services.access_profile_save(name="reader", tools=["query_cart", "query_order"])
     stored = AccessProfile.objects.get(name="reader")
     assert (stored.pk, stored.description, stored.tools) == (again.pk, "", ["query_cart", "query_order"])
     assert not Stage.objects.filter(name="reader").exists()
@@ -56,7 +61,7 @@ def test_an_access_profile_is_saved_and_saving_it_again_replaces_it(bitmall) -> 
 
 def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> None:
     with pytest.raises(ValidationError) as refused:
-        services.stage_save(name="browse", tools=["search_product", "no_such_tool"])
+        catalog_services.stage_save(name="browse", tools=["search_product", "no_such_tool"])
     assert refused.value.message_dict == {"tools": ["'no_such_tool' is not a registered MCP tool."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["tools"]] == [
         ("tool_not_registered", {"tool_id": "no_such_tool"})
@@ -67,7 +72,7 @@ def test_a_stage_naming_an_unregistered_tool_is_refused_naming_it(bitmall) -> No
 def test_a_refused_skill_keeps_the_code_and_value_a_page_translates_by(bitmall) -> None:
     """``message_catalog.translate_error`` renders the Chinese message from the error's code and params."""
     with pytest.raises(ValidationError) as refused:
-        services.skill_create(
+        catalog_services.skill_create(
             skill_code="refund_help",
             name="退款说明",
             description="退款时加载",
@@ -167,9 +172,9 @@ def test_a_refused_release_write_names_the_field_and_code(runtime_key, write, fi
 
 def test_deleting_and_restoring_record_who_did_it(bitmall, editor) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
-    services.skill_delete(skill=skill, user=editor)
+    catalog_services.skill_delete(skill=skill, user=editor)
     assert Skill.objects.get(pk=skill.pk).updated_by == editor
-    services.skill_restore(skill=skill, user=editor)
+    catalog_services.skill_restore(skill=skill, user=editor)
     stored = Skill.objects.get(pk=skill.pk)
     assert (stored.deleted_at, stored.version, stored.updated_by) == (None, 3, editor)
 
@@ -177,22 +182,22 @@ def test_deleting_and_restoring_record_who_did_it(bitmall, editor) -> None:
 def test_a_delete_or_restore_from_the_command_line_records_no_user(bitmall, editor) -> None:
     """``manage.py`` acts as ``COMMAND_LINE``, which has no row: ``updated_by`` is cleared."""
     skill = Skill.objects.live().get(skill_code="order_change")
-    services.skill_update(skill=skill, name="订单修改（改）", user=editor)
-    services.skill_delete(skill=skill, user=COMMAND_LINE)
+    catalog_services.skill_update(skill=skill, name="订单修改（改）", user=editor)
+    catalog_services.skill_delete(skill=skill, user=COMMAND_LINE)
     assert Skill.objects.get(pk=skill.pk).updated_by is None
     Skill.objects.filter(pk=skill.pk).update(updated_by=editor)
-    services.skill_restore(skill=skill, user=COMMAND_LINE)
+    catalog_services.skill_restore(skill=skill, user=COMMAND_LINE)
     assert Skill.objects.get(pk=skill.pk).updated_by is None
 
 
 def test_a_header_saved_after_the_settings_row_was_removed_is_the_one_read(bitmall) -> None:
     """``load_demo`` replaces the settings row; the next header saved must land in the row the
     catalog reads (``ConsoleSettings.current``: pk 1), not in a new row nobody reads."""
-    from skills_app import selectors
+    from skills_app.catalog import selectors
     from skills_app.models import ConsoleSettings
 
     ConsoleSettings.objects.all().delete()
-    services.load_skill_header_set(header="先加载手册")
+    catalog_services.load_skill_header_set(header="先加载手册")
     assert list(ConsoleSettings.objects.values_list("pk", "load_skill_header")) == [(1, "先加载手册")]
     assert selectors.catalog_draft().load_skill_header == "先加载手册"
 
@@ -207,13 +212,13 @@ def test_a_header_saved_after_the_settings_row_was_removed_is_the_one_read(bitma
     ids=["CRLF", "bare CR", "trailing blank lines"],
 )
 def test_a_header_is_stored_with_newline_line_endings(db, header, stored) -> None:
-    assert services.load_skill_header_set(header=header).load_skill_header == stored
+    assert catalog_services.load_skill_header_set(header=header).load_skill_header == stored
 
 
 def test_an_update_naming_a_field_that_is_not_editable_is_refused_and_saves_nothing(bitmall) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
     with pytest.raises(ValidationError) as refused:
-        services.skill_update(skill=skill, name="新名字", version=9, deleted_at=None)
+        catalog_services.skill_update(skill=skill, name="新名字", version=9, deleted_at=None)
     assert refused.value.message_dict == {
         "deleted_at": ["not an editable field."],
         "version": ["not an editable field."],
@@ -224,13 +229,13 @@ def test_an_update_naming_a_field_that_is_not_editable_is_refused_and_saves_noth
 
 
 def test_a_skill_created_without_a_sort_order_sorts_at_0_enabled_at_version_1(bitmall) -> None:
-    created = services.skill_create(**NEW_SKILL)
+    created = catalog_services.skill_create(**NEW_SKILL)
     stored = Skill.objects.get(pk=created.pk)
     assert (stored.sort_order, stored.enabled, stored.version, stored.deleted_at) == (0, True, 1, None)
 
 
 def test_a_skill_created_by_a_user_names_them_as_its_editor_and_in_its_history(bitmall, editor) -> None:
-    created = services.skill_create(**NEW_SKILL, sort_order=7, user=editor)
+    created = catalog_services.skill_create(**NEW_SKILL, sort_order=7, user=editor)
     stored = Skill.objects.get(pk=created.pk)
     assert (stored.sort_order, stored.updated_by) == (7, editor)
     assert [(r.history_type, r.history_user, r.version) for r in stored.history.all()] == [("+", editor, 1)]
@@ -238,7 +243,7 @@ def test_a_skill_created_by_a_user_names_them_as_its_editor_and_in_its_history(b
 
 def test_a_skill_created_from_the_command_line_records_no_user(bitmall) -> None:
     """``manage.py`` acts as ``COMMAND_LINE``, which has no row: no editor, no history user."""
-    created = services.skill_create(**NEW_SKILL, user=COMMAND_LINE)
+    created = catalog_services.skill_create(**NEW_SKILL, user=COMMAND_LINE)
     stored = Skill.objects.get(pk=created.pk)
     assert stored.updated_by is None
     assert [(r.history_type, r.history_user) for r in stored.history.all()] == [("+", None)]
@@ -247,9 +252,11 @@ def test_a_skill_created_from_the_command_line_records_no_user(bitmall) -> None:
 def test_a_create_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, monkeypatch) -> None:
     """Another request created the code between this one's check and its insert (PostgreSQL):
     the unique constraint refuses it with the same ``skill_code_taken`` as the check, not a 500."""
-    monkeypatch.setattr(services, "_check_code_free", lambda code: None)  # the check passed before the other commit
+    monkeypatch.setattr(
+        catalog_services, "_check_code_free", lambda code: None
+    )  # the check passed before the other commit
     with pytest.raises(ValidationError) as refused:
-        services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
+        catalog_services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
     assert refused.value.message_dict == {"skill_code": ["a live skill with code 'order_change' already exists."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
         ("skill_code_taken", {"code": "order_change"})
@@ -260,9 +267,9 @@ def test_a_create_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, 
 def test_the_builtin_tools_are_registered_in_order_1_2_3_and_ensuring_again_repairs_them(db) -> None:
     from skills_app.models import BuiltinTool
 
-    first = services.builtin_tools_ensure()
+    first = catalog_services.builtin_tools_ensure()
     BuiltinTool.objects.filter(name="flush_memory").update(description="改坏了", sort_order=9, parameters={})
-    again = services.builtin_tools_ensure()
+    again = catalog_services.builtin_tools_ensure()
     assert [t.pk for t in again] == [t.pk for t in first]
     assert list(BuiltinTool.objects.order_by("sort_order").values_list("name", "sort_order")) == [
         ("search_knowledge", 1),
@@ -270,7 +277,7 @@ def test_the_builtin_tools_are_registered_in_order_1_2_3_and_ensuring_again_repa
         ("flush_memory", 3),
     ]
     assert [(t.name, t.description, t.parameters) for t in BuiltinTool.objects.order_by("sort_order")] == [
-        (name, description, params) for name, description, params in services.BUILTIN_TOOLS
+        (name, description, params) for name, description, params in catalog_services.BUILTIN_TOOLS
     ]
 
 
@@ -282,7 +289,7 @@ def test_confirming_a_tool_records_the_choice_who_set_it_and_when(bitmall, edito
     tool = McpTool.objects.get(name="cancel_order")
     McpTool.objects.filter(pk=tool.pk).update(description="changed meanwhile")
     before = timezone.now()
-    saved = services.mcp_tool_set_confirm(tool=tool, require_confirm=True, user=editor)
+    saved = mcp_services.mcp_tool_set_confirm(tool=tool, require_confirm=True, user=editor)
     stored = McpTool.objects.get(pk=tool.pk)
     assert (stored.require_confirm_override, stored.confirm_set_by, stored.description) == (
         True,
@@ -311,7 +318,7 @@ def test_a_confirmation_set_without_a_console_user_names_where_it_came_from(bitm
 
     tool = McpTool.objects.get(name="cancel_order")
     McpTool.objects.filter(pk=tool.pk).update(require_confirm_override=not choice, confirm_set_by="someone")
-    services.mcp_tool_set_confirm(tool=tool, require_confirm=choice, user=user)
+    mcp_services.mcp_tool_set_confirm(tool=tool, require_confirm=choice, user=user)
     stored = McpTool.objects.get(pk=tool.pk)
     assert (stored.require_confirm_override, stored.confirm_set_by) == (choice, recorded_by)
     assert stored.confirm_set_at is not None
@@ -320,7 +327,7 @@ def test_a_confirmation_set_without_a_console_user_names_where_it_came_from(bitm
 def test_an_mcp_server_is_saved_with_exactly_the_values_given(db) -> None:
     from skills_app.models import McpServer
 
-    server = services.mcp_server_save(
+    server = mcp_services.mcp_server_save(
         name="shop",
         transport=McpServer.Transport.STDIO,
         command="  python  ",
@@ -343,7 +350,7 @@ def test_an_mcp_server_is_saved_with_exactly_the_values_given(db) -> None:
         stored.timeout_seconds,
         stored.enabled,
     ) == ("shop", "stdio", "python", ["-m", "shop"], {"TOKEN": "t-1"}, "", {"X-Key": "k-1"}, 30.0, False)
-    default = services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url=" https://mcp.example/ ")
+    default = mcp_services.mcp_server_save(name="web", transport=McpServer.Transport.HTTP, url=" https://mcp.example/ ")
     stored = McpServer.objects.get(pk=default.pk)
     assert (
         stored.command,
@@ -360,7 +367,7 @@ def test_saving_an_mcp_server_with_masked_secrets_keeps_the_stored_ones(db) -> N
     """A page posts ``SECRET_MASK`` back for a header or env value it did not change."""
     from skills_app.models import SECRET_MASK, McpServer
 
-    server = services.mcp_server_save(
+    server = mcp_services.mcp_server_save(
         name="web",
         transport=McpServer.Transport.HTTP,
         url="https://mcp.example/",
@@ -368,7 +375,7 @@ def test_saving_an_mcp_server_with_masked_secrets_keeps_the_stored_ones(db) -> N
         env={"K": "v-1"},
         timeout_seconds=45,
     )
-    services.mcp_server_save(
+    mcp_services.mcp_server_save(
         name="web",
         transport=McpServer.Transport.HTTP,
         url="https://mcp.example/v2",
@@ -392,7 +399,7 @@ def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_no
     server's bare 401. Now the save is refused, naming each entry, and the record is unchanged."""
     from skills_app.models import SECRET_MASK, McpServer
 
-    server = services.mcp_server_save(
+    server = mcp_services.mcp_server_save(
         name="web",
         transport=McpServer.Transport.HTTP,
         url="https://mcp.example/",
@@ -400,7 +407,7 @@ def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_no
         env={"K": "v-1"},
     )
     with pytest.raises(ValidationError) as refused:
-        services.mcp_server_save(
+        mcp_services.mcp_server_save(
             name="web",
             transport=McpServer.Transport.HTTP,
             url="https://mcp.example/v2",
@@ -420,7 +427,7 @@ def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_no
         {"K": "v-1"},
     )
     with pytest.raises(ValidationError) as refused:
-        services.mcp_server_save(
+        mcp_services.mcp_server_save(
             name="fresh", transport=McpServer.Transport.STDIO, command="python", env={"TOKEN": SECRET_MASK}
         )
     assert refused.value.message_dict == {"env": [f"'TOKEN': {SECRET_MASK} {said}"]}
@@ -430,15 +437,15 @@ def test_a_mask_standing_for_no_stored_value_is_refused_naming_each_entry_and_no
 def test_an_mcp_server_keeps_its_name_and_a_refused_save_changes_nothing(db) -> None:
     from skills_app.models import McpServer
 
-    server = services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command="python")
+    server = mcp_services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command="python")
     with pytest.raises(ValidationError) as refused:
-        services.mcp_server_save(name="shop2", transport=McpServer.Transport.STDIO, command="node", instance=server)
+        mcp_services.mcp_server_save(name="shop2", transport=McpServer.Transport.STDIO, command="node", instance=server)
     assert refused.value.message_dict == {"name": ["server name 'shop' cannot be changed."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
         ("server_name_immutable", {"name": "shop"})
     ]
     with pytest.raises(ValidationError) as refused:
-        services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command=" ", instance=server)
+        mcp_services.mcp_server_save(name="shop", transport=McpServer.Transport.STDIO, command=" ", instance=server)
     assert list(refused.value.message_dict) == ["command"]
     assert list(McpServer.objects.values_list("name", "command")) == [("shop", "python")]
 
@@ -446,7 +453,7 @@ def test_an_mcp_server_keeps_its_name_and_a_refused_save_changes_nothing(db) -> 
 def test_an_mcp_tool_saved_with_only_its_name_gets_the_empty_defaults_and_saving_again_replaces_it(db) -> None:
     from skills_app.models import McpTool
 
-    first = services.mcp_tool_save(
+    first = mcp_services.mcp_tool_save(
         name="lookup",
         title="查",
         description="查一下",
@@ -454,7 +461,7 @@ def test_an_mcp_tool_saved_with_only_its_name_gets_the_empty_defaults_and_saving
         annotations={"readOnlyHint": True},
         server="shop",
     )
-    bare = services.mcp_tool_save(name="lookup", annotations=None)
+    bare = mcp_services.mcp_tool_save(name="lookup", annotations=None)
     stored = McpTool.objects.get(name="lookup")
     assert (bare.pk, stored.pk) == (first.pk, first.pk)
     assert (stored.title, stored.description, stored.input_schema, stored.annotations, stored.server) == (
@@ -467,13 +474,13 @@ def test_an_mcp_tool_saved_with_only_its_name_gets_the_empty_defaults_and_saving
 
 
 def test_restoring_a_skill_whose_code_was_taken_names_the_code_even_when_its_tools_are_gone_too(bitmall) -> None:
-    old = services.skill_delete(skill=Skill.objects.live().get(skill_code="after_sale_apply"))
-    services.skill_create(**{**NEW_SKILL, "skill_code": "after_sale_apply"})
+    old = catalog_services.skill_delete(skill=Skill.objects.live().get(skill_code="after_sale_apply"))
+    catalog_services.skill_create(**{**NEW_SKILL, "skill_code": "after_sale_apply"})
     from skills_app.models import IntentNode
 
     IntentNode.objects.filter(mcp_tool_id="apply_after_sale").update(enabled=False)
     with pytest.raises(ValidationError) as refused:
-        services.skill_restore(skill=old)
+        catalog_services.skill_restore(skill=old)
     assert refused.value.message_dict == {"skill_code": ["a live skill with code 'after_sale_apply' already exists."]}
 
 
@@ -482,7 +489,7 @@ def test_a_node_with_live_children_is_not_deleted_naming_it(bitmall) -> None:
 
     parent = IntentNode.objects.get(intent_code="order_change")
     with pytest.raises(ValidationError) as refused:
-        services.intent_node_delete(node=parent, force=True)
+        catalog_services.intent_node_delete(node=parent, force=True)
     [error] = refused.value.error_list
     assert (error.code, error.params, refused.value.messages) == (
         "node_has_children",
@@ -502,7 +509,7 @@ def test_a_node_whose_children_are_all_deleted_is_deleted_and_nothing_else_of_it
     IntentNode.objects.filter(parent=parent).update(deleted_at=timezone.now())
     IntentNode.objects.filter(pk=parent.pk).update(name="订单修改（新）")
     before = timezone.now()
-    assert services.intent_node_delete(node=parent) == []
+    assert catalog_services.intent_node_delete(node=parent) == []
     stored = IntentNode.objects.get(pk=parent.pk)
     assert stored.name == "订单修改（新）"
     assert before <= stored.deleted_at <= timezone.now()
@@ -512,17 +519,17 @@ def test_deleting_a_leaf_that_registers_no_tool_breaks_nothing(bitmall) -> None:
     from skills_app.models import IntentNode
 
     leaf = IntentNode.objects.get(intent_code="return_policy_kb")
-    assert services.intent_node_delete(node=leaf) == []
+    assert catalog_services.intent_node_delete(node=leaf) == []
     assert IntentNode.objects.get(pk=leaf.pk).deleted_at is not None
     assert IntentNode.objects.filter(deleted_at__isnull=False).count() == 1
 
 
-# --- release_rollback (skills_app/releases.py) ---
+# --- release_rollback (skills_app/releases/services.py) ---
 
 
 @pytest.fixture
 def publisher(django_user_model):
-    from skills_app.roles import assign
+    from skills_app.core.roles import assign
 
     user = django_user_model.objects.create_user(username="pub", password="pw-123456")
     assign(user, "publisher")
@@ -531,13 +538,13 @@ def publisher(django_user_model):
 
 def _two_releases() -> None:
     release_publish(user=COMMAND_LINE, note="one")
-    services.skill_update(skill=Skill.objects.get(skill_code="fault_diagnosis"), description="新版说明。")
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="fault_diagnosis"), description="新版说明。")
     release_publish(user=COMMAND_LINE, note="two")
 
 
 def test_a_rollback_copies_the_old_snapshot_as_a_new_release_and_moves_production_only(bitmall, publisher) -> None:
     from skills_app.models import LabelMove
-    from skills_app.releases import release_rollback
+    from skills_app.releases.services import release_rollback
 
     _two_releases()
     label_move(user=COMMAND_LINE, label="production", number=2)
@@ -565,7 +572,7 @@ def test_a_rollback_copies_the_old_snapshot_as_a_new_release_and_moves_productio
 
 
 def test_a_rollback_without_a_note_says_what_it_rolled_back_to_and_adds_no_label(bitmall) -> None:
-    from skills_app.releases import release_rollback
+    from skills_app.releases.services import release_rollback
 
     _two_releases()
     rolled = release_rollback(user=COMMAND_LINE, number=1, note="  ")
@@ -578,7 +585,7 @@ def test_a_rollback_without_a_note_says_what_it_rolled_back_to_and_adds_no_label
 
 
 def test_rolling_back_to_an_unknown_release_names_the_releases_there_are(bitmall) -> None:
-    from skills_app.releases import release_rollback
+    from skills_app.releases.services import release_rollback
 
     with pytest.raises(ValidationError) as refused:
         release_rollback(user=COMMAND_LINE, number=1, note="")
@@ -601,7 +608,7 @@ def test_rolling_back_to_an_unknown_release_names_the_releases_there_are(bitmall
 
 
 def test_rolling_back_to_what_the_latest_release_holds_is_refused_as_unchanged(bitmall) -> None:
-    from skills_app.releases import PublishRefused, release_rollback
+    from skills_app.releases.services import PublishRefused, release_rollback
 
     _two_releases()
     release_rollback(user=COMMAND_LINE, number=1, note="")
@@ -619,7 +626,7 @@ def test_rolling_back_to_what_the_latest_release_holds_is_refused_as_unchanged(b
 def test_only_a_publisher_may_roll_back(bitmall, editor) -> None:
     from django.core.exceptions import PermissionDenied
 
-    from skills_app.releases import release_rollback
+    from skills_app.releases.services import release_rollback
 
     _two_releases()
     with pytest.raises(PermissionDenied) as refused:
@@ -660,8 +667,8 @@ def test_asking_what_a_node_change_would_break_assumes_the_node_disabled_unless_
     from skills_app.models import IntentNode
 
     node = IntentNode.objects.get(intent_code="cancel_order_topic")
-    assert services.intent_node_gating_skills(node=node) == ["order_change"]
-    assert services.intent_node_gating_skills(node=node, enabled=True) == []
+    assert catalog_services.intent_node_gating_skills(node=node) == ["order_change"]
+    assert catalog_services.intent_node_gating_skills(node=node, enabled=True) == []
 
 
 def test_an_unsaved_node_gates_nothing_even_when_no_saved_node_registers_its_tool(bitmall) -> None:
@@ -669,7 +676,7 @@ def test_an_unsaved_node_gates_nothing_even_when_no_saved_node_registers_its_too
 
     IntentNode.objects.filter(intent_code="cancel_order_topic").update(enabled=False)
     unsaved = IntentNode(intent_code="new_one", name="新", kind=IntentNode.Kind.MCP, mcp_tool_id="cancel_order")
-    assert services.intent_node_gating_skills(node=unsaved, deleted=True) == []
+    assert catalog_services.intent_node_gating_skills(node=unsaved, deleted=True) == []
 
 
 def test_a_blank_or_missing_label_name_is_refused_as_blank(bitmall) -> None:
@@ -689,7 +696,7 @@ def test_label_moves_are_listed_newest_first_by_when_then_by_order_made_fifty_by
     from django.utils import timezone
 
     from skills_app.models import LabelMove
-    from skills_app.releases import label_moves
+    from skills_app.releases.selectors import label_moves
 
     _two_releases()
     for i in range(51):
@@ -708,8 +715,8 @@ def test_label_moves_are_listed_newest_first_by_when_then_by_order_made_fifty_by
 @pytest.mark.parametrize("actor", [None, object()], ids=["no actor", "an actor that is no user"])
 def test_a_release_written_without_a_user_or_the_command_line_names_no_author(bitmall, actor) -> None:
     from skill_rule.snapshot import catalog_to_snapshot
-    from skills_app import selectors
-    from skills_app.releases import release_create
+    from skills_app.catalog import selectors
+    from skills_app.releases.services import release_create
 
     release = release_create(snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=actor, note=" low level ")
     stored = Release.objects.get(pk=release.pk)
@@ -740,7 +747,7 @@ def test_a_key_without_a_name_or_with_a_read_drafts_that_is_no_boolean_is_refuse
 def test_a_release_stores_the_catalog_body_it_will_be_served_as(bitmall) -> None:
     """The runtime serves ``Release.catalog_json`` as it is (runtime_cache): written at publish."""
     from skill_rule.runtime_catalog import catalog_body_json
-    from skills_app.releases import release_catalog
+    from skills_app.releases.selectors import release_catalog
 
     release = release_publish(user=COMMAND_LINE, note="one")
     stored = Release.objects.get(pk=release.pk)
@@ -749,10 +756,10 @@ def test_a_release_stores_the_catalog_body_it_will_be_served_as(bitmall) -> None
 
 
 def test_draft_sha256_is_the_hash_of_the_catalog_given_else_of_the_draft(bitmall) -> None:
-    from skills_app.releases import draft_sha256, release_catalog
+    from skills_app.releases.selectors import draft_sha256, release_catalog
 
     _two_releases()
-    services.skill_update(skill=Skill.objects.get(skill_code="fault_diagnosis"), description="第三版说明。")
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="fault_diagnosis"), description="第三版说明。")
     one = Release.objects.get(number=1)
     assert draft_sha256(release_catalog(one)) == one.sha256
     assert draft_sha256() not in set(Release.objects.values_list("sha256", flat=True))
@@ -761,7 +768,7 @@ def test_draft_sha256_is_the_hash_of_the_catalog_given_else_of_the_draft(bitmall
 def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fixed_queries(
     bitmall, django_assert_num_queries
 ) -> None:
-    from skills_app.releases import label_list, release_page_queryset
+    from skills_app.releases.selectors import label_list, release_page_queryset
 
     _two_releases()
     label_move(user=COMMAND_LINE, label="production", number=1)
@@ -775,14 +782,14 @@ def test_the_label_list_and_a_release_page_read_their_releases_and_labels_in_fix
         ]
 
 
-# --- release_publish and publish_review (skills_app/releases.py) ---
+# --- release_publish and publish_review (skills_app/releases/services.py) ---
 
 
 def _unmet_expectation_keys() -> list[str]:
     """After release 1: order_change loses change_address, so cancel-iphone's expectations are unmet."""
-    from skills_app.releases import PublishRefused
+    from skills_app.releases.services import PublishRefused
 
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="order_change"), tool_ids=["cancel_order"])
     with pytest.raises(PublishRefused) as refused:
         release_publish(user=COMMAND_LINE, note="second")
     return [r.key for r in refused.value.reasons]
@@ -816,13 +823,13 @@ def test_labels_moved_by_a_publish_record_the_publisher_as_who_moved_them(bitmal
 
 
 def test_the_publish_review_compares_the_draft_with_the_latest_release(bitmall) -> None:
-    from skills_app.releases import publish_review
+    from skills_app.releases.selectors import publish_review
 
     first = publish_review()
     assert (first.latest_number, first.latest_sha256, first.latest) == (None, None, None)
     assert "fault_diagnosis" in first.diff.skills_added
     _two_releases()
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
     review = publish_review()
     two = Release.objects.get(number=2)
     assert (review.latest_number, review.latest_sha256, review.latest.release) == (2, two.sha256, 2)
@@ -839,8 +846,8 @@ def test_the_publish_review_compares_the_draft_with_the_latest_release(bitmall) 
 
 def test_a_draft_kept_across_a_publish_is_compared_with_the_new_release(bitmall, monkeypatch) -> None:
     """A process keeps its draft catalog until a write to the draft; a publish writes none."""
-    from skills_app import selectors
-    from skills_app.releases import publish_review
+    from skills_app.catalog import selectors
+    from skills_app.releases.selectors import publish_review
 
     kept = selectors.catalog_draft()
     monkeypatch.setattr(selectors, "catalog_draft", lambda: kept)
@@ -859,7 +866,7 @@ def test_a_publish_names_the_server_of_a_gated_tool_that_is_unavailable_or_orpha
     from django.utils import timezone
 
     from skills_app.models import McpTool
-    from skills_app.releases import PublishRefused
+    from skills_app.releases.services import PublishRefused
 
     now = timezone.now()
     McpTool.objects.filter(name="change_address").update(removed_at=now, server="bitmall", mcp_server=None)
@@ -888,9 +895,9 @@ def test_a_publish_names_the_server_of_a_gated_tool_that_is_unavailable_or_orpha
 def test_the_unavailable_and_orphaned_tools_come_from_one_read_of_the_mcp_nodes(bitmall, monkeypatch) -> None:
     from django.utils import timezone
 
-    from skills_app import selectors
+    from skills_app.catalog import selectors
     from skills_app.models import McpTool
-    from skills_app.releases import _unavailable_and_orphaned
+    from skills_app.releases.selectors import _unavailable_and_orphaned
 
     McpTool.objects.filter(name="apply_after_sale").update(synced_at=timezone.now(), server="shop", mcp_server=None)
     reads = []
@@ -901,11 +908,11 @@ def test_the_unavailable_and_orphaned_tools_come_from_one_read_of_the_mcp_nodes(
 
 
 def test_the_publish_review_hashes_the_draft_once_and_no_release_whose_digest_it_has(bitmall, monkeypatch) -> None:
-    from skills_app import scenario_results
-    from skills_app.releases import publish_review
+    from skills_app.releases.selectors import publish_review
+    from skills_app.simulation import results as scenario_results
 
     release_publish(user=COMMAND_LINE, note="one")
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
     hashed = []
     digest = scenario_results.catalog_sha256
     monkeypatch.setattr(scenario_results, "catalog_sha256", lambda catalog: hashed.append(catalog) or digest(catalog))
@@ -916,18 +923,18 @@ def test_the_publish_review_hashes_the_draft_once_and_no_release_whose_digest_it
 
 def test_the_publish_review_keeps_each_scenario_result_for_the_scenarios_page(bitmall) -> None:
     from skills_app.models import Scenario
-    from skills_app.releases import publish_review
-    from skills_app.scenario_results import cached_results
+    from skills_app.releases.selectors import publish_review
+    from skills_app.simulation.results import cached_results
 
     release_publish(user=COMMAND_LINE, note="one")
-    services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
+    catalog_services.skill_update(skill=Skill.objects.get(skill_code="order_change"), description="新的说明。")
     review = publish_review()
     names = sorted(Scenario.objects.values_list("name", flat=True))
     assert names and sorted(cached_results(Scenario.objects.all(), review.sha256)) == names
     assert sorted(cached_results(Scenario.objects.all(), review.latest_sha256)) == names
 
 
-# --- scenario_save and intent_node_save (skills_app/services.py) ---
+# --- scenario_save and intent_node_save (skills_app/catalog/services.py) ---
 
 SCRIPT = "- user: 帮我取消订单\n- assistant: 好的\n"
 
@@ -935,14 +942,14 @@ SCRIPT = "- user: 帮我取消订单\n- assistant: 好的\n"
 def test_a_scenario_is_saved_with_its_descriptions_and_catalog_and_a_replace_keeps_the_english_one(bitmall) -> None:
     from skills_app.models import Scenario
 
-    services.scenario_save(
+    simulation_services.scenario_save(
         name="probe", script=SCRIPT, description="说明", catalog="bitmall", description_en="About it", create=True
     )
-    saved = services.scenario_save(name="probe", script="- assistant: y\n", description="第二版")
+    saved = simulation_services.scenario_save(name="probe", script="- assistant: y\n", description="第二版")
     assert list(
         Scenario.objects.filter(name="probe").values_list("pk", "script", "description", "description_en", "catalog")
     ) == [(saved.pk, "- assistant: y\n", "第二版", "About it", "")]
-    bare = services.scenario_save(name="bare", script=SCRIPT)
+    bare = simulation_services.scenario_save(name="bare", script=SCRIPT)
     assert Scenario.objects.filter(pk=bare.pk).values_list("description", "description_en", "catalog").get() == (
         "",
         "",
@@ -955,7 +962,7 @@ def test_a_new_scenario_under_a_name_that_exists_is_refused_naming_it_and_nothin
 
     before = list(Scenario.objects.values_list("name", "script", "description"))
     with pytest.raises(ValidationError) as refused:
-        services.scenario_save(name="cancel-iphone", script=SCRIPT, description="另一个", create=True)
+        simulation_services.scenario_save(name="cancel-iphone", script=SCRIPT, description="另一个", create=True)
     assert refused.value.message_dict == {"name": ["A scenario named 'cancel-iphone' already exists."]}
     assert [(e.code, e.params) for e in refused.value.error_dict["name"]] == [
         ("scenario_name_taken", {"name": "cancel-iphone"})
@@ -982,9 +989,9 @@ def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bit
     """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
     from skills_app.models import Scenario
 
-    monkeypatch.setattr(services, "Scenario", _losing_the_race(Scenario))
+    monkeypatch.setattr(models, "Scenario", _losing_the_race(Scenario))
     with pytest.raises(ValidationError) as refused:
-        services.scenario_save(name="cancel-iphone", script=SCRIPT, create=True)
+        simulation_services.scenario_save(name="cancel-iphone", script=SCRIPT, create=True)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
         ("scenario_name_taken", "A scenario named '%(name)s' already exists.", {"name": "cancel-iphone"})
     ]
@@ -993,7 +1000,7 @@ def test_a_new_scenario_that_loses_the_race_for_its_name_is_refused_as_taken(bit
 
 def test_a_scenario_whose_script_does_not_parse_is_refused_with_the_code_a_page_translates_by(bitmall) -> None:
     with pytest.raises(ValidationError) as refused:
-        services.scenario_save(name="broken", script="- user: [\n")
+        simulation_services.scenario_save(name="broken", script="- user: [\n")
     [error] = refused.value.error_dict["script"]
     assert (error.code, error.message) == ("script_invalid", "%(message)s")
     assert error.params["message"].startswith("scenario 'broken':")
@@ -1018,7 +1025,7 @@ def test_an_intent_node_is_saved_with_exactly_the_values_given_and_saving_it_aga
         "enabled",
         "deleted_at",
     )
-    node = services.intent_node_save(
+    node = catalog_services.intent_node_save(
         intent_code="refund_topic",
         name="退款",
         kind="MCP",
@@ -1044,7 +1051,9 @@ def test_an_intent_node_is_saved_with_exactly_the_values_given_and_saving_it_aga
         None,
     )
     IntentNode.objects.filter(pk=node.pk).update(deleted_at=timezone.now())
-    again = services.intent_node_save(intent_code="refund_topic", name="退款（新）", kind="SYSTEM", mcp_tool_id=None)
+    again = catalog_services.intent_node_save(
+        intent_code="refund_topic", name="退款（新）", kind="SYSTEM", mcp_tool_id=None
+    )
     assert again.pk == node.pk
     assert IntentNode.objects.filter(pk=node.pk).values_list(*fields).get() == (
         "退款（新）",
@@ -1059,7 +1068,7 @@ def test_an_intent_node_is_saved_with_exactly_the_values_given_and_saving_it_aga
         True,
         None,
     )
-    under_domain = services.intent_node_save(
+    under_domain = catalog_services.intent_node_save(
         intent_code="refund", name="退款", kind="SYSTEM", parent=IntentNode.objects.get(intent_code="orders")
     )
     assert IntentNode.objects.get(pk=under_domain.pk).level == 1
@@ -1072,38 +1081,38 @@ def test_a_node_under_a_topic_is_refused_on_its_parent_alone(bitmall) -> None:
 
     topic = IntentNode.objects.get(intent_code="cancel_order_topic")
     with translation.override("en"), pytest.raises(ValidationError) as refused:
-        services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
+        catalog_services.intent_node_save(intent_code="too_deep", name="第四层", kind="SYSTEM", parent=topic)
     assert refused.value.message_dict == {
         "parent": ["'cancel_order_topic' is a topic (level 2); the tree has three levels."]
     }
 
 
-# --- skill_update (skills_app/services.py) ---
+# --- skill_update (skills_app/catalog/services.py) ---
 
 
 def test_an_update_records_who_made_it_and_why_and_no_reason_when_none_is_given(bitmall, editor) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
-    services.skill_update(skill=skill, user=editor, reason="排到最前", sort_order=-1)
-    services.skill_update(skill=skill, user=editor, description="发货前取消订单或改地址。")
+    catalog_services.skill_update(skill=skill, user=editor, reason="排到最前", sort_order=-1)
+    catalog_services.skill_update(skill=skill, user=editor, description="发货前取消订单或改地址。")
     assert [
         (r.history_user, r.history_change_reason, r.sort_order, r.version)
         for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")
     ][-2:] == [(editor, "排到最前", -1, 1), (editor, None, -1, 2)]
     assert Skill.objects.get(pk=skill.pk).updated_by == editor
-    services.skill_update(skill=skill, user=COMMAND_LINE, enabled=False)  # manage.py: no user row
+    catalog_services.skill_update(skill=skill, user=COMMAND_LINE, enabled=False)  # manage.py: no user row
     assert Skill.objects.filter(pk=skill.pk).values_list("enabled", "updated_by").get() == (False, None)
 
 
 def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by(bitmall) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
     with pytest.raises(ValidationError) as refused:
-        services.skill_update(skill=skill, skill_code="order_edit")
+        catalog_services.skill_update(skill=skill, skill_code="order_edit")
     assert [(e.code, e.params) for e in refused.value.error_dict["skill_code"]] == [
         ("skill_code_immutable", {"code": "order_change"})
     ]
-    services.skill_update(skill=skill, name="订单修改（他人先保存）")
+    catalog_services.skill_update(skill=skill, name="订单修改（他人先保存）")
     with pytest.raises(ValidationError) as refused:
-        services.skill_update(skill=skill, name="我的修改", expected_version=1)
+        catalog_services.skill_update(skill=skill, name="我的修改", expected_version=1)
     assert (refused.value.messages, refused.value.code, refused.value.params) == (
         [
             "This skill was saved as version 2 while you were editing version 1. "
@@ -1112,9 +1121,9 @@ def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by
         "skill_stale",
         {"current": 2, "base": 1},
     )
-    services.skill_delete(skill=skill)
+    catalog_services.skill_delete(skill=skill)
     with pytest.raises(ValidationError) as refused:
-        services.skill_update(skill=skill, name="我的修改")
+        catalog_services.skill_update(skill=skill, name="我的修改")
     assert (refused.value.messages, refused.value.code, refused.value.params) == (
         ["skill 'order_change' is deleted; restore it before editing."],
         "skill_deleted",
@@ -1123,14 +1132,16 @@ def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by
     assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 3)
 
 
-# --- the first round's writes, run again (skills_app/services.py) ---
+# --- the first round's writes, run again (skills_app/catalog/services.py) ---
 
 
-@pytest.mark.parametrize("save", [services.access_profile_save, services.stage_save], ids=["access profile", "stage"])
+@pytest.mark.parametrize(
+    "save", [catalog_services.access_profile_save, catalog_services.stage_save], ids=["access profile", "stage"]
+)
 def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_and_nothing_changes(
     bitmall, save
 ) -> None:
-    model = AccessProfile if save is services.access_profile_save else Stage
+    model = AccessProfile if save is catalog_services.access_profile_save else Stage
     save(name="reader", description="只读", tools="query_order, query_cart", create=True)
     with pytest.raises(ValidationError) as refused:
         save(name="reader", description="另一个", tools=["query_order"], create=True)
@@ -1145,10 +1156,10 @@ def test_a_new_profile_or_stage_under_a_name_that_exists_is_refused_naming_it_an
 
 def test_a_new_profile_that_loses_the_race_for_its_name_is_refused_as_taken(bitmall, monkeypatch) -> None:
     """Another request created the name between this one's look-up and its insert (PostgreSQL)."""
-    services.access_profile_save(name="reader", tools=["query_order"])
-    monkeypatch.setattr(services, "AccessProfile", _losing_the_race(AccessProfile))
+    catalog_services.access_profile_save(name="reader", tools=["query_order"])
+    monkeypatch.setattr(models, "AccessProfile", _losing_the_race(AccessProfile))
     with pytest.raises(ValidationError) as refused:
-        services.access_profile_save(name="reader", tools=["query_cart"], create=True)
+        catalog_services.access_profile_save(name="reader", tools=["query_cart"], create=True)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["name"]] == [
         ("restriction_name_taken", "'%(name)s' already exists.", {"name": "reader"})
     ]
@@ -1162,30 +1173,32 @@ def test_a_stage_naming_a_tool_its_server_no_longer_lists_is_refused(bitmall) ->
 
     McpTool.objects.filter(name="query_cart").update(removed_at=timezone.now())
     with pytest.raises(ValidationError) as refused:
-        services.stage_save(name="browse", tools=["query_order", "query_cart"])
+        catalog_services.stage_save(name="browse", tools=["query_order", "query_cart"])
     assert refused.value.message_dict == {"tools": ["'query_cart' is not a registered MCP tool."]}
     assert not Stage.objects.exists()
 
 
 def test_creating_deleting_and_restoring_name_the_user_and_no_reason_in_the_history(bitmall, editor) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
-    services.skill_delete(skill=skill, user=editor)
-    services.skill_restore(skill=skill, user=editor)
+    catalog_services.skill_delete(skill=skill, user=editor)
+    catalog_services.skill_restore(skill=skill, user=editor)
     assert [
         (r.history_user, r.history_change_reason, r.version, r.deleted_at is None)
         for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")
     ][-2:] == [(editor, None, 2, False), (editor, None, 3, True)]
-    created = services.skill_create(**NEW_SKILL, user=editor)
+    created = catalog_services.skill_create(**NEW_SKILL, user=editor)
     assert [(r.history_user, r.history_change_reason) for r in created.history.all()] == [(editor, None)]
 
 
 def test_a_restore_that_loses_the_race_for_its_code_is_refused_as_taken(bitmall, monkeypatch) -> None:
     """A create of the code committed between the restore's check and its save (PostgreSQL)."""
-    old = services.skill_delete(skill=Skill.objects.live().get(skill_code="order_change"))
-    services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
-    monkeypatch.setattr(services, "_check_code_free", lambda code: None)  # the check passed before the other commit
+    old = catalog_services.skill_delete(skill=Skill.objects.live().get(skill_code="order_change"))
+    catalog_services.skill_create(**{**NEW_SKILL, "skill_code": "order_change"})
+    monkeypatch.setattr(
+        catalog_services, "_check_code_free", lambda code: None
+    )  # the check passed before the other commit
     with pytest.raises(ValidationError) as refused:
-        services.skill_restore(skill=old)
+        catalog_services.skill_restore(skill=old)
     assert [(e.code, e.message, e.params) for e in refused.value.error_dict["skill_code"]] == [
         ("skill_code_taken", "a live skill with code '%(code)s' already exists.", {"code": "order_change"})
     ]
@@ -1198,7 +1211,7 @@ def test_saving_a_gated_node_as_another_kind_with_its_tool_kept_is_refused_as_ga
 
     node = IntentNode.objects.get(intent_code="cancel_order_topic")
     with pytest.raises(ValidationError) as refused:
-        services.intent_node_save(
+        catalog_services.intent_node_save(
             intent_code=node.intent_code,
             name=node.name,
             kind=IntentNode.Kind.KB,

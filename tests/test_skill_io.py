@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from skill_rule.skill_files import read_path, read_zip
+from skills_app.io.services import skills_export, skills_import
 from skills_app.models import Skill
-from skills_app.skill_io import skills_export, skills_import
 
 RECORD = ("skill_code", "name", "description", "content", "tool_ids", "sort_order", "enabled")
 

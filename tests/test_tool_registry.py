@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from skill_rule.validation import validate_tool_ids
-from skills_app import selectors
+from skills_app.catalog import selectors
 from skills_app.models import IntentNode, McpTool
 
 NAMES = [

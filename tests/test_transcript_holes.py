@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 
 from skill_rule import SkillValidationError
 from skill_rule.validation import ToolRegistry, clean_skill
-from skills_app import services
+from skills_app.mcp import services
 from skills_app.models import McpTool, Skill
 from tests.api.support import CHECK_CALL, LOAD_SKILL, error_of, publish_draft
 

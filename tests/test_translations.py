@@ -5,7 +5,7 @@ import re
 import pytest
 from django.utils import translation
 
-from skills_app.message_catalog import MESSAGES_BY_CODE
+from skills_app.core.message_catalog import MESSAGES_BY_CODE
 
 
 @pytest.mark.parametrize("code", sorted(MESSAGES_BY_CODE))
@@ -21,7 +21,7 @@ def test_every_refusal_code_has_a_chinese_sentence_with_the_same_placeholders(co
 
 
 def _catalog_tables():
-    from skills_app import message_catalog as mc
+    from skills_app.core import message_catalog as mc
 
     for table_name in ("VERDICT_MESSAGES", "EXPECTATION_LABELS", "VERDICT_LABELS", "REASON_LABELS", "STATE_LABELS"):
         for key in sorted(getattr(mc, table_name)):
@@ -30,7 +30,7 @@ def _catalog_tables():
 
 @pytest.mark.parametrize(("table_name", "key"), list(_catalog_tables()))
 def test_every_verdict_sentence_and_label_of_the_catalog_has_a_chinese_text(table_name, key):
-    from skills_app import message_catalog
+    from skills_app.core import message_catalog
 
     template = getattr(message_catalog, table_name)[key]
     with translation.override("en"):
@@ -46,7 +46,7 @@ def test_the_message_catalog_imports_only_the_domain_and_django():
     import ast
     from pathlib import Path
 
-    import skills_app.message_catalog as mc
+    import skills_app.core.message_catalog as mc
 
     tree = ast.parse(Path(mc.__file__).read_text(encoding="utf-8"))
     imported = {(node.level, node.module) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

@@ -16,11 +16,11 @@ import pytest
 from django.core.management import call_command
 
 from skill_rule import parse_script, simulate
-from skills_app import selectors, services
-from tests.api.support import publish_draft
-
-from .api.support import ROUNDS, loaded
-from .views.html import parse
+from skills_app.catalog import selectors as catalog_selectors
+from skills_app.catalog import services
+from skills_app.simulation import selectors as simulation_selectors
+from tests.api.support import ROUNDS, loaded, publish_draft
+from tests.views.html import parse
 
 PROFILE = ["query_order", "query_logistics", "cancel_order", "change_address"]
 SCRIPT = """name: after-sale-outside-profile
@@ -55,7 +55,7 @@ WITHHELD = dict.fromkeys(
 def support_lite(bitmall):
     services.access_profile_save(name="support_lite", tools=PROFILE)
     publish_draft()  # the runtime serves releases only
-    return selectors.catalog_draft()
+    return catalog_selectors.catalog_draft()
 
 
 def test_domain_rounds_withhold_the_tool_and_release_nothing(support_lite):
@@ -77,7 +77,9 @@ def test_domain_rounds_withhold_the_tool_and_release_nothing(support_lite):
 
 
 def test_the_change_list_equals_the_difference_of_the_visible_lists(bitmall):
-    sim = simulate(selectors.catalog_draft(), parse_script(selectors.scenario_get(name="cancel-iphone").script))
+    sim = simulate(
+        catalog_selectors.catalog_draft(), parse_script(simulation_selectors.scenario_get(name="cancel-iphone").script)
+    )
     prev = None
     for r in sim.rounds:
         if prev is not None:

@@ -39,7 +39,7 @@ ORDER_CHANGE_VERSION = 2
 def order_change_v2() -> None:
     """The table's catalog in the database (the ``bitmall`` fixture loaded): publish the demo as
     release 1, then save order_change's manual as ``MANUAL`` (version 2, in the draft)."""
-    from skills_app import selectors, services
+    from skills_app.catalog import selectors, services
     from tests.api.support import publish_draft
 
     publish_draft()

@@ -16,12 +16,20 @@ from pathlib import Path
 
 from mutmut.stats import status_by_exit_code
 
-#: The parts reported, each with the source files (relative to mutmut's working directory) it covers.
-PARTS: tuple[tuple[str, str], ...] = (
-    ("domain", "src/skill_rule/"),  # `make mutation-domain`: packages/skill-rule/src linked as src
-    ("services", "skills_app/services.py"),
-    ("releases", "skills_app/releases.py"),
-    ("sync", "skills_app/mcp_sync.py"),
+#: The parts reported, each with the source files or folders (relative to mutmut's working directory) it covers.
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("domain", ("src/skill_rule/",)),  # `make mutation-domain`: packages/skill-rule/src linked as src
+    (
+        "services",
+        (
+            "skills_app/catalog/services.py",
+            "skills_app/simulation/services.py",
+            "skills_app/mcp/services.py",
+            "skills_app/keys/services.py",
+        ),
+    ),
+    ("releases", ("skills_app/releases/services.py", "skills_app/releases/selectors.py")),
+    ("sync", ("skills_app/mcp/sync.py",)),
 )
 #: Statuses that count as caught: a test failed, the run timed out, or the type checker refused it.
 CAUGHT = {"killed", "timeout", "caught by type check", "segfault"}

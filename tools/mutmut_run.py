@@ -2,7 +2,7 @@
 
 mutmut 3 leaves every decorated function unmutated, except ``@staticmethod`` and ``@classmethod``
 (``MutationVisitor._skip_node_and_children``: a decorator runs when the function is defined, and its
-copies could register twice). The writes of ``services.py``, ``releases.py`` and ``mcp_sync.py`` are
+copies could register twice). The writes of the features' ``services.py`` and of ``mcp/sync.py`` are
 ``@transaction.atomic`` functions, and they are what mutation testing must reach. A bare
 ``@transaction.atomic`` has neither risk: it only wraps the function. So this launcher lets mutmut
 mutate a function whose decorators are all ``transaction.atomic`` and keeps the decorator on the

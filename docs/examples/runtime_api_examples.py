@@ -26,7 +26,8 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
-from skills_app.releases import COMMAND_LINE, api_key_create  # noqa: E402
+from skills_app.keys.services import api_key_create  # noqa: E402
+from skills_app.releases.services import COMMAND_LINE  # noqa: E402
 
 CUT = 160
 USER = {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，还没发货吧？帮我取消"}

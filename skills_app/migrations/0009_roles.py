@@ -8,7 +8,7 @@ TRACKED = ("Skill", "IntentNode", "McpTool", "Scenario", "AccessProfile", "Stage
 
 
 def create_roles(apps, schema_editor):
-    from skills_app.roles import ensure_roles
+    from skills_app.core.roles import ensure_roles
 
     ensure_roles(apps, create_missing_permissions=True)
 

@@ -14,7 +14,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
-from ..message_catalog import REASON_LABELS, STATE_LABELS, VERDICT_LABELS
+from skills_app.core.message_catalog import REASON_LABELS, STATE_LABELS, VERDICT_LABELS
 
 register = template.Library()
 
@@ -168,7 +168,7 @@ def nav_section(context: template.Context) -> str:
 def broken_skills() -> dict:
     """``{% broken_skills as broken %}`` — live skill code → ``[(tool, reason)]`` for gated tools
     that are not registered (``selectors.broken_skills``, docs/mcp.md); a fixed number of queries."""
-    from ..selectors import broken_skills as select
+    from skills_app.catalog.selectors import broken_skills as select
 
     return select()
 

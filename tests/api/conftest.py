@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from skills_app.demo_catalogs import demo_load
-from skills_app.releases import release_publish_first
+from skills_app.catalog.demo import demo_load
+from skills_app.releases.services import release_publish_first
 
 
 @pytest.fixture

@@ -128,7 +128,8 @@ def publish(note: str = "test edit") -> int:
     The edits these tests make on purpose break the demo scenario's expectations: every unmet
     expectation is ticked off with a reason, as a publisher would on /publish/."""
     from skill_rule.releases import gate
-    from skills_app.releases import COMMAND_LINE, publish_review, release_publish
+    from skills_app.releases.selectors import publish_review
+    from skills_app.releases.services import COMMAND_LINE, release_publish
 
     keys = [r.key for r in gate(publish_review()) if r.overridable]
     return release_publish(
@@ -141,8 +142,9 @@ def publish_draft(note: str = "test: the draft as it is now"):
     ``release_create``, no gate: tests force rows the gate would refuse), moving ``production``
     to it when that label exists. Returns the release."""
     from skill_rule.snapshot import catalog_to_snapshot
-    from skills_app import releases, selectors
+    from skills_app.catalog import selectors
     from skills_app.models import ReleaseLabel
+    from skills_app.releases import services as releases
 
     release = releases.release_create(
         snapshot=catalog_to_snapshot(selectors.catalog_draft()), user=releases.COMMAND_LINE, note=note

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.ambiguous_cases import API_CALL_CASES, BIG, CALL_CASES, CASES, CallCase, Case
 from tests.api.support import CHECK_CALL, LOAD_SKILL, ROUNDS, error_of
 

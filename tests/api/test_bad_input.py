@@ -10,8 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from skill_rule.limits import MAX_MESSAGES, SKILL_CODE_MAX_LENGTH, TOOL_NAME_MAX_LENGTH
-
-from .support import CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of
+from tests.api.support import CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of
 
 
 @pytest.mark.parametrize(("role", "kind"), [({"name": "user"}, "an object"), (["user"], "a list"), (7, "int")])

@@ -32,7 +32,8 @@ def _force(name: str, schema) -> None:
     """Write the bad row with raw SQL, then publish it the way a release written before the rule
     would hold it (the low-level ``release_create``: the publish gate now refuses such a draft)."""
     from skill_rule.snapshot import catalog_to_snapshot
-    from skills_app import releases, selectors
+    from skills_app.catalog import selectors
+    from skills_app.releases import services as releases
 
     table = McpTool._meta.db_table
     with connection.cursor() as cursor:
@@ -45,7 +46,7 @@ def _force(name: str, schema) -> None:
 
 
 def test_the_publish_gate_refuses_a_draft_with_an_invalid_tool_definition(bitmall) -> None:
-    from skills_app import releases
+    from skills_app.releases import services as releases
 
     table = McpTool._meta.db_table
     with connection.cursor() as cursor:

@@ -10,8 +10,7 @@ import json
 import pytest
 
 from skill_rule.limits import MAX_CALLS_PER_ROUND, MAX_CALLS_PER_SCRIPT, MAX_MESSAGES
-
-from .support import ROUNDS, USER, error_of
+from tests.api.support import ROUNDS, USER, error_of
 
 
 @pytest.fixture

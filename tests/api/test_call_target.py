@@ -13,10 +13,9 @@ from django.db.models import F
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from skills_app.mcp.services import mcp_server_save
 from skills_app.models import McpTool
-from skills_app.services import mcp_server_save
-
-from .support import CATALOG, CHECK_CALL, USER, loaded, publish
+from tests.api.support import CATALOG, CHECK_CALL, USER, loaded, publish
 
 
 @pytest.fixture
@@ -77,7 +76,7 @@ def test_the_catalog_tools_carry_server_and_mcp_name(synced, api_client):
 
 
 def test_the_skill_lists_its_tools_with_their_targets(synced, api_client):
-    from .support import skill_url
+    from tests.api.support import skill_url
 
     assert api_client.get(skill_url("order_change")).json()["tools"] == [
         {"name": "cancel_order", "server": "bitmall", "mcp_name": "orders.cancel"},
@@ -91,7 +90,7 @@ def test_the_skill_lists_its_tools_with_their_targets(synced, api_client):
 
 
 def test_an_orphaned_tool_is_not_offered_by_the_draft(synced, post):
-    from skills_app import selectors
+    from skills_app.catalog import selectors
     from skills_app.models import McpServer
 
     McpServer.objects.filter(name="bitmall").delete()

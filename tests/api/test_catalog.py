@@ -9,10 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Release, Skill
-
-from .support import CATALOG, error_of, publish
+from tests.api.support import CATALOG, error_of, publish
 
 BUILTINS = ["search_knowledge", "load_skill", "flush_memory"]
 MCP_TOOLS = [
@@ -254,7 +253,7 @@ def test_a_malformed_release_is_400(bitmall, api_client, value):
 
 def _count_queries(client) -> int:
     """Queries of one request answered cold (as by a new process: nothing cached)."""
-    from skills_app import runtime_cache
+    from skills_app.runtime import cache as runtime_cache
 
     runtime_cache.bump_generation()
     runtime_cache.clear_process_cache()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from .support import CHECK_CALL, USER, error_of, loaded
+from tests.api.support import CHECK_CALL, USER, error_of, loaded
 
 KEYS = ["release", "verdict", "reason", "skill_code", "message", "target"]
 ON_OFFER_ROUND_1 = (
@@ -185,7 +185,7 @@ def test_unknown_stage_is_400(returns, post):
 
 
 def test_a_call_name_that_is_no_string_is_a_400_not_a_tool_named_by_its_text(bitmall, post):
-    from .support import CHECK_CALL
+    from tests.api.support import CHECK_CALL
 
     for name in (123, True, 1.5):
         response = post(CHECK_CALL, {"messages": [], "call": {"name": name}})

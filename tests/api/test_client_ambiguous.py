@@ -14,7 +14,7 @@ import pytest
 
 from skill_client.client import RuntimeClient, _Copy, catalog_from_runtime
 from skill_rule import MessageError, jsontext
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.ambiguous_cases import API_CALL_CASES, BIG, CALL_CASES, CASES, CallCase, Case
 from tests.api.support import CATALOG, skill_url
 from tests.transcript_cases import MANUAL_V1 as MANUAL  # the demo's published manual

@@ -7,9 +7,8 @@ import pytest
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.test import APIClient
 
-from skills_app.api.exception_handlers import api_exception_handler
-
-from .support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, skill_url
+from skills_app.runtime.exception_handlers import api_exception_handler
+from tests.api.support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, skill_url
 
 ENDPOINTS = [
     ("get", CATALOG),

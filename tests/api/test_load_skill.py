@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from .support import EVICTED, LOAD_SKILL, MARKER, USER, call, error_of, publish, result
+from tests.api.support import EVICTED, LOAD_SKILL, MARKER, USER, call, error_of, publish, result
 
 ON_OFFER = "after_sale_apply, order_change, fault_diagnosis, order_checkout, iot_bundle"
 

@@ -11,19 +11,12 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from skills_app import services
+from skills_app.catalog import services
+from skills_app.keys.services import api_key_create, api_key_revoke
 from skills_app.models import IntentNode, Release, Skill
-from skills_app.releases import (
-    COMMAND_LINE,
-    PublishRefused,
-    api_key_create,
-    api_key_revoke,
-    label_move,
-    release_rollback,
-)
-
-from ..views.html import parse
-from .support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, loaded, publish
+from skills_app.releases.services import COMMAND_LINE, PublishRefused, label_move, release_rollback
+from tests.api.support import CATALOG, CHECK_CALL, LOAD_SKILL, ROUNDS, USER, error_of, loaded, publish
+from tests.views.html import parse
 
 MASKED_R1 = {
     "apply_after_sale": "after_sale_apply",

@@ -9,9 +9,8 @@ import json
 import pytest
 
 from skills_app.models import Skill
+from tests.api.support import CHECK_CALL, LOAD_SKILL, ROUNDS, error_of
 from tests.transcript_cases import RS_SAYS, RS_USER, rs_load, rs_output
-
-from .support import CHECK_CALL, LOAD_SKILL, ROUNDS, error_of
 
 
 def load(post, messages, code="order_change"):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from .support import (
+from tests.api.support import (
     BITMALL_GATED,
     EVICTED,
     ROUNDS,
@@ -253,7 +252,7 @@ def test_two_different_releases_are_400(bitmall, post):
 def test_the_answer_sent_as_it_is_agrees_with_the_documented_output_serializer(bitmall, post, tools_format):
     """``RoundsApi`` sends ``RoundView.as_dict()`` without copying it through its OutputSerializer:
     the serializer (which the OpenAPI schema is made from) must give back exactly the same JSON."""
-    from skills_app.api.views import RoundsApi
+    from skills_app.runtime.views import RoundsApi
 
     extra = {"tools_format": tools_format} if tools_format else {}
     body = round_of(

@@ -8,10 +8,9 @@ import json
 import pytest
 
 from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from .support import ROUNDS, USER, call, error_of, loaded, publish_draft, result
+from tests.api.support import ROUNDS, USER, call, error_of, loaded, publish_draft, result
 
 ENABLED_CODES = ["after_sale_apply", "order_change", "fault_diagnosis", "order_checkout", "iot_bundle"]
 ORDER_CHANGE_LINE = (

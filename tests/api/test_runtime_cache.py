@@ -11,11 +11,11 @@ from django.conf import settings
 from django.core.cache import cache
 
 from skill_rule.snapshot import body_sha256
-from skills_app import runtime_cache, services
+from skills_app.catalog import services
 from skills_app.models import Release
-from skills_app.releases import COMMAND_LINE, label_move, release_rollback
-
-from .support import CATALOG, ROUNDS, loaded, publish, skill_url
+from skills_app.releases.services import COMMAND_LINE, label_move, release_rollback
+from skills_app.runtime import cache as runtime_cache
+from tests.api.support import CATALOG, ROUNDS, loaded, publish, skill_url
 
 
 def _warm(client) -> str:
@@ -175,7 +175,7 @@ def test_a_held_key_verifies_only_the_right_secret(bitmall, runtime_key):
 
 
 def test_a_revoked_key_leaves_the_held_hashes_at_once(bitmall, runtime_key):
-    from skills_app.releases import api_key_revoke
+    from skills_app.keys.services import api_key_revoke
 
     assert runtime_cache.key_from_held(runtime_key.key) is not False
     api_key_revoke(user=COMMAND_LINE, name="test-runtime")

@@ -12,10 +12,11 @@ import pytest
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy
 
-from skills_app.api.auth import usable_key
-from skills_app.api.renderers import RuntimeJSONRenderer
+from skills_app.keys.services import api_key_create, api_key_revoke
 from skills_app.models import RuntimeKey
-from skills_app.releases import COMMAND_LINE, api_key_create, api_key_revoke
+from skills_app.releases.services import COMMAND_LINE
+from skills_app.runtime.auth import usable_key
+from skills_app.runtime.renderers import RuntimeJSONRenderer
 
 
 @pytest.mark.django_db
@@ -159,7 +160,7 @@ def test_an_answer_with_other_non_ascii_text_is_written_as_it_is_and_an_ascii_on
 
 
 def test_each_input_serializer_binds_its_own_field_copies_and_keeps_no_state_between_requests():
-    from skills_app.api.views import CheckCallApi, RoundsApi
+    from skills_app.runtime.views import CheckCallApi, RoundsApi
 
     bad = RoundsApi.InputSerializer(data={"messages": [], "allowed_tools": ["pay_order", {"x": 1}], "stage": 7})
     with translation.override("en"):

@@ -1,6 +1,6 @@
 """A bounded schemathesis run against the live test server (real HTTP, real database): every
 runtime endpoint of the OpenAPI schema, positive and negative inputs, sent with a valid runtime
-API key (``Authorization: Bearer``, skills_app/api/auth.py) against the published bitmall demo.
+API key (``Authorization: Bearer``, skills_app/runtime/auth.py) against the published bitmall demo.
 No answer may be a 5xx, and every answer must match the schema: a documented status code, the
 documented content type and a body that validates against the documented response schema.
 
@@ -31,7 +31,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from skills_app.demo_catalogs import demo_load
+from skills_app.catalog.demo import demo_load
 
 #: Cases per operation and mode; ``SKILL_CONSOLE_FUZZ_EXAMPLES=200`` runs a deeper search locally.
 MAX_EXAMPLES = int(os.environ.get("SKILL_CONSOLE_FUZZ_EXAMPLES", "8"))
@@ -42,7 +42,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 def runtime_bearer(transactional_db) -> str:
     """The bitmall demo published as release 1 in the database the live server reads, and the
     ``Authorization`` header of a runtime API key (as ``api_client`` of tests/conftest.py sends it)."""
-    from skills_app.releases import COMMAND_LINE, api_key_create, release_publish_first
+    from skills_app.keys.services import api_key_create
+    from skills_app.releases.services import COMMAND_LINE, release_publish_first
 
     demo_load(name="bitmall")
     release_publish_first(note="demo catalog 'bitmall'")

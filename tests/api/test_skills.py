@@ -6,10 +6,9 @@ import hashlib
 
 import pytest
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from .support import error_of, publish, skill_url
+from tests.api.support import error_of, publish, skill_url
 
 ON_OFFER = "after_sale_apply, order_change, fault_diagnosis, order_checkout, iot_bundle"
 PATTERN = "must start with a lowercase letter and use only lowercase letters, digits and single '_' or '-' separators."

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.api.support import CHECK_CALL, LOAD_SKILL, MARKER, ROUNDS, publish_draft
 from tests.transcript_cases import (
     CASES,

@@ -44,8 +44,8 @@ def browser():
 @pytest.fixture
 def console(live_server, transactional_db, django_user_model):
     """The live server's URL with the bitmall demo loaded and a publisher (``ops``)."""
-    from skills_app.demo_catalogs import demo_load
-    from skills_app.roles import assign
+    from skills_app.catalog.demo import demo_load
+    from skills_app.core.roles import assign
 
     demo_load(name="bitmall")
     assign(django_user_model.objects.create_user(username=USERNAME, password=PASSWORD), "publisher")

@@ -8,8 +8,7 @@ import re
 import pytest
 
 from skills_app.models import Skill
-
-from .conftest import SHOTS, login
+from tests.browser.conftest import SHOTS, login
 
 pytestmark = pytest.mark.browser
 
@@ -125,7 +124,7 @@ def test_focus_follows_the_action(page, console):
 
 
 def test_stale_edit_keeps_the_text_and_a_second_save_overwrites(page, console):
-    from skills_app import services
+    from skills_app.catalog import services
 
     login(page, console)
     page.goto(f"{console}/skills/order_change/edit")
@@ -150,7 +149,7 @@ def test_stale_edit_keeps_the_text_and_a_second_save_overwrites(page, console):
 
 
 def test_long_names_never_push_the_buttons_off_screen(browser, console):
-    from skills_app import services
+    from skills_app.catalog import services
 
     long_code = "a" + "b" * 63
     services.skill_create(

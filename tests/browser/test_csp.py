@@ -11,8 +11,7 @@ import pytest
 
 from skill_rule import limits
 from skills_app.models import Skill
-
-from .conftest import login
+from tests.browser.conftest import login
 
 pytestmark = pytest.mark.browser
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
-
-from ..views.test_preview_long_run import script
-from .conftest import SHOTS, login
+from skills_app.catalog import services as catalog_services
+from skills_app.simulation import services as simulation_services
+from tests.browser.conftest import SHOTS, login
+from tests.views.test_preview_long_run import script
 
 pytestmark = pytest.mark.browser
 
 
 def test_the_skill_pager_works_from_the_keyboard(page, console):
     for i in range(60):
-        services.skill_create(
+        catalog_services.skill_create(
             skill_code=f"bulk_{i:03d}",
             name=f"批量 {i}",
             description=f"批量技能 {i}",
@@ -51,7 +51,7 @@ def test_scenario_rows_load_their_results(page, console):
 
     script = Scenario.objects.get(name="cancel-iphone").script
     for i in range(4):  # the rows load one request after another (hx-sync queue), all of them
-        services.scenario_save(name=f"copy-{i}", script=script)
+        simulation_services.scenario_save(name=f"copy-{i}", script=script)
     login(page, console)
     page.goto(f"{console}/scenarios/")
     page.wait_for_selector('tr[data-scenario="copy-3"][data-passed="1"]')

@@ -11,9 +11,8 @@ import pytest
 
 from skill_rule import compute_round
 from skill_rule.payload import payload_chars, tools_payload
-from skills_app import selectors
-
-from .conftest import SHOTS, login
+from skills_app.catalog import selectors
+from tests.browser.conftest import SHOTS, login
 
 pytestmark = pytest.mark.browser
 

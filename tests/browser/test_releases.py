@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Release, ReleaseLabel, Skill
-from skills_app.releases import COMMAND_LINE, release_publish
-
-from .conftest import SHOTS, login
+from skills_app.releases.services import COMMAND_LINE, release_publish
+from tests.browser.conftest import SHOTS, login
 
 pytestmark = pytest.mark.browser
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
+from skills_app.catalog import services
+from skills_app.core.roles import assign
 from skills_app.models import Skill
-from skills_app.roles import assign
-
-from .conftest import SHOTS
+from tests.browser.conftest import SHOTS
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +40,7 @@ def editor(console, django_user_model):
 
 @pytest.fixture
 def viewer(console, django_user_model):
-    from skills_app.releases import COMMAND_LINE, release_publish
+    from skills_app.releases.services import COMMAND_LINE, release_publish
 
     release_publish(user=COMMAND_LINE, note="first")
     services.skill_update(skill=Skill.objects.get(skill_code="order_change"), name="订单修改（草稿）")

@@ -8,8 +8,7 @@ import pytest
 
 from skill_rule.skill_files import read_zip, zip_files
 from skills_app.models import Skill
-
-from .conftest import SHOTS, login
+from tests.browser.conftest import SHOTS, login
 
 pytestmark = pytest.mark.browser
 

@@ -16,12 +16,11 @@ import sys
 import pytest
 from playwright.sync_api import expect
 
-from skills_app.mcp_sync import demo_server_args
+from skills_app.mcp.services import mcp_server_save
+from skills_app.mcp.sync import demo_server_args
 from skills_app.models import McpSyncRecord
-from skills_app.services import mcp_server_save
-
-from ..workers import task_worker
-from .conftest import SHOTS, login
+from tests.browser.conftest import SHOTS, login
+from tests.workers import task_worker
 
 pytestmark = pytest.mark.browser
 

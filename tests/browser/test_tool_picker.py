@@ -10,8 +10,7 @@ import pytest
 
 from skill_rule import limits
 from skills_app.models import Skill
-
-from .conftest import SHOTS, login
+from tests.browser.conftest import SHOTS, login
 
 pytestmark = pytest.mark.browser
 

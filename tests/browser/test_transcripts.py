@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
+from tests.browser.conftest import SHOTS, login
 from tests.transcript_cases import MANUAL_V1
-
-from .conftest import SHOTS, login
 
 TRANSCRIPT = [
     {"role": "user", "content": "那台iPhone 18 Pro Max我不想要了，帮我取消"},

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
-
-from .conftest import SHOTS, login
+from skills_app.catalog import services
+from tests.browser.conftest import SHOTS, login
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import pytest
 from skill_rule import check_call, compute_round, jsontext, parse_messages
 from skill_rule.errors import ScriptError
 from skill_rule.messages import parse_arguments, parse_transcript
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.ambiguous_cases import BIG, CALL_CASES, CASES, CallCase, Case
 
 READER = [

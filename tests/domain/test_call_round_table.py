@@ -8,7 +8,7 @@ import pytest
 
 from skill_rule import check_call, parse_script
 from skill_rule.simulator import replay, simulate
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.call_round_cases import CASES, EXTRA_KEY_MESSAGE, Case, _call_dict, replayed
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from skill_rule import check_call, compute_round, parse_messages
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.transcript_cases import CASES, ORDER_CHANGE_VERSION, Case, expected_loaded_in_catalog_order, order_change_v2
 
 

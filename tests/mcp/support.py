@@ -10,9 +10,9 @@ import sys
 import time
 from collections.abc import Iterator
 
-from skills_app.mcp_sync import demo_server_args
+from skills_app.mcp.services import mcp_server_save
+from skills_app.mcp.sync import demo_server_args
 from skills_app.models import McpServer
-from skills_app.services import mcp_server_save
 
 #: Time limit of a sync that should succeed: generous, since starting the SDK takes seconds on a
 #: loaded machine; a sync that succeeds returns as soon as it is done.

@@ -8,11 +8,10 @@ import sys
 
 import pytest
 
-from skills_app.mcp_sync import mcp_server_sync
+from skills_app.mcp.services import mcp_server_save
+from skills_app.mcp.sync import mcp_server_sync
 from skills_app.models import SECRET_MASK, McpServer, McpSyncRecord, McpTool
-from skills_app.services import mcp_server_save
-
-from .support import stdio_server
+from tests.mcp.support import stdio_server
 
 
 @pytest.fixture

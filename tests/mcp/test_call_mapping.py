@@ -13,14 +13,13 @@ import pytest
 from skill_rule import check_call
 from skill_rule.releases import gate
 from skill_rule.snapshot import catalog_from_snapshot, catalog_to_snapshot
-from skills_app import selectors
+from skills_app.catalog import selectors
+from skills_app.catalog.services import intent_node_save, skill_create
 from skills_app.demo.bitmall_mcp import CANNED, dotted_name
-from skills_app.mcp_sync import SyncError, mcp_call_target, mcp_server_sync, mcp_tool_call
+from skills_app.mcp.sync import SyncError, mcp_call_target, mcp_server_sync, mcp_tool_call
 from skills_app.models import IntentNode, McpServer, McpTool
-from skills_app.releases import publish_review
-from skills_app.services import intent_node_save, skill_create
-
-from .support import stdio_server
+from skills_app.releases.selectors import publish_review
+from tests.mcp.support import stdio_server
 
 pytestmark = pytest.mark.django_db(transaction=False)
 

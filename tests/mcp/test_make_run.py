@@ -59,7 +59,7 @@ def test_make_run_steps_leave_the_synced_demo_tools(tmp_path):
         (
             "import json\n"
             "from skills_app.models import McpTool, McpSyncRecord\n"
-            "from skills_app.releases import draft_sha256, release_latest\n"
+            "from skills_app.releases.selectors import draft_sha256, release_latest\n"
             "tools = McpTool.objects.filter(mcp_server__name='bitmall', removed_at__isnull=True)\n"
             "print(json.dumps({'tools': sorted(t.name for t in tools), 'syncs': McpSyncRecord.objects.count(),"
             " 'triggers': sorted(set(McpSyncRecord.objects.values_list('trigger', flat=True))),"

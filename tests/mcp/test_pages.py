@@ -9,12 +9,11 @@ import sys
 
 import pytest
 
-from skills_app.mcp_sync import mcp_server_sync
+from skills_app.mcp.services import mcp_server_save
+from skills_app.mcp.sync import mcp_server_sync
 from skills_app.models import SECRET_MASK, IntentNode, McpServer, McpSyncRecord, McpTool, Skill
-from skills_app.services import mcp_server_save
-
-from ..views.html import parse
-from .support import set_variant, stdio_server
+from tests.mcp.support import set_variant, stdio_server
+from tests.views.html import parse
 
 
 @pytest.fixture
@@ -286,7 +285,7 @@ def test_the_tool_page_shows_schema_and_annotations_and_sends_test_calls(staff_c
 
 
 def test_the_operators_confirmation_setting_wins_and_is_recorded(staff_client, synced):
-    from skills_app import selectors
+    from skills_app.catalog import selectors
 
     staff_client.post("/tools/mcp/query_order/", {"action": "confirm", "require_confirm": "on"})
     tool = McpTool.objects.get(name="query_order")
@@ -324,7 +323,7 @@ def test_the_node_editor_offers_synced_tools_and_refuses_to_disable_a_gated_node
     assert IntentNode.objects.get(intent_code="cancel_order_topic").enabled is True
     response = staff_client.post("/tools/nodes/cancel_order_topic/edit", {**form, "force": "on"})
     assert response.status_code == 302
-    from skills_app import selectors
+    from skills_app.catalog import selectors
 
     assert selectors.broken_skills() == {"order_change": [("cancel_order", "unregistered")]}
     # deleting is refused the same way

@@ -12,9 +12,11 @@ from django.core.management import call_command
 
 from skill_rule import simulate
 from skill_rule.releases import gate
-from skills_app import selectors
+from skills_app.catalog import selectors
+from skills_app.catalog.services import skill_update
 from skills_app.demo.bitmall_mcp import V2_CHANGED, V2_REMOVED
-from skills_app.mcp_sync import (
+from skills_app.mcp.services import mcp_server_save
+from skills_app.mcp.sync import (
     ListedTool,
     SyncError,
     _describe,
@@ -26,10 +28,8 @@ from skills_app.mcp_sync import (
     schema_diff,
 )
 from skills_app.models import BuiltinTool, McpServer, McpSyncRecord, McpTool, Skill
-from skills_app.releases import draft_sha256, publish_review, release_latest
-from skills_app.services import mcp_server_save, skill_update
-
-from .support import http_demo, set_variant, stdio_server
+from skills_app.releases.selectors import draft_sha256, publish_review, release_latest
+from tests.mcp.support import http_demo, set_variant, stdio_server
 
 pytestmark = pytest.mark.django_db(transaction=False)
 
@@ -514,7 +514,7 @@ def test_a_title_longer_than_a_row_holds_is_stored_cut_and_not_changed_at_the_ne
     since the listed title is cut the same way before the comparison."""
     import mcp_types as types
 
-    from skills_app.mcp_sync import _apply
+    from skills_app.mcp.sync import _apply
 
     server = mcp_server_save(name="long", transport="stdio", command=sys.executable)
     long_title = "长" * 199 + "ab" + "x" * 49
@@ -532,7 +532,7 @@ def test_a_listed_tool_with_an_invalid_input_schema_is_stored_with_every_problem
     the tool, the server and each problem; the publish gate then refuses the definition."""
     import mcp_types as types
 
-    from skills_app.mcp_sync import _apply
+    from skills_app.mcp.sync import _apply
 
     server = mcp_server_save(name="odd", transport="stdio", command=sys.executable)
     schema = {"type": "string", "properties": {"x": {"type": "nope"}}}
@@ -549,7 +549,7 @@ def test_a_listed_tool_with_an_invalid_input_schema_is_stored_with_every_problem
     ]
     assert McpTool.objects.get(name="bad").input_schema == schema
     assert [r.code for r in gate(publish_review())] == []  # no node registers it yet
-    from skills_app.services import intent_node_save
+    from skills_app.catalog.services import intent_node_save
 
     intent_node_save(intent_code="bad_topic", name="坏工具", kind="MCP", mcp_tool_id="bad")
     assert [(r.code, str(r.message)) for r in gate(publish_review())] == [
@@ -767,9 +767,9 @@ def test_only_live_mcp_nodes_of_a_removed_tool_are_reported_unavailable(db):
     import mcp_types as types
     from django.utils import timezone
 
-    from skills_app.mcp_sync import _apply
+    from skills_app.catalog.services import intent_node_save
+    from skills_app.mcp.sync import _apply
     from skills_app.models import IntentNode
-    from skills_app.services import intent_node_save
 
     server = mcp_server_save(name="odd", transport="stdio", command=sys.executable)
     both = [_listed(types.Tool(name=n, input_schema={"type": "object"})) for n in ("keep", "gone")]
@@ -779,7 +779,7 @@ def test_only_live_mcp_nodes_of_a_removed_tool_are_reported_unavailable(db):
     IntentNode.objects.filter(intent_code="deleted_gone_topic").update(deleted_at=timezone.now())
     kb = intent_node_save(intent_code="kb_topic", name="知识库", kind="KB")
     IntentNode.objects.filter(pk=kb.pk).update(mcp_tool_id="gone")
-    from skills_app.services import skill_create
+    from skills_app.catalog.services import skill_create
 
     for code in ("beta_gate", "alpha_gate"):  # two skills gating the tool: both broken, named in code order
         skill_create(skill_code=code, name=code, description="管住 gone", content="# 手册", tool_ids=["gone"])
@@ -820,7 +820,7 @@ def test_one_invalid_tool_is_refused_by_name_and_the_valid_tools_still_arrive(bi
 def test_a_tool_turning_invalid_is_removed_like_one_no_longer_listed(bitmall):
     """A tool the server held and now lists with a refused definition is not kept with its old
     definition: it is removed (its node unavailable), fail closed."""
-    from skills_app.mcp_sync import Listing, RefusedTool, _apply
+    from skills_app.mcp.sync import Listing, RefusedTool, _apply
 
     server = stdio_server()
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
@@ -869,7 +869,7 @@ def test_contradictory_or_doubtful_hints_mean_confirm_with_a_sync_warning_naming
 def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
     """A server listing ``cancel_order`` twice, one copy refused by the MCP schema: which one is
     meant cannot be told, so neither is offered (as for a name listed twice, docs/mcp.md)."""
-    from skills_app.mcp_sync import RefusedTool, _apply
+    from skills_app.mcp.sync import RefusedTool, _apply
 
     server = stdio_server()
     assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
@@ -893,7 +893,7 @@ def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
     """``_read_page`` (docs/mcp.md, "One invalid tool"): each entry against the SDK's ``Tool`` on
     its own, named by its name or its position in the whole list (``start`` + its place on the
     page); annotations kept as written; a page that is no ``tools/list`` result fails the sync."""
-    from skills_app.mcp_sync import RefusedTool, _read_page
+    from skills_app.mcp.sync import RefusedTool, _read_page
 
     page = {
         "tools": [

@@ -1,4 +1,4 @@
-"""The MCP sync and test call as background tasks (skills_app/mcp_tasks.py, docs/deploy.md
+"""The MCP sync and test call as background tasks (skills_app/mcp/tasks.py, docs/deploy.md
 "Background jobs"): the record is written as running before any work, a second sync of a running
 server is refused, a running record past its deadline reads as abandoned, and a worker killed
 mid-sync leaves that explained row. The last test runs a real worker (``tests/workers.py``)."""
@@ -15,15 +15,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from skills_app import mcp_sync
-from skills_app.mcp_sync import SyncAlreadyRunning, demo_server_args, mcp_server_sync, sync_begin, sync_claim
-from skills_app.mcp_tasks import RESYNC_SCHEDULE, resync_all, schedules_ensure, sync_enqueue, sync_task
+from skills_app.mcp import sync as mcp_sync
+from skills_app.mcp.services import mcp_server_save
+from skills_app.mcp.sync import SyncAlreadyRunning, demo_server_args, mcp_server_sync, sync_begin, sync_claim
+from skills_app.mcp.tasks import RESYNC_SCHEDULE, resync_all, schedules_ensure, sync_enqueue, sync_task
 from skills_app.models import McpSyncRecord
-from skills_app.services import mcp_server_save
-
-from ..views.html import parse
-from ..workers import task_worker
-from .support import stdio_server
+from tests.mcp.support import stdio_server
+from tests.views.html import parse
+from tests.workers import task_worker
 
 
 @pytest.fixture
@@ -88,7 +87,7 @@ def test_a_worker_taking_a_finished_or_abandoned_record_leaves_it_and_asks_no_se
     monkeypatch.setattr(mcp_sync, "fetch_tools", lambda server: pytest.fail("the server was asked"))
     server = stdio_server()
     done = sync_begin(server=server, trigger="console")
-    mcp_sync._finish(server, done, ok=False, message="finished elsewhere")
+    mcp_sync.sync_finish(server, done, ok=False, message="finished elsewhere")
     assert sync_task(done.pk) == "skipped" and sync_claim(done.pk) is None
     late = sync_begin(server=server, trigger="console")
     McpSyncRecord.objects.filter(pk=late.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
@@ -213,7 +212,7 @@ def test_a_test_call_nobody_answers_is_reported_lost_after_its_time_limit(staff_
     )
     poll = html.unescape(doc.one("data-call-pending")["hx-get"])
     later = time.time() + 60 + 60 + 2  # the server's time limit plus the margin, and then some
-    monkeypatch.setattr("skills_app.mcp_tasks._clock", lambda: later)
+    monkeypatch.setattr("skills_app.mcp.tasks._clock", lambda: later)
     fragment = parse(staff_client.get(poll, headers={"HX-Request": "true"}).content)
     assert fragment.one("data-call-error").text() == (
         "no answer within 120 seconds: the task worker running the test call was stopped, or no task worker is "
@@ -230,7 +229,7 @@ def test_the_periodic_resync_is_off_by_default_and_queues_every_enabled_server(b
     schedules_ensure()
     schedule = Schedule.objects.get(name=RESYNC_SCHEDULE)
     assert (schedule.func, schedule.schedule_type, schedule.minutes, schedule.repeats) == (
-        "skills_app.mcp_tasks.resync_all",
+        "skills_app.mcp.tasks.resync_all",
         Schedule.MINUTES,
         15,
         -1,

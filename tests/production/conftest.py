@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from .servers import PG, REDIS_HOST, REDIS_PORT, child_env, manage, pg_database, reachable
+from tests.production.servers import PG, REDIS_HOST, REDIS_PORT, child_env, manage, pg_database, reachable
 
 ADMIN_PASSWORD = "prod-test-" + uuid.uuid4().hex[:12]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import requests
 
-from .conftest import ADMIN_PASSWORD
-from .servers import Gunicorn, RedisServer, free_port, login, pg_rename
+from tests.production.conftest import ADMIN_PASSWORD
+from tests.production.servers import Gunicorn, RedisServer, free_port, login, pg_rename
 
 CATALOG = "/api/v1/runtime/catalog"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import requests
 
-from .servers import Gunicorn, free_port, pg_rename
+from tests.production.servers import Gunicorn, free_port, pg_rename
 
 CATALOG = "/api/v1/runtime/catalog"
 ROUNDS = "/api/v1/runtime/rounds"

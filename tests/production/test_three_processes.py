@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import requests
 
-from .conftest import ADMIN_PASSWORD
-from .servers import Gunicorn, login, post_form
+from tests.production.conftest import ADMIN_PASSWORD
+from tests.production.servers import Gunicorn, login, post_form
 
 CATALOG = "/api/v1/runtime/catalog"
 

@@ -15,12 +15,12 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import translation
 
-from skills_app import services
 from skills_app import urls as console_urls
+from skills_app.catalog import services as catalog_services
+from skills_app.mcp import services as mcp_services
 from skills_app.models import AccessProfile, RuntimeKey, Skill
-
-from ..conftest import user_with_role
-from .html import parse
+from tests.conftest import user_with_role
+from tests.views.html import parse
 
 PATTERNS = console_urls.urlpatterns
 LOGIN = "/accounts/login/"
@@ -41,20 +41,20 @@ def plain_client(client, plain_user):
 @pytest.fixture
 def samples(bitmall):
     """A value for every URL argument of the console, each naming a real object."""
-    deleted = services.skill_create(
+    deleted = catalog_services.skill_create(
         skill_code="old_skill", name="old", description="old skill", content="body", tool_ids=["query_cart"]
     )
-    services.skill_delete(skill=deleted)
-    profile = AccessProfile.objects.order_by("name").first() or services.access_profile_save(
+    catalog_services.skill_delete(skill=deleted)
+    profile = AccessProfile.objects.order_by("name").first() or catalog_services.access_profile_save(
         name="member_full", tools=["query_cart"]
     )
-    from skills_app.releases import COMMAND_LINE, release_publish
+    from skills_app.releases.services import COMMAND_LINE, release_publish
 
     release_publish(user=COMMAND_LINE, note="demo")
-    services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
+    mcp_services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
     iot = Skill.objects.get(skill_code="iot_bundle")
     first_revision = iot.history.earliest("history_id").history_id
-    services.skill_update(skill=iot, name="IoT bundle, renamed")
+    catalog_services.skill_update(skill=iot, name="IoT bundle, renamed")
     return {
         "server": "sample-mcp",
         "tool": "query_order",

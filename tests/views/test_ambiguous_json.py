@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.ambiguous_cases import BIG, CASES, Case
 from tests.views.html import parse
 

@@ -15,12 +15,12 @@ from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
 
-from skills_app import services
 from skills_app import urls as console_urls
+from skills_app.catalog import services as catalog_services
 from skills_app.models import AccessProfile, Scenario, Skill, Stage
-
-from ..conftest import user_with_role
-from .html import parse
+from skills_app.simulation import services as simulation_services
+from tests.conftest import user_with_role
+from tests.views.html import parse
 
 NUL = "\x00"
 SCRIPT = "name: {name}\nsteps:\n  - user: hi\n  - assistant: {{calls: [{{query_order: {{}}}}]}}\n"
@@ -148,7 +148,7 @@ def test_enabled_refuses_anything_but_a_boolean(bitmall, staff_client, value):
     ("value", "enabled"), [("0", False), ("false", False), ("OFF", False), ("1", True), ("true", True), ("on", True)]
 )
 def test_enabled_takes_each_spelling_of_a_boolean(bitmall, staff_client, value, enabled):
-    services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=not enabled)
+    catalog_services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=not enabled)
     assert staff_client.post("/skills/order_change/enabled", {"enabled": value}).status_code == 302
     assert Skill.objects.get(skill_code="order_change").enabled is enabled
 
@@ -225,7 +225,7 @@ def _one_wins(results, stored, name):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("kind", list(CREATES))
 def test_two_creates_of_one_name_at_once_one_wins(kind, django_user_model):
-    from skills_app.demo_catalogs import demo_load
+    from skills_app.catalog.demo import demo_load
 
     demo_load(name="bitmall")
     user = user_with_role(django_user_model, "racer", "editor")
@@ -242,7 +242,7 @@ def test_a_create_that_loses_after_its_own_check_gets_a_form_error(kind, django_
     request's form found it free; it commits while this one saves. PostgreSQL: the unique index
     makes this insert wait, then fail; SQLite: this write waits at BEGIN IMMEDIATE, then its own
     check sees the row. Either way a form error, never a 500 or a replace."""
-    from skills_app.demo_catalogs import demo_load
+    from skills_app.catalog.demo import demo_load
 
     demo_load(name="bitmall")
     user = user_with_role(django_user_model, "late", "editor")
@@ -254,15 +254,17 @@ def test_a_create_that_loses_after_its_own_check_gets_a_form_error(kind, django_
         try:
             with transaction.atomic():
                 if kind == "skill":
-                    services.skill_create(skill_code=name, name="writer 0", description="writer 0", content="m")
+                    catalog_services.skill_create(skill_code=name, name="writer 0", description="writer 0", content="m")
                 elif kind == "scenario":
-                    services.scenario_save(
+                    simulation_services.scenario_save(
                         name=name, script=SCRIPT.format(name=name), description="writer 0", create=True
                     )
                 elif kind == "profile":
-                    services.access_profile_save(name=name, description="writer 0", tools=["query_order"], create=True)
+                    catalog_services.access_profile_save(
+                        name=name, description="writer 0", tools=["query_order"], create=True
+                    )
                 else:
-                    services.stage_save(name=name, description="writer 0", tools=["query_order"], create=True)
+                    catalog_services.stage_save(name=name, description="writer 0", tools=["query_order"], create=True)
                 inserted.set()
                 time.sleep(1.0)  # hold the uncommitted row while the request below checks and saves
         finally:

@@ -12,9 +12,8 @@ import re
 import pytest
 
 from skills_app import urls as console_urls
-
-from .html import parse
-from .test_access import samples, url_of  # noqa: F401 (a fixture)
+from tests.views.html import parse
+from tests.views.test_access import samples, url_of  # noqa: F401 (a fixture)
 
 #: The policy, directive by directive (django-csp writes them in no fixed order).
 POLICY = {

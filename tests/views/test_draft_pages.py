@@ -8,11 +8,10 @@ import pytest
 from django.db import transaction
 from django.test import Client
 
-from skills_app import draft_cache, services
+from skills_app.catalog import draft_cache, services
 from skills_app.models import IntentNode, Skill
-
-from ..conftest import user_with_role
-from .html import parse
+from tests.conftest import user_with_role
+from tests.views.html import parse
 
 # outside a transaction: pages are kept
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("bitmall_nothing_kept")]

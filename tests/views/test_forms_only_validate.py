@@ -10,18 +10,12 @@ import pytest
 from django.apps import apps
 from django.http import QueryDict
 
-from skills_app import selectors
-from skills_app.forms import (
-    IntentNodeForm,
-    McpServerForm,
-    PreviewForm,
-    RestrictionForm,
-    ScenarioForm,
-    SkillForm,
-)
+from skills_app.catalog import selectors
+from skills_app.catalog.forms import IntentNodeForm, RestrictionForm, SkillForm
+from skills_app.mcp.forms import McpServerForm
 from skills_app.models import AccessProfile, IntentNode, McpServer, Scenario, Skill, Stage
-
-from .test_scenarios import SCRIPT
+from skills_app.simulation.forms import PreviewForm, ScenarioForm
+from tests.views.test_scenarios import SCRIPT
 
 
 def row_counts() -> dict[str, int]:

@@ -8,11 +8,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from ..conftest import user_with_role
-from .html import parse
+from tests.conftest import user_with_role
+from tests.views.html import parse
 
 
 @pytest.fixture
@@ -209,7 +208,7 @@ def write_controls(doc) -> list[str]:
 
 @pytest.fixture
 def released(bitmall):
-    from skills_app.releases import COMMAND_LINE, release_publish
+    from skills_app.releases.services import COMMAND_LINE, release_publish
 
     release_publish(user=COMMAND_LINE, note="first")
     services.skill_update(skill=Skill.objects.get(skill_code="order_change"), name="改名")

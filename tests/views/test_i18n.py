@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .html import parse
+from tests.views.html import parse
 
 
 def nav(doc):

@@ -7,9 +7,8 @@ from django.utils import translation
 from django.utils.safestring import SafeString, mark_safe
 
 from skills_app.templatetags import console
-from skills_app.views.presenters import say
-
-from .html import parse
+from skills_app.web.presenters import say
+from tests.views.html import parse
 
 
 def masked(n: int) -> dict[str, str]:

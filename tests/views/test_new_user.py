@@ -9,10 +9,9 @@ import pytest
 from django.test import RequestFactory
 from django.views.defaults import server_error
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Scenario, Skill
-
-from .html import parse
+from tests.views.html import parse
 
 
 def edit_data(skill: Skill, **changes) -> dict:

@@ -8,19 +8,20 @@ import pytest
 from django.test import RequestFactory
 from django.utils import timezone
 
-from skills_app import services
+from skills_app.catalog import services as catalog_services
+from skills_app.catalog.views.skills import DELETED_PER_PAGE
+from skills_app.mcp import services as mcp_services
+from skills_app.mcp.views import SYNCS_PER_PAGE
 from skills_app.models import McpSyncRecord, Scenario, Skill
-from skills_app.views.common import PER_PAGE, paginate
-from skills_app.views.mcp import SYNCS_PER_PAGE
-from skills_app.views.skills import DELETED_PER_PAGE
-
-from .html import parse
+from skills_app.simulation import services as simulation_services
+from skills_app.web.common import PER_PAGE, paginate
+from tests.views.html import parse
 
 
 def add_skills(n: int, *, prefix: str = "bulk") -> list[Skill]:
     """``n`` skills through ``services.skill_create`` (sort orders after the demo's)."""
     return [
-        services.skill_create(
+        catalog_services.skill_create(
             skill_code=f"{prefix}_{i:03d}",
             name=f"{prefix} {i}",
             description=f"批量技能 {i}",
@@ -73,7 +74,7 @@ def test_a_filtered_skill_list_pages_through_the_matches_and_keeps_the_filter(st
 
 def test_deleted_skills_page_on_their_own_parameter(staff_client, bitmall):
     for s in add_skills(DELETED_PER_PAGE + 3, prefix="gone"):
-        services.skill_delete(skill=s)
+        catalog_services.skill_delete(skill=s)
     doc = parse(staff_client.get("/skills/").content)
     assert len(doc.values("data-deleted-skill")) == DELETED_PER_PAGE
     assert len(doc.select("data-pager")) == 1  # the live skills fit one page
@@ -86,7 +87,7 @@ def test_deleted_skills_page_on_their_own_parameter(staff_client, bitmall):
 def test_scenarios_page(staff_client, bitmall):
     script = Scenario.objects.get(name="cancel-iphone").script
     for i in range(PER_PAGE + 5):
-        services.scenario_save(name=f"s{i:03d}", script=script)
+        simulation_services.scenario_save(name=f"s{i:03d}", script=script)
     doc = parse(staff_client.get("/scenarios/").content)
     assert len(doc.values("data-scenario")) == PER_PAGE and len(doc.select("data-pending")) == PER_PAGE
     doc = parse(staff_client.get("/scenarios/", {"page": "2"}).content)
@@ -95,11 +96,11 @@ def test_scenarios_page(staff_client, bitmall):
 
 
 def test_releases_page(staff_client, bitmall):
-    from skills_app.releases import COMMAND_LINE, release_publish
+    from skills_app.releases.services import COMMAND_LINE, release_publish
 
     skill = Skill.objects.get(skill_code="iot_bundle")
     for i in range(PER_PAGE + 2):
-        skill = services.skill_update(skill=skill, name=f"IoT {i}")
+        skill = catalog_services.skill_update(skill=skill, name=f"IoT {i}")
         release_publish(user=COMMAND_LINE, note=f"n{i}")
     doc = parse(staff_client.get("/releases/").content)
     assert doc.values("data-release")[:2] == ["52", "51"] and len(doc.values("data-release")) == PER_PAGE
@@ -110,7 +111,7 @@ def test_releases_page(staff_client, bitmall):
 
 
 def test_mcp_syncs_page(staff_client, bitmall):
-    server = services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
+    server = mcp_services.mcp_server_save(name="sample-mcp", transport="stdio", command="/nonexistent/mcp-server")
     McpSyncRecord.objects.bulk_create(
         McpSyncRecord(server=server, outcome="ok", tool_count=i, trigger="test", finished_at=timezone.now())
         for i in range(SYNCS_PER_PAGE + 4)

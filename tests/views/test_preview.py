@@ -7,8 +7,7 @@ import json
 import pytest
 
 from skills_app.models import Scenario, Skill
-
-from .html import parse
+from tests.views.html import parse
 
 URL = "/preview/"
 GATED = ["apply_after_sale", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
@@ -427,7 +426,7 @@ def test_domain_notes_are_translated_by_code_and_plain_lines_kept_under_a_label(
 
     from skill_rule import compute_round, parse_script, resolve_restrictions, simulate
     from skill_rule.simulator import check_expectations
-    from skills_app.views.presenters import event_note, failure_sentence, warning_note
+    from skills_app.web.presenters import event_note, failure_sentence, warning_note
     from tests.domain.factories import shop, skill
 
     catalog = shop(skill("order_change", ("cancel", "old_tool")), stages={"prepare": {"ship", "old_tool", "gone"}})

@@ -10,10 +10,9 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from skill_rule import parse_script, simulate
-from skills_app import selectors
-from skills_app.views.presenters import FOLD_ABOVE, simulation_page
-
-from .html import parse
+from skills_app.catalog import selectors
+from skills_app.web.presenters import FOLD_ABOVE, simulation_page
+from tests.views.html import parse
 
 URL = "/preview/"
 JSON_URL = "/preview/result.json"

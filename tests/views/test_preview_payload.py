@@ -12,9 +12,8 @@ import pytest
 
 from skill_rule import compute_round
 from skill_rule.payload import payload_chars, tools_payload
-from skills_app import selectors
-
-from .html import parse
+from skills_app.catalog import selectors
+from tests.views.html import parse
 
 URL = "/preview/"
 PAYLOAD = "/preview/payload"

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
 
 PAGES = [
@@ -65,7 +65,7 @@ def count(client, url: str) -> int:
 
 @pytest.fixture
 def published(bitmall):
-    from skills_app.releases import COMMAND_LINE, release_publish
+    from skills_app.releases.services import COMMAND_LINE, release_publish
 
     release_publish(user=COMMAND_LINE, note="first")
     return bitmall

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import LabelMove, Release, RuntimeKey, Skill
-from skills_app.releases import COMMAND_LINE, label_move, release_publish
-
-from .html import parse
+from skills_app.releases.services import COMMAND_LINE, label_move, release_publish
+from tests.views.html import parse
 
 SCENARIO_KEY_R1 = "scenario:cancel-iphone:round 1: expected 11 tools, got 12"
 

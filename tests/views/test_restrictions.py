@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from skills_app.models import AccessProfile, Stage
-
-from .html import parse
+from tests.views.html import parse
 
 
 def test_list_shows_profiles_and_stages_with_their_tools(staff_client, returns):

@@ -1,4 +1,4 @@
-"""Saved scenarios' results are cached by (script, catalog, RESULT_FORMAT) (skills_app/scenario_results.py):
+"""Saved scenarios' results are cached by (script, catalog, RESULT_FORMAT) (skills_app/simulation/results.py):
 the list page reads the cache and runs nothing; a row not cached runs once through its own URL;
 a change to the catalog or the script is a new key; the full result downloads as JSON."""
 
@@ -11,10 +11,12 @@ import pytest
 from django.core.cache import cache
 
 from skill_rule import parse_script, simulate
-from skills_app import scenario_results, selectors, services
+from skills_app.catalog import selectors
+from skills_app.catalog import services as catalog_services
 from skills_app.models import Scenario, Skill
-
-from .html import parse
+from skills_app.simulation import results as scenario_results
+from skills_app.simulation import services as simulation_services
+from tests.views.html import parse
 
 
 @pytest.fixture
@@ -55,7 +57,7 @@ def test_the_list_page_runs_no_scenario_and_a_row_runs_once(staff_client, bitmal
 def test_a_changed_catalog_is_a_new_key_and_the_row_runs_again(staff_client, bitmall, runs):
     staff_client.get("/scenarios/cancel-iphone/result")
     old_key = _key("cancel-iphone")
-    services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=False)
+    catalog_services.skill_set_enabled(skill=Skill.objects.get(skill_code="order_change"), enabled=False)
     assert _key("cancel-iphone") != old_key
     row = parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone")
     assert "data-pending" in row.attrs
@@ -67,7 +69,7 @@ def test_a_changed_catalog_is_a_new_key_and_the_row_runs_again(staff_client, bit
 def test_a_changed_script_is_a_new_key(staff_client, bitmall, runs):
     staff_client.get("/scenarios/cancel-iphone/result")
     scenario = Scenario.objects.get(name="cancel-iphone")
-    services.scenario_save(
+    simulation_services.scenario_save(
         name=scenario.name, script=scenario.script + "\n# changed\n", description=scenario.description
     )
     assert "data-pending" in parse(staff_client.get("/scenarios/").content).one("data-scenario", "cancel-iphone").attrs
@@ -110,7 +112,7 @@ def test_result_json_of_an_unknown_scenario_is_a_json_404(staff_client, bitmall)
 
 
 def test_a_script_that_cannot_run_is_cached_with_its_error(staff_client, bitmall):
-    services.scenario_save(
+    simulation_services.scenario_save(
         name="broken", script="steps:\n  - user: hi\n  - compact: {drop: [9]}\n  - assistant: {}\n", description=""
     )
     row = parse(staff_client.get("/scenarios/broken/result").content).one("data-scenario", "broken")
@@ -139,14 +141,14 @@ def test_the_catalog_digest_is_the_snapshot_s_and_is_reused_for_the_same_catalog
     assert digest == body_sha256(catalog_to_snapshot(catalog))
     assert catalog.__dict__["console_snapshot_sha256"] == digest  # kept on the catalog object
     assert scenario_results.catalog_sha256(catalog) is digest
-    other = services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False)
+    other = catalog_services.skill_set_enabled(skill=Skill.objects.get(skill_code="iot_bundle"), enabled=False)
     assert other.enabled is False
     changed = selectors.catalog_draft()
     assert changed is not catalog and scenario_results.catalog_sha256(changed) != digest
 
 
 def test_the_publish_review_runs_each_scenario_once_per_catalog_then_reads_the_cache(staff_client, bitmall, runs):
-    from skills_app.releases import publish_review
+    from skills_app.releases.selectors import publish_review
 
     first = publish_review()
     assert runs == ["cancel-iphone"] * len(runs) and len(runs) == len(

@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 from skills_app.models import Scenario
-
-from .html import parse
+from tests.views.html import parse
 
 SCRIPT = (
     "name: quick\nsteps:\n  - user: hi\n  - assistant:\n      calls: [{query_order: {}}]\n      expect: {count: 11}\n"

@@ -10,10 +10,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
 from skill_rule.skill_files import read_zip, zip_files
+from skills_app.io.services import skills_export
 from skills_app.models import Skill
-from skills_app.skill_io import skills_export
-
-from .html import parse
+from tests.views.html import parse
 
 RECORD = ("skill_code", "name", "description", "content", "tool_ids", "sort_order", "enabled")
 
@@ -286,9 +285,10 @@ def test_every_skill_file_cause_has_its_translatable_template():
     import ast
 
     from skill_rule import skill_files
-    from skills_app import skill_io, views
-    from skills_app.message_catalog import SKILL_FILE_MESSAGES
-    from skills_app.views import skill_files as view_module
+    from skills_app import views
+    from skills_app.core.message_catalog import SKILL_FILE_MESSAGES
+    from skills_app.io import services as skill_io
+    from skills_app.io import views as view_module
 
     found: dict[str, str] = {}
     for module in (skill_files, skill_io, view_module):

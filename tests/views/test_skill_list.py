@@ -7,10 +7,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from .html import parse
+from tests.views.html import parse
 
 ALL = ["after_sale_apply", "order_change", "fault_diagnosis", "order_checkout", "iot_bundle"]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import IntentNode, Skill
-
-from .html import parse
+from tests.views.html import parse
 
 MANUAL = "# 取消订单\n\n先用 `query_order` 查订单，再 `cancel_order`。\n"
 
@@ -398,7 +397,7 @@ def test_a_stale_save_in_english_says_what_happens_next(staff_client, bitmall):
 def test_a_stale_diff_shows_a_removed_markdown_rule_as_a_deletion():
     """In the stale-save diff only the two file headers are ``head``: a manual line ``---``
     removed (diff line ``----``) is a deletion, a line ``++x`` added an addition."""
-    from skills_app.forms import StaleEdit
+    from skills_app.catalog.forms import StaleEdit
 
     saved = Skill(
         skill_code="order_change",

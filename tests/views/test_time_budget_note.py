@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils import translation
 
 from skill_rule import parse_script, simulate
-from skills_app.views.presenters import simulation_page, warning_note
+from skills_app.web.presenters import simulation_page, warning_note
 from tests.domain.factories import shop
 
 SCRIPT = "steps:\n  - user: hi\n" + "  - assistant: {}\n" * 4
@@ -29,7 +29,7 @@ def test_the_stop_is_the_first_note_of_the_page_in_english_and_chinese():
 
 
 def test_the_stop_counts_as_a_failure_and_reads_in_the_active_language():
-    from skills_app.views.presenters import failure_sentence
+    from skills_app.web.presenters import failure_sentence
 
     sim = _stopped()
     assert sim.failures == (sim.stopped,) and not sim.passed

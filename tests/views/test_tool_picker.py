@@ -8,12 +8,11 @@ from __future__ import annotations
 import pytest
 
 from skill_rule import limits
-from skills_app import selectors, services
+from skills_app.catalog import selectors, services
 from skills_app.models import AccessProfile, IntentNode, Skill
-
-from ..conftest import user_with_role
-from .html import parse
-from .test_skills import edit_data
+from tests.conftest import user_with_role
+from tests.views.html import parse
+from tests.views.test_skills import edit_data
 
 ORDER_MATCHES = ["query_order", "cancel_order", "change_address", "update_cart_item", "create_order", "pay_order"]
 

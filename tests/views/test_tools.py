@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from skills_app import services
+from skills_app.catalog import services
 from skills_app.models import Skill
-
-from .html import parse
+from tests.views.html import parse
 
 
 def test_tree_lists_mcp_tools_in_registration_order_with_their_gating_skills(staff_client, bitmall):
@@ -40,7 +39,7 @@ def test_disabled_skill_gates_nothing_on_the_tools_page(staff_client, bitmall):
 
 
 def test_the_tree_is_paged_in_tree_order_and_a_search_covers_every_page(staff_client, bitmall, monkeypatch):
-    from skills_app.views import tools
+    from skills_app.catalog.views import tools
 
     monkeypatch.setattr(tools, "PER_PAGE", 10)
     first = parse(staff_client.get("/tools/").content)

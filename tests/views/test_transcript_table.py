@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from skills_app import selectors
+from skills_app.catalog import selectors
 from tests.transcript_cases import CASES, Case, expected_loaded_in_catalog_order, order_change_v2
 from tests.views.html import parse
 

@@ -7,7 +7,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from skills_app.releases import COMMAND_LINE, api_key_create, api_key_list, api_key_revoke
+from skills_app.keys.selectors import api_key_list
+from skills_app.keys.services import api_key_create, api_key_revoke
+from skills_app.releases.services import COMMAND_LINE
 
 
 class Command(BaseCommand):

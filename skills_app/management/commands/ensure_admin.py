@@ -17,9 +17,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from console.private import write_private
+from skills_app.core.private import write_private
+from skills_app.keys.services import api_key_create
 from skills_app.models import RuntimeKey
-from skills_app.releases import COMMAND_LINE, api_key_create
+from skills_app.releases.services import COMMAND_LINE
 
 #: The key ``make run`` creates for a local agent runtime.
 LOCAL_KEY_NAME = "local-runtime"

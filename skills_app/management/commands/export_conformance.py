@@ -29,7 +29,7 @@ def generate() -> dict:
     from django.db import connection, transaction
     from django.test.utils import override_settings
 
-    from skills_app import runtime_cache
+    from skills_app.runtime import cache as runtime_cache
 
     try:
         from tests.conformance_cases import build_corpus

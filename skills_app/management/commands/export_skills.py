@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from skill_rule.skill_files import FORMATS, zip_files
-from skills_app.skill_io import skills_export
+from skills_app.io.services import skills_export
 
 
 class Command(BaseCommand):

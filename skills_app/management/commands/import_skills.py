@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from skill_rule.skill_files import SkillFileError, read_path
-from skills_app.skill_io import ERROR, IGNORED, skills_import
+from skills_app.io.services import ERROR, IGNORED, skills_import
 
 
 class Command(BaseCommand):

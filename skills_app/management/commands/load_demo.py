@@ -6,8 +6,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.demo_catalogs import DEFAULT_DEMO, DemoError, demo_load, demo_names
-from skills_app.releases import PublishRefused, draft_sha256, release_latest, release_publish_first
+from skills_app.catalog.demo import DEFAULT_DEMO, DemoError, demo_load, demo_names
+from skills_app.releases.selectors import draft_sha256, release_latest
+from skills_app.releases.services import PublishRefused, release_publish_first
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.releases import COMMAND_LINE, PublishRefused, release_publish, release_rollback
+from skills_app.releases.services import COMMAND_LINE, PublishRefused, release_publish, release_rollback
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.demo_catalogs import DemoError, catalog_restore
+from skills_app.catalog.demo import DemoError, catalog_restore
 
 
 class Command(BaseCommand):

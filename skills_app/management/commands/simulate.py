@@ -10,8 +10,9 @@ from django.core.management.base import BaseCommand, CommandError
 from skill_rule.errors import DomainError
 from skill_rule.scripts import parse_script
 from skill_rule.simulator import simulate
-from skills_app import selectors
-from skills_app.reports import simulation_text
+from skills_app.catalog import selectors as catalog_selectors
+from skills_app.simulation import selectors as simulation_selectors
+from skills_app.simulation.reports import simulation_text
 
 
 class Command(BaseCommand):
@@ -37,7 +38,11 @@ class Command(BaseCommand):
             script = parse_script(text, source=source)
             allowed = [t.strip() for t in allowed_tools.split(",") if t.strip()] if allowed_tools is not None else None
             result = simulate(
-                selectors.catalog_draft(), script, access_profile=access_profile, stage=stage, allowed_tools=allowed
+                catalog_selectors.catalog_draft(),
+                script,
+                access_profile=access_profile,
+                stage=stage,
+                allowed_tools=allowed,
             )
         except DomainError as exc:
             raise CommandError(exc.message) from None
@@ -51,7 +56,7 @@ class Command(BaseCommand):
             raise CommandError(f"{len(result.failures)} expectation(s) not met: " + "; ".join(result.failures))
 
     def _read(self, target: str) -> tuple[str, str]:
-        scenario = selectors.scenario_get(name=target)
+        scenario = simulation_selectors.scenario_get(name=target)
         if scenario is not None:
             return scenario.script, f"scenario '{scenario.name}'"
         path = Path(target)
@@ -62,7 +67,7 @@ class Command(BaseCommand):
                 return path.read_text(encoding="utf-8"), str(path)
             except UnicodeDecodeError as exc:
                 raise CommandError(f"{path}: not UTF-8 text ({exc.reason})") from None
-        names = ", ".join(s.name for s in selectors.scenario_list()) or "none saved"
+        names = ", ".join(s.name for s in simulation_selectors.scenario_list()) or "none saved"
         raise CommandError(f"{target}: no saved scenario by that name and no such file (saved scenarios: {names})")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from skills_app.mcp_sync import (
+from skills_app.mcp.sync import (
     DEMO_SERVER_NAME,
     SyncAlreadyRunning,
     demo_publish_call_targets,
@@ -12,7 +12,7 @@ from skills_app.mcp_sync import (
     mcp_server_sync,
 )
 from skills_app.models import ConsoleSettings, McpServer
-from skills_app.releases import PublishRefused
+from skills_app.releases.services import PublishRefused
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """The catalog the rule runs against: registered tools, skills, access profiles and stages.
 
-Frozen dataclasses built either from the draft database (``skills_app.selectors``) or from a
+Frozen dataclasses built either from the draft database (``skills_app.catalog.selectors``) or from a
 release snapshot; the rule in ``rules.py`` only ever sees these.
 """
 

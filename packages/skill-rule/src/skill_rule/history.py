@@ -1,7 +1,7 @@
 """Field-by-field diff of two revisions of one record (docs/roles.md "History"), in plain Python.
 
 A revision is a mapping of field → value (a row of django-simple-history's historical table,
-read by ``skills_app.history``). The manual (``content``) gets the same unified line diff the
+read by ``skills_app.history.selectors``). The manual (``content``) gets the same unified line diff the
 release diff shows (``releases.manual_diff``); other fields their before and after values.
 """
 

@@ -1,6 +1,6 @@
 """The one strict reader of JSON text (docs/transcripts.md, "Ambiguous JSON").
 
-Every path that reads JSON text — the runtime API's request bodies (``skills_app.api.parsers``),
+Every path that reads JSON text — the runtime API's request bodies (``skills_app.runtime.parsers``),
 the preview's paste box (``messages.parse_transcript``), a call's ``arguments`` sent as JSON text
 (``messages.parse_arguments``, the client too) — reads it with ``loads``. Python's ``json`` with
 hooks; plain Python, no Django.

@@ -2,7 +2,7 @@
 
 Plain Python over a ``Catalog``; the editor (live), the skill list and the publish page show them.
 Every lint has a stable ``code`` and an English ``template`` with ``%(name)s`` parameters; pages
-translate by code (``skills_app.views.presenters.lint_sentence``).
+translate by code (``skills_app.web.presenters.lint_sentence``).
 
 =========================  ===============================================================
 code                       when

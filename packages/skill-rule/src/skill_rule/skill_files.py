@@ -6,7 +6,7 @@ a zip or single files, with the limits of ``limits.py`` and no way out of the da
 ``parse_dataset`` turns it into one ``ParsedFile`` per file — a ``SkillDeclaration`` or the
 errors that refuse it, each naming the file and the 1-based line. The field rules themselves
 (code pattern, lengths, tool ids against the intent tree) are *not* checked here: the importer
-hands declarations to ``skills_app.services`` so a rule lives in one place. Writing
+hands declarations to ``skills_app.io.services`` so a rule lives in one place. Writing
 (``export_files``) gives back exactly what ``parse_dataset`` reads as the same records.
 
 Libraries: ``javaproperties`` reads and writes ``.properties`` (escapes, continuation lines,

@@ -1,5 +1,5 @@
 """Skill field rules of docs/design.md, in one place that every writer (editor, API, importer, demo
-loader) calls through ``skills_app.services``.
+loader) calls through ``skills_app.catalog.services``.
 """
 
 from __future__ import annotations

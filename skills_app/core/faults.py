@@ -1,0 +1,177 @@
+"""What the site answers when a dependency fails or a page does not exist (docs/deploy.md, "Faults").
+
+- The database cannot be reached (PostgreSQL down, refused, dropped or renamed; SQLite locked
+  past its timeout): 503 with ``Retry-After`` — the console's own page ``503.html`` (both
+  languages, rendered without the database), or the error JSON under ``/api/``.
+- Under ``/api/`` every error is JSON ``{"error": {"code", "message", "details"}}`` — 400, 403
+  (CSRF too), 404, 500 and 503 — never Django's HTML page (``handler400`` … ``handler500`` below are
+  installed by ``console/urls.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
+from django.views import defaults
+from django.views.csrf import csrf_failure as django_csrf_failure
+
+logger = logging.getLogger("skills_app.core.faults")
+
+API_PREFIX = "/api/"
+#: Seconds a client is asked to wait before trying again after a 503.
+RETRY_AFTER = 5
+DATABASE_UNAVAILABLE = "database_unavailable"
+
+
+def is_api(request: HttpRequest) -> bool:
+    """True for a request under ``/api/`` (or ``/healthz``): it is answered in JSON only."""
+    path = request.path_info or request.path or ""
+    return path.startswith(API_PREFIX) or path == "/healthz"
+
+
+def is_database_fault(exc: BaseException | None) -> bool:
+    """True when ``exc`` says the database cannot be reached or used right now (connection refused
+    or lost, database missing, lock timeout) — not a bug in a query."""
+    return isinstance(exc, (OperationalError, InterfaceError))
+
+
+def json_error(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None, **headers: str
+) -> JsonResponse:
+    """The API's error JSON (docs/runtime-api.md) with ``status``."""
+    response = JsonResponse(
+        {"error": {"code": code, "message": message, "details": details or {}}},
+        status=status,
+        json_dumps_params={"ensure_ascii": False},
+    )
+    for name, value in headers.items():
+        response[name.replace("_", "-")] = value
+    return response
+
+
+def unavailable(request: HttpRequest, exc: BaseException | None = None) -> HttpResponse:
+    """503 for a database that cannot be reached: JSON under /api/, else ``503.html`` (rendered
+    without a request context, so without the database: no user, no nav)."""
+    logger.error(
+        "database unavailable for %s %s: %s", request.method, request.path, type(exc).__name__ if exc else "unknown"
+    )
+    if is_api(request):
+        return json_error(
+            503,
+            DATABASE_UNAVAILABLE,
+            "the database cannot be reached right now; nothing was changed, try again shortly",
+            {"retry_after": RETRY_AFTER},
+            Retry_After=str(RETRY_AFTER),
+        )
+    html = loader.get_template("503.html").render({"path": request.path})
+    response = HttpResponse(html, status=503)
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+class DependencyFaultMiddleware:
+    """Turns a database fault raised by a view into ``unavailable()`` (503), so a console page
+    says the database is down instead of "Something went wrong", and an API client gets JSON."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if is_database_fault(exception):
+            return unavailable(request, exception)
+        return None
+
+
+class RefuseNulMiddleware:
+    """A NUL byte in a URL argument (``/skills/a%00b/``) is a 404 before any view runs: no code
+    or name holds one, and PostgreSQL refuses NUL in a query (which would be a 500)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Callable, args: tuple, kwargs: dict) -> HttpResponse | None:
+        if any("\x00" in str(value) for value in (*args, *kwargs.values())):
+            if is_api(request):
+                return None  # the API's views refuse a malformed code with their own 400
+            raise Http404("no page has a NUL byte in its address")
+        return None
+
+
+# --- error handlers (console/urls.py) --------------------------------------------------------
+
+
+def too_large() -> tuple[str, str, dict[str, Any]]:
+    """``(code, message, details)`` of a request body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413):
+    the one wording of the API's exception handler and ``bad_request`` (docs/runtime-api.md)."""
+    from django.conf import settings
+
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return "request_too_large", f"the request body is larger than {limit} bytes", {"limit": limit}
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """``handler400``: JSON under /api/ and for the console's ``….json`` downloads, else
+    ``400.html``. A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``RequestDataTooBig``) is a 413 that
+    says so — the limit in bytes in JSON, in MB on the page, with how to get the text back."""
+    from django.conf import settings
+    from django.core.exceptions import RequestDataTooBig
+    from django.utils.translation import gettext
+
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    too_big = isinstance(exception, RequestDataTooBig)
+    if is_api(request) or (request.path_info or "").endswith(".json"):
+        if too_big:
+            return json_error(413, *too_large())
+        return json_error(400, "bad_request", "the request could not be read")
+    if too_big:
+        reason = gettext(
+            "The form is larger than %(size)s MB, the most the console reads at once; nothing was "
+            "changed. Your browser's Back button usually keeps what you typed."
+        ) % {"size": f"{limit / 1_048_576:g}"}
+        html = loader.get_template("400.html").render({"reason": reason}, request)
+        return HttpResponse(html, status=413)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """``handler403``: JSON under /api/, else ``403.html``."""
+    if is_api(request):
+        return json_error(403, "permission_denied", "you may not do this")
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """``handler404``: JSON under /api/ (naming the path), else ``404.html``."""
+    if is_api(request):
+        return json_error(404, "not_found", f"no API endpoint at '{request.path}'.")
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: a database fault that escaped the middleware (e.g. raised by another
+    middleware) is a 503; under /api/ the answer is JSON; else ``500.html``."""
+    exc = sys.exc_info()[1]
+    if is_database_fault(exc):
+        return unavailable(request, exc)
+    if is_api(request):
+        return json_error(500, "server_error", "the server hit an error and logged it; nothing was half-saved")
+    return defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: JSON 403 under /api/, else Django's page."""
+    if is_api(request):
+        return json_error(403, "csrf_failed", f"CSRF check failed: {reason}")
+    return django_csrf_failure(request, reason=reason)

@@ -1,0 +1,1 @@
+"""Import and export of skill files (docs/import-export.md)."""

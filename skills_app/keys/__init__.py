@@ -1,0 +1,1 @@
+"""Runtime API keys: create, revoke, list (docs/releases.md "Keys")."""

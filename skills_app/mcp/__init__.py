@@ -1,0 +1,1 @@
+"""MCP servers, their synced tools, the sync and its background task (docs/mcp.md)."""

@@ -1,0 +1,324 @@
+"""MCP servers (docs/mcp.md): the server list with "Sync now", create/edit (secrets masked), the
+sync history with schema diffs, one tool's definition (inputSchema, annotations, confirmation
+setting) with a test call, and the intent-node editor that binds synced tools."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
+
+from skills_app.catalog import selectors
+from skills_app.catalog import services as catalog_services
+from skills_app.catalog.forms import IntentNodeForm
+from skills_app.core import roles
+from skills_app.core.message_catalog import translate_error
+from skills_app.mcp import services as mcp_services
+from skills_app.mcp.forms import McpServerForm
+from skills_app.mcp.sync import SyncAlreadyRunning, SyncError
+from skills_app.mcp.tasks import sync_enqueue, tool_call_enqueue, tool_call_state
+from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool
+from skills_app.web.common import paginate, role_required, save_with, staff_required
+
+#: Syncs per page of a server's sync history.
+SYNCS_PER_PAGE = 20
+
+
+@staff_required
+@require_safe
+def server_list(request: HttpRequest) -> HttpResponse:
+    """Every server with its transport, tool counts and last sync outcome."""
+    servers = list(McpServer.objects.order_by("name"))
+    counts: dict[int, list[int]] = {}
+    for t in McpTool.objects.filter(mcp_server__isnull=False).only("mcp_server_id", "removed_at"):
+        c = counts.setdefault(t.mcp_server_id, [0, 0])
+        c[0 if t.removed_at is None else 1] += 1
+    # a sync under way (or abandoned: its worker is gone) is said before the last finished one
+    unfinished = {
+        r.server_id: r
+        for r in McpSyncRecord.objects.filter(outcome=McpSyncRecord.Outcome.RUNNING).order_by("started_at", "id")
+    }
+    rows = [
+        {
+            "server": s,
+            "tools": counts.get(s.pk, [0, 0])[0],
+            "removed": counts.get(s.pk, [0, 0])[1],
+            "running": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].running else None,
+            "abandoned": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].abandoned else None,
+        }
+        for s in servers
+    ]
+    return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
+
+
+@role_required(read=roles.ADMINISTRATOR, write=roles.ADMINISTRATOR)
+def server_edit(request: HttpRequest, server: str | None = None) -> HttpResponse:
+    """Create (``server`` None) or edit a server record; header and env values stay masked.
+    Superusers only (``roles.ADMINISTRATOR``): a stdio command runs on this host, a URL is
+    fetched from it — registering a server is running a program here (docs/roles.md)."""
+    instance = get_object_or_404(McpServer, name=server) if server else None
+    if request.method == "POST":
+        form = McpServerForm(request.POST, instance=instance)
+        if form.is_valid():
+            saved = save_with(form, mcp_services.mcp_server_save)
+            if saved is not None:
+                messages.success(request, _("Saved MCP server %(name)s.") % {"name": saved.name})
+                return redirect("skills:mcp_server_list")
+    else:
+        form = McpServerForm(instance=instance)
+    return render(request, "mcp/server_edit.html", {"form": form, "server": instance})
+
+
+def sync_summary(record: McpSyncRecord) -> str:
+    """A successful sync in the active language: the counts and the skills it broke (the same
+    sentence as the history page's; ``record.message`` is the English one of the command line)."""
+    text = _("%(n)s tools; %(a)s added; %(d)s removed; %(c)s changed") % {
+        "n": record.tool_count,
+        "a": len(record.added),
+        "d": len(record.removed),
+        "c": len(record.changed),
+    }
+    if record.broken_skills:
+        text += "; " + _("broken skills") + ": " + ", ".join(b["skill"] for b in record.broken_skills)
+    return text
+
+
+def _local(when) -> str:
+    return timezone.localtime(when).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def sync_line(record: McpSyncRecord) -> str:
+    """The line the history page shows for a record: the counts of a successful sync, the cause of
+    a failed one as recorded, why an abandoned one is read as failed, or how a running one stands."""
+    if record.outcome == McpSyncRecord.Outcome.OK:
+        return sync_summary(record)
+    if record.abandoned:
+        return _(
+            "Abandoned: the sync was still running at its deadline (%(deadline)s: the server's time limit "
+            "plus a margin), so whatever ran it is gone — the task worker was stopped or killed, or no task "
+            "worker is running (make run starts one; docs/deploy.md). The previous tools were kept; "
+            "sync again."
+        ) % {"deadline": _local(record.deadline_at)}
+    if record.outcome == McpSyncRecord.Outcome.RUNNING:
+        return _(
+            "Running: the task worker is asking the server (time limit %(limit)s s); this record is "
+            "updated when it ends."
+        ) % {"limit": f"{record.server.timeout_seconds:g}"}
+    return record.message
+
+
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
+@require_POST
+def server_sync(request: HttpRequest, server: str) -> HttpResponse:
+    """ "Sync now": the same sync as ``manage.py sync_mcp``, run by the task worker: the record is
+    written as running at once, the history page follows it to its outcome. A sync of the server
+    still running is not started twice."""
+    obj = get_object_or_404(McpServer, name=server)
+    try:
+        record = sync_enqueue(server=obj, user=request.user, trigger="console")
+    except SyncAlreadyRunning as exc:
+        messages.warning(
+            request,
+            _(
+                "A sync of %(name)s is already running (started %(when)s by %(who)s); its "
+                "outcome appears below when it ends."
+            )
+            % {"name": obj.name, "when": _local(exc.record.started_at), "who": exc.record.started_by_name or "—"},
+        )
+        return redirect("skills:mcp_sync_history", server=obj.name)
+    if record.outcome == McpSyncRecord.Outcome.RUNNING:
+        messages.info(
+            request,
+            _("Sync of %(name)s started; the record below shows its outcome when it ends.") % {"name": obj.name},
+        )
+    elif record.outcome == McpSyncRecord.Outcome.OK:
+        messages.success(
+            request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": sync_summary(record)}
+        )
+        for warning in record.warnings:
+            messages.warning(request, warning)
+    else:
+        messages.error(
+            request,
+            _("Sync of %(name)s failed; the previous tools were kept: %(message)s")
+            % {"name": obj.name, "message": record.message},
+        )
+    return redirect("skills:mcp_sync_history", server=obj.name)
+
+
+@staff_required
+@require_safe
+def sync_history(request: HttpRequest, server: str) -> HttpResponse:
+    """The server's syncs, newest first, ``SYNCS_PER_PAGE`` a page (``?page=N``), with added /
+    removed / changed tools and schema diffs."""
+    obj = get_object_or_404(McpServer, name=server)
+    if request.htmx and "record" in request.GET:  # a running record's card polling for its outcome
+        pk = request.GET["record"]
+        if not pk.isdigit():
+            raise Http404("no such sync record")
+        record = get_object_or_404(obj.syncs, pk=pk)
+        record.server = obj
+        record.summary = sync_line(record)
+        return render(request, "mcp/_sync.html", {"server": obj, "r": record})
+    page = paginate(request, obj.syncs.order_by("-started_at", "-id"), SYNCS_PER_PAGE)
+    records = list(page.object_list)
+    for r in records:  # the line the page shows: what "Sync now" flashes, or the failure as recorded
+        r.server = obj
+        r.summary = sync_line(r)
+    return render(request, "mcp/history.html", {"server": obj, "records": records, "page": page})
+
+
+def _pretty(value) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) if value is not None else ""
+
+
+@staff_required
+def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
+    """One tool's definition like MCP Inspector shows it, its confirmation setting (the operator's
+    choice wins and is recorded), and a test call to its server: staff only; a tool that is not
+    read-only needs the confirmation box ticked."""
+    obj = get_object_or_404(McpTool.objects.select_related("mcp_server"), name=tool)
+    if request.htmx and "call" in request.GET:  # a queued test call polling for its answer
+        return _call_fragment(request, obj, request.GET["call"])
+    outcome = None
+    call_error = ""
+    call_token = ""
+    call_waited = 0
+    arguments_text = request.POST.get("arguments", "{}")
+    needs_confirm = not obj.read_only
+    if request.method == "POST" and request.POST.get("action") == "confirm":
+        choices = {"": None, "on": True, "off": False}  # "" = follow the annotations
+        chosen = request.POST.get("require_confirm", "")
+        if chosen not in choices:  # never read an unknown value as "follow the annotations"
+            messages.error(
+                request,
+                _(
+                    "Unknown confirmation setting %(value)s: choose follow the annotations, always "
+                    "confirm or never confirm. Nothing was changed."
+                )
+                % {"value": repr(chosen)},
+            )
+            return redirect("skills:mcp_tool_detail", tool=obj.name)
+        mcp_services.mcp_tool_set_confirm(tool=obj, require_confirm=choices[chosen], user=request.user)
+        messages.success(request, _("Saved the confirmation setting of %(name)s.") % {"name": obj.name})
+        return redirect("skills:mcp_tool_detail", tool=obj.name)
+    if request.method == "POST" and request.POST.get("action") == "call":
+        try:
+            arguments = json.loads(arguments_text or "{}")
+        except json.JSONDecodeError as exc:
+            arguments = None
+            call_error = _("The arguments are not JSON: %(cause)s (line %(line)s)") % {
+                "cause": exc.msg,
+                "line": exc.lineno,
+            }
+        if arguments is not None and not isinstance(arguments, dict):
+            call_error = _("The arguments must be a JSON object.")
+        elif arguments is not None and needs_confirm and not request.POST.get("confirmed"):
+            call_error = _(
+                "%(name)s is not plainly read-only (readOnlyHint is not true, or its hints contradict "
+                "each other or are no booleans): tick the box to confirm that the call may change data "
+                "on the server."
+            ) % {"name": obj.name}
+        elif arguments is not None:
+            try:  # run by the task worker; the page polls for the answer (at once when inline)
+                token = tool_call_enqueue(tool=obj, arguments=arguments)
+            except SyncError as exc:
+                call_error = str(exc)
+            else:
+                state = tool_call_state(token, tool=obj)
+                outcome, call_error = state.outcome, state.error
+                if state.pending:
+                    call_token, call_waited = token, state.waited
+    nodes = list(IntentNode.objects.filter(mcp_tool_id=obj.name, deleted_at__isnull=True).order_by("intent_code"))
+    gated_by = [s.skill_code for s in selectors.skill_list() if obj.name in s.tool_ids]
+    node_flag = nodes[0].require_confirm if nodes else False
+    return render(
+        request,
+        "mcp/tool.html",
+        {
+            "tool": obj,
+            "input_schema": _pretty(obj.input_schema),
+            "output_schema": _pretty(obj.output_schema),
+            "annotations": _pretty(obj.annotations),
+            "nodes": nodes,
+            "gated_by": gated_by,
+            "effective_confirm": obj.confirm_from(node_flag),
+            "needs_confirm": needs_confirm,
+            "annotation_problems": [translate_error(p) for p in obj.annotation_problems],
+            "arguments_text": arguments_text,
+            "outcome": outcome,
+            "call_error": call_error,
+            "call_token": call_token,
+            "call_waited": call_waited,
+        },
+    )
+
+
+def _call_fragment(request: HttpRequest, tool: McpTool, token: str) -> HttpResponse:
+    """Where a queued test call of ``tool`` stands (``mcp/_call.html``): still pending (polling
+    on), or the answer or the error. A token that is not this tool's: 404."""
+    state = tool_call_state(token, tool=tool)
+    if state is None:
+        raise Http404("no such test call")
+    return render(
+        request,
+        "mcp/_call.html",
+        {
+            "tool": tool,
+            "outcome": state.outcome,
+            "call_error": state.error,
+            "call_token": token if state.pending else "",
+            "call_waited": state.waited,
+        },
+    )
+
+
+def _node_form(request: HttpRequest, instance: IntentNode | None) -> IntentNodeForm:
+    parents = [
+        n
+        for n in IntentNode.objects.filter(deleted_at__isnull=True, level__lt=2).order_by(
+            "level", "sort_order", "intent_code"
+        )
+        if instance is None or n.pk != instance.pk
+    ]
+    tools = McpTool.objects.select_related("mcp_server").order_by("mcp_server__name", "name")
+    data = request.POST if request.method == "POST" else None
+    return IntentNodeForm(data, instance=instance, parents=parents, tools=tools)
+
+
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
+def node_edit(request: HttpRequest, intent: str | None = None) -> HttpResponse:
+    """Create or edit an intent node in the console; MCP nodes bind a synced tool from the list.
+    Disabling a node (or unbinding its tool) whose tool skills gate is refused naming the skills
+    unless forced."""
+    instance = get_object_or_404(IntentNode, intent_code=intent, deleted_at__isnull=True) if intent else None
+    form = _node_form(request, instance)
+    if request.method == "POST" and form.is_valid():
+        saved = save_with(form, catalog_services.intent_node_save)
+        if saved is not None:
+            messages.success(request, _("Saved intent node %(code)s.") % {"code": saved.intent_code})
+            return redirect("skills:tool_tree")
+    return render(request, "mcp/node_edit.html", {"form": form, "node": instance})
+
+
+@role_required(read=roles.EDITOR, write=roles.EDITOR)
+@require_POST
+def node_delete(request: HttpRequest, intent: str) -> HttpResponse:
+    """Soft-delete a node; refused naming the skills that gate its tool unless ``force``."""
+    from django.core.exceptions import ValidationError
+
+    node = get_object_or_404(IntentNode, intent_code=intent, deleted_at__isnull=True)
+    try:
+        broken = catalog_services.intent_node_delete(node=node, force=bool(request.POST.get("force")))
+    except ValidationError as exc:
+        messages.error(request, translate_error(exc.error_list[0]))
+        return redirect("skills:node_edit", intent=node.intent_code)
+    messages.success(request, _("Deleted intent node %(code)s.") % {"code": node.intent_code})
+    if broken:
+        messages.warning(request, _("These skills are now broken: %(skills)s") % {"skills": ", ".join(broken)})
+    return redirect("skills:tool_tree")

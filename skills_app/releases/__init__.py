@@ -1,0 +1,1 @@
+"""Immutable releases, labels, the publish gate and rollback (docs/releases.md)."""

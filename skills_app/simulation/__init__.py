@@ -1,0 +1,1 @@
+"""The simulator: the preview page, saved scenarios and their reports (docs/simulator.md)."""

@@ -1,0 +1,1 @@
+"""Pages of the simulator: the preview and saved scenarios."""
