@@ -121,28 +121,62 @@ def too_large() -> tuple[str, str, dict[str, Any]]:
     return "request_too_large", f"the request body is larger than {limit} bytes", {"limit": limit}
 
 
+def request_limit(exception: Exception | None) -> tuple[int, str, str, dict[str, Any]] | None:
+    """``(status, code, English message, details)`` when ``exception`` is one of Django's request
+    limits, else ``None``: a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``RequestDataTooBig``, 413),
+    more fields than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` (``TooManyFieldsSent``, 400) or more files than
+    ``DATA_UPLOAD_MAX_NUMBER_FILES`` (``TooManyFilesSent``, 400). Each names its limit
+    (docs/deploy.md "Request limits")."""
+    from django.conf import settings
+    from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+
+    if isinstance(exception, RequestDataTooBig):
+        return 413, *too_large()
+    if isinstance(exception, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return 400, "too_many_fields", f"the request has more than {limit} form fields", {"limit": limit}
+    if isinstance(exception, TooManyFilesSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+        return 400, "too_many_files", f"the request uploads more than {limit} files", {"limit": limit}
+    return None
+
+
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """``handler400``: JSON under /api/ and for the console's ``….json`` downloads, else
-    ``400.html``. A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``RequestDataTooBig``) is a 413 that
-    says so — the limit in bytes in JSON, in MB on the page, with how to get the text back."""
+    ``400.html``. A request over one of Django's limits says which and the limit
+    (``request_limit``): a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413 page headed
+    "Request too large" (the limit in MB, with how to get the text back), too many fields or files a
+    400 naming the count allowed."""
     from django.conf import settings
-    from django.core.exceptions import RequestDataTooBig
     from django.utils.translation import gettext
 
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    too_big = isinstance(exception, RequestDataTooBig)
+    limit = request_limit(exception)
     if is_api(request) or (request.path_info or "").endswith(".json"):
-        if too_big:
-            return json_error(413, *too_large())
+        if limit is not None:
+            return json_error(*limit)
         return json_error(400, "bad_request", "the request could not be read")
-    if too_big:
+    if limit is None:
+        return defaults.bad_request(request, exception)
+    status, code = limit[0], limit[1]
+    if code == "request_too_large":
+        heading = gettext("Request too large")
         reason = gettext(
             "The form is larger than %(size)s MB, the most the console reads at once; nothing was "
             "changed. Your browser's Back button usually keeps what you typed."
-        ) % {"size": f"{limit / 1_048_576:g}"}
-        html = loader.get_template("400.html").render({"reason": reason}, request)
-        return HttpResponse(html, status=413)
-    return defaults.bad_request(request, exception)
+        ) % {"size": f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1_048_576:g}"}
+    elif code == "too_many_fields":
+        heading = gettext("Too many form fields")
+        reason = gettext(
+            "The form sends more than %(limit)s fields, the most the console reads at once; nothing was changed."
+        ) % {"limit": settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}
+    else:
+        heading = gettext("Too many files")
+        reason = gettext(
+            "The form uploads more than %(limit)s files, the most the console reads at once; nothing was "
+            "changed. Put the files in one zip and upload that."
+        ) % {"limit": settings.DATA_UPLOAD_MAX_NUMBER_FILES}
+    html = loader.get_template("400.html").render({"reason": reason, "heading": heading, "status": status}, request)
+    return HttpResponse(html, status=status)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

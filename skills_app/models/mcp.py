@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import (
@@ -77,6 +78,35 @@ class McpServer(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean_fields(self, exclude: Any = None) -> None:
+        """Django's field checks, with a URL of another scheme than http or https (``file:``,
+        ``gopher:``, ``ftp:`` …) refused by naming the rule instead of URLField's generic "Enter a
+        valid URL.": the MCP SDK's streamable HTTP client speaks only HTTP (docs/mcp.md)."""
+        from urllib.parse import urlsplit
+
+        from django.core.exceptions import ValidationError
+
+        skip = set(exclude or ())
+        errors: dict[str, list[ValidationError]] = {}
+        url = (self.url or "").strip()
+        if "url" not in skip and url:
+            scheme = urlsplit(url).scheme.lower() if ":" in url else ""
+            if scheme not in ("http", "https"):
+                errors["url"] = [
+                    ValidationError(
+                        _("only http:// and https:// URLs can be used; this one starts with '%(start)s'."),
+                        code="mcp_url_scheme",
+                        params={"start": url[: len(scheme) + 3] if scheme else url[:12]},
+                    )
+                ]
+                skip.add("url")
+        try:
+            super().clean_fields(exclude=skip)
+        except ValidationError as exc:
+            errors = exc.update_error_dict(errors)
+        if errors:
+            raise ValidationError(errors)
 
     def clean(self) -> None:
         """stdio needs a command, streamable HTTP a URL; args a list of strings, env and headers

@@ -436,3 +436,34 @@ def test_one_invalid_tool_is_named_on_the_sync_record_page(staff_client, bitmall
         "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses (name: Field required); it is "
         "not offered",
     ]
+
+
+@pytest.mark.parametrize(
+    ("url", "start"),
+    [("file:///etc/passwd", "file://"), ("gopher://example.com/", "gopher://"), ("ftp://example.com/mcp", "ftp://")],
+    ids=["file", "gopher", "ftp"],
+)
+def test_an_mcp_url_of_another_scheme_than_http_is_refused_by_naming_the_rule(admin_client, db, url, start):
+    """Found by a break-in: ``file:///…`` and ``gopher://…`` got URLField's "Enter a valid URL.", and
+    ``ftp://`` was saved, to fail only at the next sync. The MCP client speaks HTTP only."""
+    fields = {"name": "crm", "transport": "streamable-http", "url": url, "timeout_seconds": "20"}
+    response = admin_client.post("/mcp/new", fields)
+    assert response.status_code == 200
+    assert f"only http:// and https:// URLs can be used; this one starts with '{start}'." in text(response)
+    assert "Enter a valid URL" not in text(response)
+    assert not McpServer.objects.filter(name="crm").exists()
+    admin_client.cookies["django_language"] = "zh-hans"
+    chinese = text(admin_client.post("/mcp/new", fields))
+    assert f"只能使用 http:// 或 https:// 开头的 URL；这个 URL 以“{start}”开头。" in chinese
+
+
+def test_an_https_mcp_url_is_still_saved(admin_client, db):
+    fields = {
+        "name": "crm",
+        "transport": "streamable-http",
+        "url": "https://mcp.example.com/mcp",
+        "timeout_seconds": "20",
+    }
+    response = admin_client.post("/mcp/new", fields)
+    assert response.status_code == 302
+    assert McpServer.objects.get(name="crm").url == "https://mcp.example.com/mcp"
