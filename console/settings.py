@@ -97,6 +97,7 @@ MIDDLEWARE = [
     # A database that cannot be reached: 503 (the console's page, or JSON under /api/). Redis: skills_app/core/cache.py.
     "skills_app.core.faults.DependencyFaultMiddleware",
     "skills_app.core.faults.RefuseNulMiddleware",  # a NUL byte in a URL argument: 404 (PostgreSQL refuses NUL)
+    "skills_app.core.faults.RefuseInvalidUtf8Middleware",  # a form field that is not UTF-8: 400, never saved as U+FFFD
     # Login throttling (django-axes): keep it last, it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -302,8 +302,23 @@ def test_manage_py_errors_exit_non_zero_with_one_line(manage, tmp_path) -> None:
     ("content", "message"),
     [
         ("[]", "holds no skills and no intent nodes; the catalog was left as it is"),
-        ("{}", "holds no skills and no intent nodes; the catalog was left as it is"),
-        ("garbage", "not a catalog backup: "),
+        (
+            "{}",
+            "not a catalog backup: the file holds an object, not the list of records that load_demo --replace writes",
+        ),
+        ("garbage", "line 1, column 1: not JSON (Expecting value)"),
+        (
+            '[{"model": "skills_app.skill"}]',
+            'not a catalog backup: record 1 is not a saved record (an object with "model", "pk" and "fields")',
+        ),
+        (
+            '[{"model": "skills_app.skill", "pk": 1, "fields": {}}, "x"]',
+            "not a catalog backup: record 2 is not a saved record",
+        ),
+        (
+            '[{"model": "skills_app.skill", "pk": 7, "fields": {"sort_order": "abc"}}]',
+            "record 1 (skills_app.skill 7) cannot be read: ",
+        ),
     ],
 )
 def test_restore_catalog_refuses_empty_or_garbled_files_and_keeps_the_catalog(bitmall, tmp_path, content, message):
@@ -312,6 +327,7 @@ def test_restore_catalog_refuses_empty_or_garbled_files_and_keeps_the_catalog(bi
     with pytest.raises(CommandError) as exc:
         run_command("restore_catalog", str(bad))
     assert str(exc.value).startswith(f"{bad}: {message}")
+    assert "string indices" not in str(exc.value) and "DeserializationError" not in str(exc.value)
     assert {s.skill_code for s in Skill.objects.live()} == BITMALL_SKILLS
 
 

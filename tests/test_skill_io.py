@@ -83,6 +83,25 @@ def test_export_refuses_a_folder_that_is_not_empty(bitmall, tmp_path):
     assert str(exc) == f"{tmp_path}: exists and is not an empty folder; nothing written"
 
 
+@pytest.mark.parametrize("name", ["out", "skills.zip"])
+def test_export_to_a_path_that_cannot_be_written_names_it_and_leaves_nothing(bitmall, tmp_path, name):
+    """Found by a break-in: an unwritable path ended in a traceback. (Tests run as root, so the
+    path is made unwritable by a file standing where its folder should be.)"""
+    (tmp_path / "taken").write_text("a file, not a folder")
+    target = tmp_path / "taken" / name
+    _, _, exc = run("export_skills", str(target), "--format", "properties")
+    assert str(exc) == f"{target}: cannot write {tmp_path / 'taken'} (File exists); nothing written"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_export_writes_the_folder_whole_and_leaves_no_partial_files(bitmall, tmp_path):
+    (tmp_path / "out").mkdir()
+    out, _, exc = run("export_skills", str(tmp_path / "out"), "--format", "properties")
+    assert exc is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert len(list((tmp_path / "out").glob("*.properties"))) == 5
+
+
 def exported_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "skills"
     for rel, data in skills_export(format="skill-md").items():

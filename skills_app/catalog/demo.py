@@ -6,6 +6,7 @@ idempotent: running it twice leaves the same rows (skill versions only move when
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,14 +163,7 @@ def catalog_restore(*, path: Path, backup_dir: Path) -> Path:
     except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
         raise DemoError(f"{path}: cannot read the backup ({exc.__class__.__name__})") from None
     allowed = {m._meta.label_lower for m in CATALOG_MODELS} | {ConsoleSettings._meta.label_lower}
-    try:
-        objects = list(serializers.deserialize("json", text))
-    except Exception as exc:  # the deserializer raises DeserializationError, IndexError, TypeError…
-        cause = (str(exc).splitlines() or [exc.__class__.__name__])[0]
-        raise DemoError(f"{path}: not a catalog backup: {cause}") from None
-    foreign = sorted({o.object._meta.label_lower for o in objects} - allowed)
-    if foreign:
-        raise DemoError(f"{path}: not a catalog backup (holds {', '.join(foreign)})")
+    objects = _backup_records(path, text, allowed)
     if not any(isinstance(o.object, (Skill, IntentNode)) for o in objects):
         raise DemoError(f"{path}: holds no skills and no intent nodes; the catalog was left as it is")
     saved = catalog_backup(directory=backup_dir, label=f"before-restore-{ConsoleSettings.current().catalog_name}")
@@ -182,6 +176,43 @@ def catalog_restore(*, path: Path, backup_dir: Path) -> Path:
         obj.save()
     _reset_sequences()
     return saved
+
+
+def _backup_records(path: Path, text: str, allowed: set[str]) -> list[Any]:
+    """The deserialized records of a backup's ``text``, checked before any is saved; raises
+    ``DemoError`` naming the file and the cause in words — the line and column of a JSON error, the
+    number of a record that is not one, the models a foreign file holds — never the deserializer's
+    internals (issue 29: "string indices must be integers")."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DemoError(f"{path}: line {exc.lineno}, column {exc.colno}: not JSON ({exc.msg})") from None
+    if not isinstance(data, list):
+        kind = "an object" if isinstance(data, dict) else f"a {type(data).__name__}"
+        raise DemoError(
+            f"{path}: not a catalog backup: the file holds {kind}, not the list of records "
+            "that load_demo --replace writes"
+        )
+    for number, record in enumerate(data, start=1):
+        if not (
+            isinstance(record, dict) and isinstance(record.get("model"), str) and isinstance(record.get("fields"), dict)
+        ):
+            raise DemoError(
+                f'{path}: not a catalog backup: record {number} is not a saved record (an object with "model", "pk" and "fields")'
+            )
+    foreign = sorted({record["model"].lower() for record in data} - allowed)
+    if foreign:
+        raise DemoError(f"{path}: not a catalog backup (holds {', '.join(foreign)})")
+    objects: list[Any] = []
+    for number, record in enumerate(data, start=1):
+        try:
+            objects.extend(serializers.deserialize("python", [record]))
+        except Exception as exc:  # DeserializationError wrapping a field's ValidationError, …
+            cause = (str(exc).splitlines() or [exc.__class__.__name__])[0]
+            raise DemoError(
+                f"{path}: record {number} ({record['model']} {record.get('pk')!r}) cannot be read: {cause}"
+            ) from None
+    return objects
 
 
 def _reset_sequences() -> None:

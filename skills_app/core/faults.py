@@ -109,6 +109,64 @@ class RefuseNulMiddleware:
         return None
 
 
+class RefuseInvalidUtf8Middleware:
+    """A console form (``application/x-www-form-urlencoded``) whose field is not valid UTF-8 is a
+    400 naming the field and the byte, before any view runs: Django decodes such bytes to U+FFFD
+    (``errors="replace"``), so the text would be saved changed without a word (issue 29). The
+    runtime API's JSON bodies are checked by its own parser (``runtime.parsers``)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if (
+            request.method == "POST"
+            and request.content_type == "application/x-www-form-urlencoded"
+            and not is_api(request)
+        ):
+            problem = invalid_utf8_field(request.body)
+            if problem is not None:
+                return invalid_utf8(request, *problem)
+        return self.get_response(request)
+
+
+def invalid_utf8_field(body: bytes) -> tuple[str, int] | None:
+    """``(field name, 1-based byte position in its value)`` of the first field of a url-encoded
+    ``body`` whose name or value is not valid UTF-8 once percent-decoded, else ``None``."""
+    from urllib.parse import unquote_to_bytes
+
+    for pair in body.split(b"&"):
+        raw_name, _, raw_value = pair.partition(b"=")
+        name, value = (unquote_to_bytes(raw.replace(b"+", b" ")) for raw in (raw_name, raw_value))
+        for part in (name, value):
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return name.decode("utf-8", errors="replace"), exc.start + 1
+    return None
+
+
+def invalid_utf8(request: HttpRequest, field: str, position: int) -> HttpResponse:
+    """The 400 of ``RefuseInvalidUtf8Middleware``: JSON for ``….json`` downloads, else ``400.html``."""
+    from django.utils.translation import gettext
+
+    if (request.path_info or "").endswith(".json"):
+        return json_error(
+            400,
+            "invalid_utf8",
+            f"form field '{field}' is not valid UTF-8 text (byte {position}); nothing was saved",
+            {"field": field, "byte": position},
+        )
+    reason = gettext(
+        "The form field “%(field)s” is not valid UTF-8 text (byte %(byte)s); nothing was saved. "
+        "Paste the text again from a UTF-8 source."
+    ) % {"field": field, "byte": position}
+    html = loader.get_template("400.html").render(
+        {"reason": reason, "heading": gettext("Text that is not UTF-8"), "status": 400}, request
+    )
+    return HttpResponse(html, status=400)
+
+
 # --- error handlers (console/urls.py) --------------------------------------------------------
 
 

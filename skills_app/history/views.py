@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from skills_app.catalog import selectors, services
@@ -87,7 +88,16 @@ def skill_history(request: HttpRequest, code: str) -> HttpResponse:
     error = ""
     a, b = _int(request.GET.get("a")), _int(request.GET.get("b"))
     if (request.GET.get("a") or request.GET.get("b")) and (a not in by_id or b not in by_id):
-        error = _("Choose two revisions of this skill to compare.")
+        wrong = [
+            str(raw) if raw else "—"
+            for raw, n in ((request.GET.get("a"), a), (request.GET.get("b"), b))
+            if n not in by_id
+        ]
+        error = ngettext(
+            "Revision %(ids)s is not a revision of %(code)s: choose two of its revisions below to compare.",
+            "Revisions %(ids)s are not revisions of %(code)s: choose two of its revisions below to compare.",
+            len(wrong),
+        ) % {"ids": ", ".join(wrong), "code": code}
         a = b = None
     if a is None and b is None and revisions:
         b = revisions[0].history_id

@@ -87,7 +87,14 @@ def test_a_revision_of_another_skill_is_a_400_naming_the_problem(editor_client, 
     other = Skill.objects.get(skill_code="iot_bundle").history.get().history_id
     response = editor_client.get(f"/skills/order_change/history?a={other}&b={edited['third'].history_id}")
     assert response.status_code == 400
-    assert parse(response.content).one("data-error").text() == "请选择这个技能的两个修订进行比较。"
+    assert parse(response.content).one("data-error").text() == (
+        f"修订 {other} 不是 order_change 的修订：请在下面选择它的两个修订进行比较。"
+    )
+    editor_client.cookies["django_language"] = "en"
+    english = editor_client.get(f"/skills/order_change/history?a={other}&b=x")
+    assert parse(english.content).one("data-error").text() == (
+        f"Revisions {other}, x are not revisions of order_change: choose two of its revisions below to compare."
+    )
 
 
 def test_restore_from_the_page_makes_a_new_version_with_the_old_fields(editor_client, edited):

@@ -53,3 +53,43 @@ def test_a_body_over_the_size_limit_is_headed_413_request_too_large(staff_client
     assert doc.one("data-error-page")["data-error-page"] == "413"
     assert doc.by_tag("h1")[0].text() == "请求过大"
     assert "请求无效" not in page.content.decode()
+
+
+def test_a_form_field_that_is_not_utf8_is_refused_naming_it_and_nothing_is_saved(staff_client, bitmall):
+    """Found by a break-in: Django decodes such bytes to U+FFFD, so the name was saved changed."""
+    from skills_app.models import Skill
+
+    count = Skill.objects.count()
+    body = b"skill_code=refund_fast&name=%E6%9E%81%FF%E9%80%9F&description=x&content=y"
+    page = staff_client.post("/skills/new", data=body, content_type="application/x-www-form-urlencoded")
+    assert page.status_code == 400
+    doc = parse(page.content)
+    assert doc.by_tag("h1")[0].text() == "不是 UTF-8 的文本"
+    assert doc.one("data-reason").text() == (
+        "表单字段“name”不是有效的 UTF-8 文本（第 4 个字节）；没有保存任何内容。请从 UTF-8 的来源重新粘贴这段文本。"
+    )
+    assert Skill.objects.count() == count
+    assert not Skill.objects.filter(name__contains="\ufffd").exists()
+    download = staff_client.post(
+        "/preview/result.json", data=b"script=%FF", content_type="application/x-www-form-urlencoded"
+    )
+    assert download.status_code == 400
+    assert download.json()["error"] == {
+        "code": "invalid_utf8",
+        "message": "form field 'script' is not valid UTF-8 text (byte 1); nothing was saved",
+        "details": {"field": "script", "byte": 1},
+    }
+
+
+def test_valid_utf8_forms_still_save(staff_client, bitmall):
+    from skills_app.models import Skill
+
+    body = (
+        "skill_code=refund_fast&name=极速退款&description=用户要求极速退款时加载。&content=手册&sort_order=1&enabled=on"
+    )
+    from urllib.parse import quote
+
+    encoded = "&".join(f"{k}={quote(v)}" for k, v in (pair.split("=", 1) for pair in body.split("&"))).encode()
+    page = staff_client.post("/skills/new", data=encoded, content_type="application/x-www-form-urlencoded")
+    assert page.status_code == 302
+    assert Skill.objects.get(skill_code="refund_fast").name == "极速退款"

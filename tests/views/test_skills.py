@@ -513,3 +513,14 @@ def test_a_run_of_brackets_renders_and_keeps_the_text():
 def test_pages_carry_an_inline_favicon(staff_client, bitmall):
     icons = [n for n in parse(staff_client.get("/skills/").content).by_tag("link") if n.get("rel") == "icon"]
     assert len(icons) == 1 and icons[0]["href"].startswith("data:image/svg+xml,")
+
+
+def test_a_nul_in_a_skill_code_is_named_a_nul_not_an_empty_string(staff_client, bitmall):
+    """Found by a break-in: Django's own Chinese for "Null characters are not allowed." reads
+    "empty strings are not allowed" (不允许是用空字符串), beside a code that is not empty."""
+    count = Skill.objects.count()
+    response = staff_client.post("/skills/new", new_skill_data(skill_code="refund\x00fast"))
+    assert response.status_code == 200
+    assert parse(response.content).one("data-errors-for", "skill_code").text() == "不能包含 NUL 字符（\\0）。"
+    assert "空字符串" not in response.content.decode()
+    assert Skill.objects.count() == count

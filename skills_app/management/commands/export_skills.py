@@ -3,6 +3,9 @@ files (docs/import-export.md): into the folder PATH, or into a zip when PATH end
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -26,17 +29,48 @@ class Command(BaseCommand):
     def handle(self, *args, path: str, format: str, **options):
         files = skills_export(format=format)
         target = Path(path)
-        if target.suffix.lower() == ".zip":
-            if target.exists():
-                raise CommandError(f"{target}: already exists; choose another name")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(zip_files(files))
-        else:
-            if target.exists() and (not target.is_dir() or any(target.iterdir())):
-                raise CommandError(f"{target}: exists and is not an empty folder; nothing written")
-            for rel, data in files.items():
-                out = target / rel
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_bytes(data)
+        try:
+            if target.suffix.lower() == ".zip":
+                if target.exists():
+                    raise CommandError(f"{target}: already exists; choose another name")
+                _write_zip(target, zip_files(files))
+            else:
+                if target.exists() and (not target.is_dir() or any(target.iterdir())):
+                    raise CommandError(f"{target}: exists and is not an empty folder; nothing written")
+                _write_folder(target, files)
+        except OSError as exc:
+            where = exc.filename or target
+            raise CommandError(f"{target}: cannot write {where} ({exc.strerror or exc}); nothing written") from None
         skills = sum(1 for rel in files if rel.endswith((".properties", "/SKILL.md")))
         self.stdout.write(f"exported {skills} skill(s) as {format} to {target}")
+
+
+def _write_zip(target: Path, data: bytes) -> None:
+    """Write the zip beside ``target`` under a temporary name, then rename it: all or nothing."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def _write_folder(target: Path, files: dict[str, bytes]) -> None:
+    """Write every file into a temporary folder beside ``target``, then rename it to ``target``
+    (an empty ``target`` is replaced): a failed write leaves nothing behind."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial"))
+    try:
+        for rel, data in files.items():
+            out = partial / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+        if target.is_dir():
+            target.rmdir()  # empty (checked above)
+        partial.rename(target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
