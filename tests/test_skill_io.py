@@ -96,7 +96,7 @@ def test_export_to_a_path_that_cannot_be_written_names_it_and_leaves_nothing(bit
 
 def test_export_writes_the_folder_whole_and_leaves_no_partial_files(bitmall, tmp_path):
     (tmp_path / "out").mkdir()
-    out, _, exc = run("export_skills", str(tmp_path / "out"), "--format", "properties")
+    _out, _, exc = run("export_skills", str(tmp_path / "out"), "--format", "properties")
     assert exc is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert len(list((tmp_path / "out").glob("*.properties"))) == 5
