@@ -45,6 +45,10 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "tool_not_registered": _("'%(tool_id)s' is not a registered MCP tool."),
     "skill_code_taken": _("a live skill with code '%(code)s' already exists."),
     "scenario_name_taken": _("A scenario named '%(name)s' already exists."),
+    "scenario_unknown_access_profile": _(
+        "the script names access profile '%(name)s', which does not exist; defined: %(known)s."
+    ),
+    "scenario_unknown_stage": _("the script names stage '%(name)s', which does not exist; defined: %(known)s."),
     "restriction_name_taken": _("'%(name)s' already exists."),
     "skill_code_immutable": _("skill code '%(code)s' cannot be changed after creation."),
     "skill_code_pattern": _(

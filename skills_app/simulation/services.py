@@ -9,9 +9,7 @@ from django.db import transaction
 from skill_rule.errors import ScriptError
 from skill_rule.scripts import parse_script
 from skills_app.core.writes import problem, save_new
-from skills_app.models import (
-    Scenario,
-)
+from skills_app.models import AccessProfile, Scenario, Stage
 
 
 @transaction.atomic
@@ -25,13 +23,18 @@ def scenario_save(
     create: bool = False,
 ) -> Scenario:
     """Create or replace a saved scenario. The script must parse (``ValidationError`` naming the
-    line and cause otherwise). ``create=True`` (the console's "new scenario") never replaces: a
+    line and cause otherwise), and the access profile and stage it names must exist
+    (``scenario_unknown_access_profile`` / ``scenario_unknown_stage``, listing those that do: such
+    a scenario could never run, and would block every publish). ``create=True`` (the console's "new scenario") never replaces: a
     name that exists — or that another request creates at the same moment — is refused
     (``scenario_name_taken`` on ``name``)."""
     try:
-        parse_script(script, source=f"scenario '{name}'")
+        parsed = parse_script(script, source=f"scenario '{name}'")
     except ScriptError as exc:
         raise ValidationError({"script": [problem("script_invalid", "%(message)s", message=exc.message)]}) from None
+    unknown = _unknown_restrictions(parsed.access_profile, parsed.stage)
+    if unknown:
+        raise ValidationError({"script": unknown})
     taken = ValidationError(
         {"name": [problem("scenario_name_taken", "A scenario named '%(name)s' already exists.", name=name)]}
     )
@@ -45,3 +48,26 @@ def scenario_save(
     obj.full_clean(validate_unique=False)  # pragma: no mutate
     save_new(obj, taken)
     return obj
+
+
+def _unknown_restrictions(access_profile: str | None, stage: str | None) -> list[ValidationError]:
+    """One error per restriction the script names that the catalog does not define."""
+    errors = []
+    for value, model, code, kind in (
+        (access_profile, AccessProfile, "scenario_unknown_access_profile", "access profile"),
+        (stage, Stage, "scenario_unknown_stage", "stage"),
+    ):
+        if value is None:
+            continue
+        known = list(model.objects.order_by("name").values_list("name", flat=True))
+        if value not in known:
+            errors.append(
+                problem(
+                    code,
+                    "the script names %(kind)s '%(name)s', which does not exist; defined: %(known)s.",
+                    kind=kind,
+                    name=value,
+                    known=", ".join(known) or "—",
+                )
+            )
+    return errors

@@ -439,3 +439,12 @@ def test_create_forms_ask_for_focus_on_their_first_field(staff_client, bitmall, 
 def test_edit_forms_do_not_steal_the_focus(staff_client, bitmall):
     assert parse(staff_client.get("/skills/order_change/edit").content).select("data-autofocus") == []
     assert parse(staff_client.get("/scenarios/cancel-iphone/edit").content).select("data-autofocus") == []
+
+
+def test_no_password_reset_by_mail_is_offered(client, db):
+    """Found by a break-in: /accounts/password_reset/ said a mail was sent, with no mail backend.
+    Only log in and log out are served (docs/deploy.md "Accounts")."""
+    for path in ("/accounts/password_reset/", "/accounts/password_reset/done/", "/accounts/password_change/"):
+        assert client.get(path).status_code == 404, path
+    assert client.get("/accounts/login/").status_code == 200
+    assert "password_reset" not in client.get("/accounts/login/").content.decode()

@@ -90,3 +90,17 @@ def test_a_nul_character_in_a_saved_script_names_its_line(staff_client, bitmall)
     error = doc.one("data-errors-for", "script").text()
     assert "NUL" in error and "第 2 行" in error
     assert not Scenario.objects.filter(name="nul").exists()
+
+
+def test_a_scenario_naming_an_unknown_access_profile_or_stage_is_refused_listing_those_defined(staff_client, bitmall):
+    """Found by a break-in: it was saved without a word, then blocked every publish."""
+    from skills_app.catalog import services
+
+    services.access_profile_save(name="member", description="", tools=["query_order"], create=True)
+    services.access_profile_save(name="guest", description="", tools=["query_order"], create=True)
+    script = "access_profile: vip\nstage: night\n" + SCRIPT.removeprefix("name: quick\n")
+    doc = parse(staff_client.post("/scenarios/new", {"name": "vip", "script": script}).content)
+    assert doc.one("data-errors-for", "script").text() == (
+        "脚本指定的访问配置“vip”不存在；已定义的有：guest, member。脚本指定的阶段“night”不存在；已定义的有：—。"
+    )
+    assert not Scenario.objects.filter(name="vip").exists()
