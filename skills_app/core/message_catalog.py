@@ -54,6 +54,10 @@ MESSAGES_BY_CODE: dict[str, Any] = {
     "skill_code_length": _("skill code '%(code)s' must be %(min)s–%(max)s characters long."),
     "skill_code_required": _("skill code is required."),
     "skill_code_builtin": _("skill code '%(code)s' is the name of a builtin tool; choose another code."),
+    "skill_code_tool": _(
+        "skill code '%(code)s' is the name of the MCP tool '%(tool)s'; the model would see a skill "
+        "and a tool of one name. Choose another code."
+    ),
     "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
     "skill_stale": _(
         "This skill was saved as version %(current)s while you were editing version %(base)s. "

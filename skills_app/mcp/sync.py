@@ -28,7 +28,7 @@ from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
 from skill_rule.tooldefs import read_annotations, validate_tool_definition
 from skills_app.catalog import selectors
-from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool
+from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool, Skill
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
 MAX_PAGES = 1000
@@ -620,6 +620,13 @@ def _apply(
         {"skill": code, "tools": [t for t, _why in missing if t in removed_set]}
         for code, missing in selectors.broken_skills().items()
         if any(t in removed_set for t, _why in missing)
+    ]
+    record.named_like_skills = [  # never refused: a sync takes what the server offers; the page warns
+        {"tool": code, "skill": code}
+        for code in Skill.objects.live()
+        .filter(skill_code__in=names.values())
+        .order_by("skill_code")
+        .values_list("skill_code", flat=True)
     ]
     record.tool_count = len(names)
     record.added, record.removed, record.changed = added, removed, changed

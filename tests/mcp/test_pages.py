@@ -436,3 +436,27 @@ def test_one_invalid_tool_is_named_on_the_sync_record_page(staff_client, bitmall
         "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses (name: Field required); it is "
         "not offered",
     ]
+
+
+def test_a_synced_tool_named_like_a_live_skill_is_warned_on_the_sync_record_and_still_synced(staff_client, bitmall):
+    """Issue 29 item 6, the reverse: a server listing ``search_product`` while a live skill has
+    that code (made before codes were checked against tools, so through the ORM here). The sync is
+    never refused — all 14 tools arrive — and its record names the clash, in the page's language."""
+    Skill.objects.create(skill_code="search_product", name="选品", description="选品时加载", content="# 选品\n")
+    server = stdio_server()
+    record = mcp_server_sync(server=server, trigger="test")
+    assert (record.outcome, record.tool_count) == ("ok", 14)
+    assert record.named_like_skills == [{"tool": "search_product", "skill": "search_product"}]
+    doc = parse(staff_client.get(f"/mcp/{server.name}/syncs").content)
+    assert " ".join(doc.one("data-named-like-skills").text().split()) == (
+        "Named like a skill: search_product = search_product. The model is offered a tool and a skill (in "
+        "load_skill) of one name. A skill code cannot change: make a skill under another code and delete this "
+        "one, or bind the tool to no intent node."
+    )
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get(f"/mcp/{server.name}/syncs").content)
+    assert " ".join(doc.one("data-named-like-skills").text().split()) == (
+        "与技能同名: search_product = search_product. 模型会同时得到同名的工具和技能（在 load_skill 中）。"
+        "技能代码不能修改：请用另一个代码新建技能并删除这个，或不要把该工具挂到任何意图节点上。"
+    )
+    assert mcp_server_sync(server=server, trigger="test").named_like_skills == record.named_like_skills
