@@ -262,11 +262,12 @@ def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill
 
 @transaction.atomic
 def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
-    """Soft-delete a skill (restorable); its tools are released to every conversation."""
+    """Soft-delete a skill (restorable); its tools are released to every conversation. The version
+    stays: it is the manual's (docs/roles.md "Versions and history"), and a deleted skill is in no
+    catalog. The history records it as a delete (``history.selectors.revision_action``)."""
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
     if locked.deleted_at is None:
         locked.deleted_at = timezone.now()
-        locked.version += 1
         locked.updated_by = user if getattr(user, "pk", None) else None
         _record_who(locked, user)
         locked.save()
@@ -275,8 +276,9 @@ def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
 
 @transaction.atomic
 def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
-    """Restore a soft-deleted skill. Refused (``ValidationError``) when a live skill took its code,
-    an MCP tool now has its name (``skill_code_tool``) or its tool_ids no longer validate."""
+    """Restore a soft-deleted skill under the version it had (its manual is unchanged). Refused
+    (``ValidationError``) when a live skill took its code, an MCP tool now has its name
+    (``skill_code_tool``) or its tool_ids no longer validate."""
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
     if locked.deleted_at is None:
         return locked
@@ -294,7 +296,6 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     locked.deleted_at = None
-    locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
     _record_who(locked, user)
     save_new(locked, _code_taken(locked.skill_code))

@@ -460,3 +460,29 @@ def test_a_synced_tool_named_like_a_live_skill_is_warned_on_the_sync_record_and_
         "技能代码不能修改：请用另一个代码新建技能并删除这个，或不要把该工具挂到任何意图节点上。"
     )
     assert mcp_server_sync(server=server, trigger="test").named_like_skills == record.named_like_skills
+
+
+def test_the_audit_row_of_a_synced_tool_names_its_server_once_by_name(staff_client, synced):
+    """Issue 29 item 2: the sync's write of a demo tool listed "MCP server" twice, once as the
+    server record's raw id. Now once: the ``server`` field, by name, in the page's language."""
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/audit/", {"kind": "mcptool", "record": "cancel_order"}).content)
+    newest = doc.select("data-entry")[0]
+    assert newest.one("data-action")["data-action"] == "changed"
+    changes = {c["data-change"]: " ".join(c.text().split()) for c in newest.select("data-change")}
+    assert "mcp_server_id" not in changes
+    assert changes["server"] == f"MCP 服务器: demo:bitmall → {synced.name}"
+    assert [c.by_tag("strong")[0].text() for c in newest.select("data-change")].count("MCP 服务器") == 1
+
+
+def test_an_intent_nodes_parent_reads_as_the_parent_nodes_code_in_the_audit(staff_client, bitmall):
+    """A foreign key is shown as the record it points at: an intent node moved under another
+    parent lists 上级节点: <old code> → <new code>, never the rows' ids."""
+    node = IntentNode.objects.get(intent_code="change_address_topic")
+    old = node.parent.intent_code
+    node.parent = IntentNode.objects.get(intent_code="order_query")
+    node.save()
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/audit/", {"kind": "intentnode", "record": "change_address_topic"}).content)
+    changes = [" ".join(c.text().split()) for c in doc.select("data-entry")[0].select("data-change")]
+    assert changes == [f"上级节点: {old} → order_query"]
