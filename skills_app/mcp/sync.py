@@ -28,6 +28,7 @@ from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
 from skill_rule.tooldefs import read_annotations, validate_tool_definition
 from skills_app.catalog import selectors
+from skills_app.core.message_catalog import AUTO_RELEASE_NOTES
 from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool, Skill
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
@@ -696,6 +697,7 @@ def demo_publish_call_targets() -> Any:
         return None
     if only_call_targets_changed(catalog_diff(releases_selectors.release_catalog(latest), selectors.catalog_draft())):
         return releases_services.release_publish(
-            user=releases_services.COMMAND_LINE, note=f"call targets of the synced demo MCP server '{DEMO_SERVER_NAME}'"
+            user=releases_services.COMMAND_LINE,
+            note=AUTO_RELEASE_NOTES["demo_targets"] % {"server": DEMO_SERVER_NAME},
         )
     return None

@@ -1,10 +1,13 @@
+import re
+
+import django.core.validators
 import django.db.models.deletion
 from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
     """Issue 29: a sync record names the listed tools whose model-facing name is a live skill's code;
-    the audited fields shown without a translated label get one (deleted at, created at, parent node)."""
+    the audited fields shown without a translated label get one (deleted at, created at, parent node); a label name refused states the rule."""
 
     dependencies = [
         ("skills_app", "0017_sync_running_deadline"),
@@ -70,5 +73,21 @@ class Migration(migrations.Migration):
             model_name="skill",
             name="deleted_at",
             field=models.DateTimeField(blank=True, null=True, verbose_name="deleted at"),
+        ),
+        migrations.AlterField(
+            model_name="releaselabel",
+            name="name",
+            field=models.CharField(
+                max_length=64,
+                unique=True,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        re.compile("\\A[a-z](?:[a-z0-9]|[_-](?=[a-z0-9]))*\\Z"),
+                        code="label_name_pattern",
+                        message="label '%(value)s' must start with a lowercase letter and use only lowercase letters, digits and single '_' or '-' separators (like a skill code).",
+                    )
+                ],
+                verbose_name="label",
+            ),
         ),
     ]
