@@ -267,7 +267,7 @@ def test_audit_filters_by_date_range(writes):
 def test_audit_entries_say_what_changed_against_the_previous_revision(writes):
     rows = list(history.audit_queryset(history.AuditFilter(user=writes["bob"].pk, kind="skill")))
     (entry,) = history.audit_entries(rows)
-    assert (entry.label, entry.action, entry.user) == ("order_change", "~", writes["bob"])
+    assert (entry.label, entry.action, entry.user) == ("order_change", "changed", writes["bob"])
     assert [(c.field, c.before, c.after) for c in entry.changes] == [("name", "A1", "B1"), ("version", 2, 3)]
 
 

@@ -141,11 +141,11 @@ def test_disabling_a_skill_releases_its_tools_in_the_draft_catalog(bitmall) -> N
 
 def test_deleting_a_skill_releases_its_tools_and_restoring_masks_them_again(bitmall) -> None:
     deleted = catalog_services.skill_delete(skill=skill("order_checkout"))
-    assert deleted.deleted_at is not None and deleted.version == 2
+    assert deleted.deleted_at is not None and deleted.version == 1
     assert not Skill.objects.live().filter(skill_code="order_checkout").exists()
     assert set(masked_now()) == {"apply_after_sale", "cancel_order", "change_address"}
     restored = catalog_services.skill_restore(skill=deleted)
-    assert restored.deleted_at is None and restored.version == 3
+    assert restored.deleted_at is None and restored.version == 1
     assert set(masked_now()) >= {"update_cart_item", "create_order", "pay_order"}
 
 
@@ -372,3 +372,65 @@ def test_a_node_that_registers_nothing_today_gates_nothing(cancel_gated_by_five,
 def test_an_unsaved_node_gates_nothing(bitmall) -> None:
     unsaved = IntentNode(intent_code="new_one", name="新", kind=IntentNode.Kind.MCP, mcp_tool_id="cancel_order")
     assert catalog_services.intent_node_gating_skills(node=unsaved, deleted=True) == []
+
+
+# ---- a skill code named like a tool (issue 29 item 6) -----------------------------------------
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("query_order", id="the tool of an enabled node"),
+        pytest.param("cancel_order", id="the tool of a disabled node"),
+    ],
+)
+def test_skill_create_refuses_a_code_that_is_an_mcp_tools_name_naming_the_tool(bitmall, code) -> None:
+    """``load_skill``'s enum would list a "skill" named like a tool beside it: refused as the
+    builtin names are, naming the tool; nothing is saved."""
+    IntentNode.objects.filter(mcp_tool_id="cancel_order").update(enabled=False)
+    before = Skill.objects.count()
+    with pytest.raises(ValidationError) as exc:
+        catalog_services.skill_create(**{**NEW, "skill_code": code})
+    assert exc.value.message_dict == {
+        "skill_code": [
+            f"skill code '{code}' is the name of the MCP tool '{code}'; the model would see a skill and a tool "
+            "of one name. Choose another code."
+        ]
+    }
+    assert Skill.objects.count() == before
+
+
+def test_skill_create_refuses_the_name_of_a_synced_tool_on_no_node(bitmall) -> None:
+    """A tool definition still offered (synced or typed in) but bound to no node is a tool the model
+    may get as soon as a node names it: its name is refused too; a removed one's is free."""
+    from django.utils import timezone
+
+    from skills_app.models import McpTool
+
+    McpTool.objects.create(name="track_parcel", input_schema={"type": "object"})
+    with pytest.raises(ValidationError) as exc:
+        catalog_services.skill_create(**{**NEW, "skill_code": "track_parcel"})
+    assert list(exc.value.message_dict) == ["skill_code"]
+    assert "'track_parcel'" in exc.value.message_dict["skill_code"][0]
+    McpTool.objects.filter(name="track_parcel").update(removed_at=timezone.now())
+    assert catalog_services.skill_create(**{**NEW, "skill_code": "track_parcel"}).skill_code == "track_parcel"
+
+
+def test_restore_is_refused_when_an_mcp_tool_took_the_code(bitmall) -> None:
+    """Restoring revives a code: refused while an MCP node's tool carries it, naming the tool. A
+    live skill's code is fixed: its edits still save when a tool took its name later (the sync
+    warns instead, docs/mcp.md)."""
+    old = catalog_services.skill_delete(skill=skill("iot_bundle"))
+    IntentNode.objects.filter(mcp_tool_id="current_date").update(mcp_tool_id="iot_bundle")
+    with pytest.raises(ValidationError) as exc:
+        catalog_services.skill_restore(skill=old)
+    assert exc.value.message_dict == {
+        "skill_code": [
+            "skill code 'iot_bundle' is the name of the MCP tool 'iot_bundle'; the model would see a skill and "
+            "a tool of one name. Choose another code."
+        ]
+    }
+    old.refresh_from_db()
+    assert old.deleted_at is not None
+    fault = catalog_services.skill_update(skill=skill("fault_diagnosis"), name="故障诊断（新）")
+    IntentNode.objects.filter(mcp_tool_id="submit_ticket").update(mcp_tool_id="fault_diagnosis")
+    saved = catalog_services.skill_update(skill=skill("fault_diagnosis"), name="故障诊断")
+    assert (saved.name, saved.version) == ("故障诊断", fault.version + 1)

@@ -37,12 +37,12 @@ def test_a_skill_created_enabled_gates_its_tools_at_once(bitmall) -> None:
 def test_a_soft_deleted_skill_cannot_be_updated_and_nothing_changes(bitmall) -> None:
     skill = Skill.objects.live().get(skill_code="order_change")
     deleted = services.skill_delete(skill=skill)
-    assert deleted.version == 2
+    assert deleted.version == 1
     with pytest.raises(ValidationError) as exc:
-        services.skill_update(skill=deleted, name="改名", expected_version=2)
+        services.skill_update(skill=deleted, name="改名", expected_version=1)
     assert exc.value.messages == ["skill 'order_change' is deleted; restore it before editing."]
     stored = Skill.objects.get(pk=skill.pk)
-    assert (stored.name, stored.version, stored.deleted_at is not None) == (skill.name, 2, True)
+    assert (stored.name, stored.version, stored.deleted_at is not None) == (skill.name, 1, True)
 
 
 def test_deleting_a_deleted_skill_again_keeps_its_version_and_deletion_time(bitmall) -> None:
@@ -50,14 +50,17 @@ def test_deleting_a_deleted_skill_again_keeps_its_version_and_deletion_time(bitm
     first = services.skill_delete(skill=skill)
     second = services.skill_delete(skill=first)
     stored = Skill.objects.get(pk=skill.pk)
-    assert (first.version, second.version, stored.version) == (2, 2, 2)
+    assert (first.version, second.version, stored.version) == (1, 1, 1)
     assert stored.deleted_at == first.deleted_at
 
 
-def test_restoring_bumps_the_version_once_and_restoring_again_does_nothing(bitmall) -> None:
+def test_deleting_and_restoring_keep_the_manuals_version_and_restoring_again_does_nothing(bitmall) -> None:
+    """Issue 29 item 2: the version is the manual's (docs/roles.md); a delete and a restore leave
+    the manual as it was, so they keep it (they bumped it 1 → 2 → 3 before)."""
     skill = Skill.objects.live().get(skill_code="order_change")
     deleted = services.skill_delete(skill=skill)
     restored = services.skill_restore(skill=deleted)
     again = services.skill_restore(skill=restored)
-    assert (deleted.version, restored.version, again.version) == (2, 3, 3)
+    assert (deleted.version, restored.version, again.version) == (1, 1, 1)
+    assert [r.version for r in Skill.history.filter(id=skill.pk)] == [1, 1, 1]
     assert Skill.objects.get(pk=skill.pk).deleted_at is None

@@ -176,7 +176,7 @@ def test_deleting_and_restoring_record_who_did_it(bitmall, editor) -> None:
     assert Skill.objects.get(pk=skill.pk).updated_by == editor
     catalog_services.skill_restore(skill=skill, user=editor)
     stored = Skill.objects.get(pk=skill.pk)
-    assert (stored.deleted_at, stored.version, stored.updated_by) == (None, 3, editor)
+    assert (stored.deleted_at, stored.version, stored.updated_by) == (None, 1, editor)
 
 
 def test_a_delete_or_restore_from_the_command_line_records_no_user(bitmall, editor) -> None:
@@ -1129,7 +1129,7 @@ def test_the_refusals_of_an_update_keep_the_code_and_values_a_page_translates_by
         "skill_deleted",
         {"code": "order_change"},
     )
-    assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 3)
+    assert Skill.objects.filter(pk=skill.pk).values_list("name", "version").get() == ("订单修改（他人先保存）", 2)
 
 
 # --- the first round's writes, run again (skills_app/catalog/services.py) ---
@@ -1185,7 +1185,7 @@ def test_creating_deleting_and_restoring_name_the_user_and_no_reason_in_the_hist
     assert [
         (r.history_user, r.history_change_reason, r.version, r.deleted_at is None)
         for r in Skill.objects.get(pk=skill.pk).history.order_by("history_id")
-    ][-2:] == [(editor, None, 2, False), (editor, None, 3, True)]
+    ][-2:] == [(editor, None, 1, False), (editor, None, 1, True)]
     created = catalog_services.skill_create(**NEW_SKILL, user=editor)
     assert [(r.history_user, r.history_change_reason) for r in created.history.all()] == [(editor, None)]
 

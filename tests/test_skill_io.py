@@ -200,6 +200,11 @@ def test_the_services_refuse_an_unknown_tool_naming_the_allowed_tools_line(bitma
             "name: order-change\ndescription: x\nmetadata:\n  skill-code: load_skill\n",
             "order-change/SKILL.md:5: skill_code: skill code 'load_skill' is the name of a builtin tool; choose another code.",
         ),
+        (
+            "name: query-order\ndescription: x\nmetadata:\n  skill-code: query_order\n",
+            "order-change/SKILL.md:5: skill_code: skill code 'query_order' is the name of the MCP tool 'query_order'; "
+            "the model would see a skill and a tool of one name. Choose another code.",
+        ),
     ],
 )
 def test_field_rules_come_from_the_services_with_file_and_line(bitmall, tmp_path, front, expected):

@@ -166,6 +166,18 @@ def tool_registry(tool_ids: Iterable[str] | str | None = None) -> ToolRegistry:
     return ToolRegistry(enabled=enabled, disabled=named - enabled, builtins=builtin_tool_names())
 
 
+def mcp_tool_names(names: Iterable[str]) -> frozenset[str]:
+    """Which of ``names`` are MCP tools the console knows: the tool of a live intent node (enabled
+    or not) or a synced or typed-in tool definition still offered (two queries). A new skill code
+    may not be one (``validation.validate_code_not_a_tool``, issue 29)."""
+    wanted = [n for n in names if isinstance(n, str)]
+    if not wanted:
+        return frozenset()
+    on_nodes = IntentNode.objects.filter(deleted_at__isnull=True, mcp_tool_id__in=wanted)
+    defined = McpTool.objects.filter(removed_at__isnull=True, name__in=wanted)
+    return frozenset(on_nodes.values_list("mcp_tool_id", flat=True)) | frozenset(defined.values_list("name", flat=True))
+
+
 def builtin_tool_names() -> frozenset[str]:
     """Every reserved builtin name: the ``BuiltinTool`` rows' and ``BUILTIN_TOOL_NAMES`` (a name
     stays reserved when its row is missing). The tool registry's builtins and the names no MCP

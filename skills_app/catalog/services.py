@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from skill_rule.errors import SkillValidationError
 from skill_rule.validation import clean_skill, normalize_tool_ids
-from skills_app.catalog.selectors import mcp_nodes, tool_registry
+from skills_app.catalog.selectors import mcp_nodes, mcp_tool_names, tool_registry
 from skills_app.core.writes import problem, save_new
 from skills_app.models import (
     AccessProfile,
@@ -103,8 +103,8 @@ def skill_create(
     user: Any = None,
 ) -> Skill:
     """Create a skill (docs/design.md). Raises ``django.core.exceptions.ValidationError`` mapping each
-    bad field to messages that name the value (e.g. ``'load_skill' is a builtin tool …``);
-    nothing is saved then."""
+    bad field to messages that name the value (e.g. ``'load_skill' is a builtin tool …``, or a code
+    that is an MCP tool's name: ``skill_code_tool``); nothing is saved then."""
     try:
         clean = clean_skill(
             skill_code=skill_code,
@@ -113,6 +113,7 @@ def skill_create(
             content=content,
             tool_ids=tool_ids,
             registry=tool_registry(tool_ids),  # pragma: no mutate
+            tool_names=mcp_tool_names([skill_code]),
         )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
@@ -261,11 +262,12 @@ def skill_set_enabled(*, skill: Skill, enabled: bool, user: Any = None) -> Skill
 
 @transaction.atomic
 def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
-    """Soft-delete a skill (restorable); its tools are released to every conversation."""
+    """Soft-delete a skill (restorable); its tools are released to every conversation. The version
+    stays: it is the manual's (docs/roles.md "Versions and history"), and a deleted skill is in no
+    catalog. The history records it as a delete (``history.selectors.revision_action``)."""
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
     if locked.deleted_at is None:
         locked.deleted_at = timezone.now()
-        locked.version += 1
         locked.updated_by = user if getattr(user, "pk", None) else None
         _record_who(locked, user)
         locked.save()
@@ -274,8 +276,9 @@ def skill_delete(*, skill: Skill, user: Any = None) -> Skill:
 
 @transaction.atomic
 def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
-    """Restore a soft-deleted skill. Refused (``ValidationError``) when a live skill took its code
-    or its tool_ids no longer validate."""
+    """Restore a soft-deleted skill under the version it had (its manual is unchanged). Refused
+    (``ValidationError``) when a live skill took its code, an MCP tool now has its name
+    (``skill_code_tool``) or its tool_ids no longer validate."""
     locked = Skill.objects.select_for_update().get(pk=skill.pk)
     if locked.deleted_at is None:
         return locked
@@ -288,11 +291,11 @@ def skill_restore(*, skill: Skill, user: Any = None) -> Skill:
             content=locked.content,
             tool_ids=locked.tool_ids,
             registry=tool_registry(locked.tool_ids),  # pragma: no mutate
+            tool_names=mcp_tool_names([locked.skill_code]),
         )
     except SkillValidationError as exc:
         raise _django_error(exc) from None
     locked.deleted_at = None
-    locked.version += 1
     locked.updated_by = user if getattr(user, "pk", None) else None
     _record_who(locked, user)
     save_new(locked, _code_taken(locked.skill_code))

@@ -6,6 +6,9 @@
 - Under ``/api/`` every error is JSON ``{"error": {"code", "message", "details"}}`` — 400, 403
   (CSRF too), 404, 500 and 503 — never Django's HTML page (``handler400`` … ``handler500`` below are
   installed by ``console/urls.py``).
+- Under ``/api/`` (and ``/healthz``) every answer is in one language, English, whatever
+  ``Accept-Language``, the language cookie or the session say, with ``Content-Language: en``
+  (``ApiInEnglishMiddleware``; docs/runtime-api.md "Errors").
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
+from django.utils import translation
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 
@@ -73,6 +77,27 @@ def unavailable(request: HttpRequest, exc: BaseException | None = None) -> HttpR
     response = HttpResponse(html, status=503)
     response["Retry-After"] = str(RETRY_AFTER)
     return response
+
+
+class ApiInEnglishMiddleware:
+    """The API speaks one language, English: a runtime matches on ``code`` and logs ``message``,
+    the console's pages are the translated ones. Under ``/api/`` (and ``/healthz``) the request is
+    answered with English active — DRF's own messages (the 401's "Authentication credentials were
+    not provided.", a 405, a 415), the error handlers' JSON and the schema alike — and the answer
+    says so (``Content-Language: en``). After ``LocaleMiddleware`` (console/settings.py), whose
+    choice it overrides; the language active before is restored afterwards."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not is_api(request):
+            return self.get_response(request)
+        request.LANGUAGE_CODE = "en"
+        with translation.override("en"):
+            response = self.get_response(request)  # rendered inside: DRF and templates in English
+        response["Content-Language"] = "en"
+        return response
 
 
 class DependencyFaultMiddleware:

@@ -12,6 +12,8 @@ code in the user's language. Look a code up here — never build its sentence el
 - ``EXPECTATION_LABELS``: the names of the lists an expectation compares.
 - ``VERDICT_LABELS``, ``REASON_LABELS``, ``STATE_LABELS``: short labels of verdicts, refusal
   reasons and matrix states (the template filters of ``templatetags/console.py``).
+- ``AUTO_RELEASE_NOTES``: the notes the console writes on a release itself (stored in English);
+  ``release_note_text`` shows one in the page's language.
 
 ``translate_error`` and ``problem_text`` fill a sentence with an error's params. A code not listed
 shows the English sentence, which still names the value. The msgids are those of
@@ -27,6 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from skill_rule.errors import Problem
@@ -55,9 +58,17 @@ MESSAGES_BY_CODE: dict[str, Any] = {
         "skill code '%(code)s' must start with a lowercase letter and use only lowercase "
         "letters, digits and single '_' or '-' separators."
     ),
+    "label_name_pattern": _(
+        "label '%(value)s' must start with a lowercase letter and use only lowercase letters, "
+        "digits and single '_' or '-' separators (like a skill code)."
+    ),
     "skill_code_length": _("skill code '%(code)s' must be %(min)s–%(max)s characters long."),
     "skill_code_required": _("skill code is required."),
     "skill_code_builtin": _("skill code '%(code)s' is the name of a builtin tool; choose another code."),
+    "skill_code_tool": _(
+        "skill code '%(code)s' is the name of the MCP tool '%(tool)s'; the model would see a skill "
+        "and a tool of one name. Choose another code."
+    ),
     "skill_deleted": _("skill '%(code)s' is deleted; restore it before editing."),
     "skill_stale": _(
         "This skill was saved as version %(current)s while you were editing version %(base)s. "
@@ -496,3 +507,34 @@ def iter_errors(exc: ValidationError) -> Iterable[tuple[str | None, ValidationEr
 def error_sentences(exc: ValidationError) -> list[str]:
     """Every error of ``exc`` translated (``translate_error``), in order, without its field."""
     return [translate_error(e) for _field, e in iter_errors(exc)]
+
+
+#: The notes the console writes on a release itself, by kind: English templates with one
+#: placeholder each (``gettext_noop``: stored in English, as the command line and the runtime read
+#: them). Their writers fill the template; pages show ``release_note_text``.
+AUTO_RELEASE_NOTES: dict[str, str] = {
+    "rollback": gettext_noop("rollback to release %(number)s"),
+    "demo": gettext_noop("demo catalog '%(name)s'"),
+    "demo_targets": gettext_noop("call targets of the synced demo MCP server '%(server)s'"),
+}
+
+
+def _note_values(template: str, note: str) -> dict[str, str] | None:
+    """The value of ``template``'s one placeholder when ``note`` is the template filled whole, else
+    ``None``: ``("rollback to release %(number)s", "rollback to release 3")`` → ``{"number": "3"}``."""
+    prefix, _sep, rest = template.partition("%(")
+    key, _sep, suffix = rest.partition(")s")
+    if len(note) > len(prefix) + len(suffix) and note.startswith(prefix) and note.endswith(suffix):
+        return {key: note[len(prefix) : len(note) - len(suffix)]}
+    return None
+
+
+def release_note_text(note: str) -> str:
+    """A release's note in the active language: a note the console wrote itself
+    (``AUTO_RELEASE_NOTES``, matched whole) translated with its value; any other note (a person's)
+    as it is. A person who types a note in the very words of one reads it translated too."""
+    for template in AUTO_RELEASE_NOTES.values():
+        values = _note_values(template, note or "")
+        if values is not None:
+            return gettext(template) % values
+    return note

@@ -8,6 +8,7 @@ audit log across every audited model, filtered and paginated in the database (on
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,7 +33,34 @@ AUDITED: dict[str, tuple[type, str, Any]] = {
 }
 #: Row fields never shown as a change (bookkeeping that moves on every save).
 IGNORED_FIELDS = frozenset({"id", "updated_at", "updated_by"})
+#: Fields of one model that repeat another of its fields: an MCP tool's ``mcp_server`` (the
+#: record, an id) is the ``server`` it names — shown once, by name.
+REPEATED_FIELDS: dict[type, frozenset[str]] = {McpTool: frozenset({"mcp_server"})}
 AUDIT_PAGE_SIZE = 50
+
+#: What a write did (docs/roles.md "History and audit"): django-simple-history's ``+`` / ``~`` /
+#: ``-``, except that a change setting ``deleted_at`` is the soft delete it is, and one clearing
+#: it a restore.
+CREATED, CHANGED, DELETED, RESTORED = "created", "changed", "deleted", "restored"
+#: Fields whose change *is* the delete or restore: not listed again as a change of it.
+DELETION_FIELDS = frozenset({"deleted_at"})
+
+
+def revision_action(record: Any, previous: Any) -> str:
+    """``CREATED``, ``CHANGED``, ``DELETED`` or ``RESTORED`` for a historical ``record`` given the
+    record's revision before it (``None`` for the first): a ``~`` revision that sets ``deleted_at``
+    (a soft delete: Skill, IntentNode) is ``DELETED``, one that clears it ``RESTORED``."""
+    if record.history_type == "+":
+        return CREATED
+    if record.history_type == "-":
+        return DELETED
+    before = getattr(previous, "deleted_at", None) if previous is not None else None
+    after = getattr(record, "deleted_at", None)
+    if before is None and after is not None:
+        return DELETED
+    if before is not None and after is None:
+        return RESTORED
+    return CHANGED
 
 
 def skill_revisions(skill: Skill) -> list[Any]:
@@ -53,8 +81,28 @@ def skill_revision_diff(before: Any, after: Any) -> tuple[FieldChange, ...]:
 
 
 def tracked_fields(model: type) -> list[str]:
-    """The fields of ``model`` an audit entry compares (every concrete field but bookkeeping)."""
-    return [f.attname for f in model._meta.concrete_fields if f.name not in IGNORED_FIELDS]
+    """The fields of ``model`` an audit entry compares (every concrete field but bookkeeping and
+    ``REPEATED_FIELDS``)."""
+    skip = IGNORED_FIELDS | REPEATED_FIELDS.get(model, frozenset())
+    return [f.attname for f in model._meta.concrete_fields if f.name not in skip]
+
+
+def _related_labels(model: type, changes: Iterable[FieldChange]) -> dict[tuple[str, Any], str]:
+    """``(attname, id)`` → the name of the record a foreign key of ``model`` points at (an
+    intent node's parent by its code), for the ids in ``changes``: one query per foreign key."""
+    out: dict[tuple[str, Any], str] = {}
+    changes = list(changes)
+    for f in model._meta.concrete_fields:
+        if not f.is_relation:
+            continue
+        ids = {v for c in changes if c.field == f.attname for v in (c.before, c.after) if v is not None}
+        if not ids:
+            continue
+        related = f.related_model
+        label_field = next((lf for m, lf, _l in AUDITED.values() if m is related), None)
+        for obj in related._default_manager.filter(pk__in=ids):
+            out[(f.attname, obj.pk)] = getattr(obj, label_field) if label_field else str(obj)
+    return out
 
 
 # --- audit ------------------------------------------------------------------------------------
@@ -119,9 +167,10 @@ def audit_queryset(flt: AuditFilter) -> QuerySet:
 @dataclass(frozen=True)
 class AuditEntry:
     """One write, laid out for the audit page: the record (``kind``, ``label``, ``object_id``),
-    who (``user``: a user or ``None`` for a command-line write), when, ``action`` (``+`` created,
-    ``~`` changed, ``-`` deleted), ``reason`` and ``changes`` against the record's previous
-    revision (empty for a creation)."""
+    who (``user``: a user or ``None`` for a command-line write), when,
+    ``action`` (``revision_action``: created, changed, deleted — a soft delete too — or restored),
+    ``reason`` and ``changes`` against the record's previous revision (empty for a creation; a
+    foreign key as the name of the record it points at; ``deleted_at`` never, being the action)."""
 
     history_id: int
     kind: str
@@ -158,8 +207,9 @@ def audit_entries(rows: list[dict]) -> list[AuditEntry]:
         rec, prev = records.get((kind, r["history_id"])), previous.get((kind, r["history_id"]))
         changes: tuple[FieldChange, ...] = ()
         if rec is not None and prev is not None and r["history_type"] != "-":
-            fields = tracked_fields(AUDITED[kind][0])
+            fields = [f for f in tracked_fields(AUDITED[kind][0]) if f not in DELETION_FIELDS]
             changes = revision_diff(revision_values(prev, fields), revision_values(rec, fields), fields)
+        action = revision_action(rec, prev) if rec is not None else CHANGED
         out.append(
             AuditEntry(
                 history_id=r["history_id"],
@@ -167,12 +217,39 @@ def audit_entries(rows: list[dict]) -> list[AuditEntry]:
                 label=r["record_label"],
                 object_id=r["id"],
                 when=r["history_date"],
-                action=r["history_type"],
+                action=action,
                 user=users.get(r["history_user_id"]),
                 reason=r["history_change_reason"] or "",
                 changes=changes,
             )
         )
+    return _with_related_labels(out)
+
+
+def _with_related_labels(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """``entries`` with every foreign-key value in their changes replaced by the name of the
+    record it points at (``_related_labels``; an id whose record is gone stays as it is)."""
+    names: dict[str, dict[tuple[str, Any], str]] = {}
+    for kind in {e.kind for e in entries}:
+        model = AUDITED[kind][0]
+        names[kind] = _related_labels(model, (c for e in entries if e.kind == kind for c in e.changes))
+    out = []
+    for e in entries:
+        keys = {field for field, _id in names[e.kind]}
+        if any(c.field in keys for c in e.changes):
+            label = names[e.kind]
+            e = dataclasses.replace(
+                e,
+                changes=tuple(
+                    FieldChange(
+                        c.field, label.get((c.field, c.before), c.before), label.get((c.field, c.after), c.after)
+                    )
+                    if c.field in keys
+                    else c
+                    for c in e.changes
+                ),
+            )
+        out.append(e)
     return out
 
 

@@ -106,10 +106,19 @@ def skill_history(request: HttpRequest, code: str) -> HttpResponse:
     current = {f: getattr(skill, f) for f in services.EDITABLE_FIELDS}
     for i, rec in enumerate(revisions):
         older = revisions[i + 1] if i + 1 < len(revisions) else None
-        changed = [_label(Skill, c.field) for c in history.skill_revision_diff(older, rec)] if older else []
+        changed = (
+            [
+                _label(Skill, c.field)
+                for c in history.skill_revision_diff(older, rec)
+                if c.field not in history.DELETION_FIELDS
+            ]
+            if older
+            else []
+        )
         rows.append(
             {
                 "rec": rec,
+                "action": history.revision_action(rec, older),
                 "changed": changed,
                 "older": older.history_id if older else None,
                 "is_current": all(getattr(rec, f) == v for f, v in current.items()),

@@ -68,6 +68,12 @@ class ImportReport:
         return self.errors > 0 and not self.partial
 
     @property
+    def no_skill_file(self) -> bool:
+        """True when every file was ignored: none is a skill file (``*.properties`` or SKILL.md),
+        so there was nothing to import — not "everything is already as the files say"."""
+        return all(e.status == IGNORED for e in self.entries)
+
+    @property
     def counts(self) -> dict[str, int]:
         """Files per status, every status present (0 when none)."""
         return {s: self.count(s) for s in (CREATED, UPDATED, UNCHANGED, ERROR, IGNORED)}
@@ -84,6 +90,8 @@ class ImportReport:
                 f"dry run, nothing written; importing would write nothing: {c[ERROR]} file(s) have errors "
                 f"(all or nothing; --partial imports the rest): {counts}"
             )
+        if self.no_skill_file:
+            counts += "; no skill file was found (*.properties or SKILL.md), nothing to import"
         if self.dry_run:
             return f"dry run, nothing written: {counts}"
         if not self.written:

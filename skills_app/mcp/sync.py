@@ -28,7 +28,8 @@ from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
 from skill_rule.tooldefs import read_annotations, validate_tool_definition
 from skills_app.catalog import selectors
-from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool
+from skills_app.core.message_catalog import AUTO_RELEASE_NOTES
+from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool, Skill
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
 MAX_PAGES = 1000
@@ -621,6 +622,13 @@ def _apply(
         for code, missing in selectors.broken_skills().items()
         if any(t in removed_set for t, _why in missing)
     ]
+    record.named_like_skills = [  # never refused: a sync takes what the server offers; the page warns
+        {"tool": code, "skill": code}
+        for code in Skill.objects.live()
+        .filter(skill_code__in=names.values())
+        .order_by("skill_code")
+        .values_list("skill_code", flat=True)
+    ]
     record.tool_count = len(names)
     record.added, record.removed, record.changed = added, removed, changed
     record.unavailable_nodes, record.broken_skills, record.warnings = unavailable_nodes, broken, warnings
@@ -689,6 +697,7 @@ def demo_publish_call_targets() -> Any:
         return None
     if only_call_targets_changed(catalog_diff(releases_selectors.release_catalog(latest), selectors.catalog_draft())):
         return releases_services.release_publish(
-            user=releases_services.COMMAND_LINE, note=f"call targets of the synced demo MCP server '{DEMO_SERVER_NAME}'"
+            user=releases_services.COMMAND_LINE,
+            note=AUTO_RELEASE_NOTES["demo_targets"] % {"server": DEMO_SERVER_NAME},
         )
     return None

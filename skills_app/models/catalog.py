@@ -14,6 +14,7 @@ from django.core.validators import (
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
 from skill_rule.limits import (
@@ -49,7 +50,9 @@ class IntentNode(models.Model):
     intent_code = models.CharField(_("intent code"), max_length=INTENT_CODE_MAX_LENGTH, unique=True)
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
     level = models.PositiveSmallIntegerField(_("level"), choices=Level.choices, default=Level.DOMAIN)
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children", verbose_name=_("parent node")
+    )
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices, default=Kind.SYSTEM)
     mcp_tool_id = models.CharField(_("MCP tool id"), max_length=TOOL_NAME_MAX_LENGTH, blank=True)
     require_confirm = models.BooleanField(_("require confirmation"), default=False)
@@ -57,7 +60,7 @@ class IntentNode(models.Model):
     examples = models.JSONField(_("examples"), default=list, blank=True)
     sort_order = models.IntegerField(_("sort order"), default=0)
     enabled = models.BooleanField(_("enabled"), default=True)
-    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(_("deleted at"), null=True, blank=True)
 
     #: every change is a historical record: who, when, what (docs/roles.md)
     history = HistoricalRecords()
@@ -142,12 +145,12 @@ class Skill(models.Model):
     sort_order = models.IntegerField(_("sort order"), default=0)
     enabled = models.BooleanField(_("enabled"), default=True)
     version = models.PositiveIntegerField(_("version"), default=1)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_at = models.DateTimeField(_("deleted at"), null=True, blank=True)
 
     objects = SkillQuerySet.as_manager()
     #: every change (enabling and disabling too) is a historical record; ``/skills/<code>/history``
@@ -175,7 +178,7 @@ class Restriction(models.Model):
         _("name"), max_length=NAME_MAX_LENGTH, unique=True, validators=[RegexValidator(SKILL_CODE_PATTERN)]
     )
     description = models.CharField(_("description"), max_length=DESCRIPTION_MAX_LENGTH, blank=True)
-    tools = models.JSONField(_("tools"), default=list, blank=True)
+    tools = models.JSONField(pgettext_lazy("record field", "tools"), default=list, blank=True)
 
     class Meta:
         abstract = True

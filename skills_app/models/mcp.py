@@ -290,7 +290,9 @@ class McpSyncRecord(models.Model):
     """One sync of one MCP server (docs/mcp.md): when, who or what started it (``trigger``:
     ``console``, ``command``, ``make run``…), the outcome, and what changed — ``added`` /
     ``removed`` tool names, ``changed``: ``[{"tool", "fields": [...], "diff": [lines]}]``,
-    ``unavailable_nodes`` and ``broken_skills`` after the sync, naming ``warnings``."""
+    ``unavailable_nodes`` and ``broken_skills`` after the sync, ``named_like_skills``:
+    ``[{"tool", "skill"}]`` — a listed tool whose model-facing name is a live skill's code (the
+    model would see both under one name; issue 29), naming ``warnings``."""
 
     class Outcome(models.TextChoices):
         OK = "ok", _("succeeded")
@@ -320,6 +322,7 @@ class McpSyncRecord(models.Model):
     changed = models.JSONField(_("schema changed"), default=list, blank=True)
     unavailable_nodes = models.JSONField(_("unavailable nodes"), default=list, blank=True)
     broken_skills = models.JSONField(_("broken skills"), default=list, blank=True)
+    named_like_skills = models.JSONField(_("named like a skill"), default=list, blank=True)
     warnings = models.JSONField(_("warnings"), default=list, blank=True)
 
     class Meta:

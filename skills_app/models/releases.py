@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from skill_rule.limits import (
     SKILL_CODE_PATTERN,
 )
+from skills_app.core.message_catalog import MESSAGES_BY_CODE
 
 #: A label name: the same pattern as a skill code (``production``, ``staging``, ``canary-2``).
 LABEL_NAME_MAX_LENGTH = 64
@@ -75,7 +76,17 @@ class ReleaseLabel(models.Model):
     ``releases.label_move``, each move recorded as a ``LabelMove``."""
 
     name = models.CharField(
-        _("label"), max_length=LABEL_NAME_MAX_LENGTH, unique=True, validators=[RegexValidator(SKILL_CODE_PATTERN)]
+        _("label"),
+        max_length=LABEL_NAME_MAX_LENGTH,
+        unique=True,
+        validators=[
+            RegexValidator(
+                SKILL_CODE_PATTERN,
+                # the rule stated, not Django's "Enter a valid value." (issue 29)
+                message=MESSAGES_BY_CODE["label_name_pattern"],
+                code="label_name_pattern",
+            )
+        ],
     )
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="labels", verbose_name=_("release"))
     moved_at = models.DateTimeField(_("moved at"), auto_now=True)

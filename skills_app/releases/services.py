@@ -24,6 +24,7 @@ from skill_rule.releases import (
 )
 from skill_rule.runtime_catalog import catalog_body_json
 from skill_rule.snapshot import body_sha256, catalog_from_snapshot, catalog_to_snapshot
+from skills_app.core.message_catalog import AUTO_RELEASE_NOTES
 from skills_app.core.writes import field_error
 from skills_app.models import (
     PUBLISH_PERMISSION,
@@ -221,7 +222,7 @@ def release_rollback(*, user: Any, number: int, note: str) -> Release:
                 )
             ]
         )
-    text = (note or "").strip() or f"rollback to release {number}"
+    text = (note or "").strip() or AUTO_RELEASE_NOTES["rollback"] % {"number": number}
     release = release_create(snapshot=source.snapshot, user=user, note=text, rollback_of=number)
     if ReleaseLabel.objects.filter(name=PRODUCTION).exists():
         _label_set(name=PRODUCTION, release=release, user=user)

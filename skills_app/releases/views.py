@@ -13,11 +13,12 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from skill_rule.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
@@ -154,18 +155,14 @@ def release_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _get_release(number: int):
-    release = releases_selectors.release_get(number=number)
-    if release is None:
-        raise Http404(f"no release {number}")
-    return release
-
-
 @role_required
 @require_safe
 def release_detail(request: HttpRequest, number: int) -> HttpResponse:
     """One release: who, when, note, overrides, labels, what it serves, rollback."""
-    release = _get_release(number)
+    release = releases_selectors.release_get(number=number)
+    if release is None:  # named: not the generic 404's "a skill or scenario may have been renamed"
+        reason = _("Release %(number)s does not exist: the releases are listed on the Releases page.")
+        return render(request, "404.html", {"reason": reason % {"number": number}}, status=404)
     catalog = releases_selectors.release_catalog(release)
     previous = models.Release.objects.filter(number__lt=number).order_by("-number").first()
     return render(
@@ -198,7 +195,23 @@ def release_diff(request: HttpRequest) -> HttpResponse:
             {"error": _("Choose two releases to compare."), "all": releases_selectors.release_choices()},
             status=400,
         )
-    old, new = _get_release(a), _get_release(b)
+    old, new = releases_selectors.release_get(number=a), releases_selectors.release_get(number=b)
+    missing = [n for n, r in ((a, old), (b, new)) if r is None]
+    if missing:  # named, on the diff page with its form: never the generic "may have been renamed" 404
+        return render(
+            request,
+            "releases/diff.html",
+            {
+                "error": ngettext(
+                    "Release %(numbers)s does not exist; choose releases from the list.",
+                    "Releases %(numbers)s do not exist; choose releases from the list.",
+                    len(set(missing)),
+                )
+                % {"numbers": ", ".join(str(n) for n in dict.fromkeys(missing))},
+                "all": releases_selectors.release_choices(),
+            },
+            status=404,
+        )
     diff = catalog_diff(releases_selectors.release_catalog(old), releases_selectors.release_catalog(new))
     return render(
         request,

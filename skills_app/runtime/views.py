@@ -195,7 +195,8 @@ class RuntimeNegotiation(DefaultContentNegotiation):
 
 
 class RuntimeApi(APIView):
-    """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts)."""
+    """Base of the runtime endpoints: JSON in, JSON out (no browsable API, no form posts). In
+    English whatever ``Accept-Language`` says: ``core.faults.ApiInEnglishMiddleware``."""
 
     parser_classes = [StrictJSONParser]
     renderer_classes = [RuntimeJSONRenderer]

@@ -14,7 +14,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
-from skills_app.core.message_catalog import REASON_LABELS, STATE_LABELS, VERDICT_LABELS
+from skills_app.core.message_catalog import REASON_LABELS, STATE_LABELS, VERDICT_LABELS, release_note_text
 
 register = template.Library()
 
@@ -88,6 +88,12 @@ def localized_description(obj: Any) -> str:
     if callable(pick):
         return pick(get_language())
     return getattr(obj, "description", "")
+
+
+@register.filter
+def release_note(note: str) -> str:
+    """A release's note in the active language (``message_catalog.release_note_text``)."""
+    return release_note_text(note)
 
 
 @register.filter

@@ -30,14 +30,44 @@ def test_without_a_token_every_endpoint_is_401_json(bitmall, method, url):
     assert response["WWW-Authenticate"] == 'Bearer realm="skill-console runtime"'
 
 
-def test_401_message_follows_the_request_language(bitmall):
-    assert error_of(APIClient().get(CATALOG), 401)["message"] == "身份认证信息未提供。"
-    english = APIClient().get(CATALOG, HTTP_ACCEPT_LANGUAGE="en")
-    assert error_of(english, 401) == {
+@pytest.mark.parametrize("language", [None, "zh-hans", "en"])
+def test_the_api_speaks_english_whatever_the_request_language(bitmall, language):
+    """Issue 29 item 5: the 401 was Chinese (the console's default language) while every other API
+    message is English; the API has one language, English (docs/runtime-api.md "Errors")."""
+    headers = {"HTTP_ACCEPT_LANGUAGE": language} if language else {}
+    response = APIClient().get(CATALOG, **headers)
+    assert error_of(response, 401) == {
         "code": "not_authenticated",
         "message": "Authentication credentials were not provided.",
         "details": {},
     }
+    assert response["Content-Language"] == "en"
+    missing = APIClient().get("/api/v1/runtime/nothing-here", **headers)
+    assert missing.status_code == 404 and missing["Content-Language"] == "en"
+
+
+def test_drf_s_own_messages_and_every_api_answer_are_english_for_a_chinese_request(bitmall, api_client, settings):
+    """DRF translates its own messages (405, 415, 401 …) into the request's language; under /api/
+    nothing is translated and every answer says ``Content-Language: en`` — the error handlers'
+    JSON, the schema and /healthz too (skills_app.core.faults.ApiInEnglishMiddleware)."""
+    chinese = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+    put = api_client.put(CATALOG, {}, format="json", **chinese)
+    assert error_of(put, 405)["message"] == 'Method "PUT" not allowed.'
+    form = api_client.post(ROUNDS, "x=1", content_type="application/x-www-form-urlencoded", **chinese)
+    assert error_of(form, 415)["message"] == 'Unsupported media type "application/x-www-form-urlencoded" in request.'
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    big = api_client.post(ROUNDS, {"messages": [{"role": "user", "content": "x" * 2000}]}, format="json", **chinese)
+    assert error_of(big, 413)["message"] == "the request body is larger than 1000 bytes"
+    for response in (put, form, big, api_client.get(CATALOG, **chinese)):
+        assert response["Content-Language"] == "en"
+    for url in ("/api/v1/schema", "/healthz"):
+        assert APIClient().get(url, **chinese)["Content-Language"] == "en"
+
+
+def test_the_console_s_pages_keep_their_language_around_api_calls(bitmall, client):
+    assert APIClient().get(CATALOG, HTTP_ACCEPT_LANGUAGE="zh-hans")["Content-Language"] == "en"
+    page = client.get("/accounts/login/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert page["Content-Language"] == "zh-hans" and "登录" in page.content.decode()
 
 
 def test_an_unknown_key_is_401(bitmall):

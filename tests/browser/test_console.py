@@ -88,7 +88,7 @@ def wait_focus(page, condition: str) -> dict:
 
 def test_focus_follows_the_action(page, console):
     login(page, console)
-    page.once("dialog", lambda d: d.accept())  # "Disable order_change? Its tools will be released…"
+    page.once("dialog", lambda d: d.accept())  # "Disable order_change? It alone gates cancel_order, …"
     page.focus('tr[data-skill="order_change"] [data-row-focus]')
     page.keyboard.press("Enter")
     page.wait_for_selector('tr[data-skill="order_change"][data-enabled="0"]')
@@ -121,6 +121,20 @@ def test_focus_follows_the_action(page, console):
     page.keyboard.press("Control+Enter")
     page.wait_for_selector('section[data-round="3"]')
     page.wait_for_function("() => document.activeElement && document.activeElement.id === 'results-title'")
+
+
+def test_the_delete_dialog_says_which_tools_it_releases(page, console):
+    """Issue 29 item 5: the dialog of a skill that gates no tool said its tools would be released."""
+    login(page, console)
+    asked: list[str] = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.click('tr[data-skill="fault_diagnosis"] .btn-danger')
+    page.click('tr[data-skill="order_change"] .btn-danger')
+    assert asked == [
+        "删除 fault_diagnosis？它不门控任何工具，删除不会放行任何工具。之后可以恢复。",
+        "删除 order_change？只有它门控 cancel_order, change_address：删除后将对所有对话放行。之后可以恢复。",
+    ]
+    assert Skill.objects.filter(skill_code__in=["fault_diagnosis", "order_change"], deleted_at=None).count() == 2
 
 
 def test_stale_edit_keeps_the_text_and_a_second_save_overwrites(page, console):

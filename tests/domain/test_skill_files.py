@@ -550,3 +550,30 @@ def test_any_record_survives_export_then_parse(fmt, skills):
             s.sort_order,
             s.enabled,
         )
+
+
+# ---- single files of an export (issue 29 item 1) ----------------------------------------------
+def test_an_exported_declaration_and_its_manual_read_back_as_two_single_files():
+    """The export names ``content-file=manuals/<code>.md``; uploaded as two single files (no
+    folders) the manual is found by its base name, and not listed as an ignored file."""
+    skill = Skill(code="price_protect", name="价保", description="价保申请", content="# 价保\n", tool_ids=())
+    files = export_files([skill], format="properties")
+    assert sorted(files) == ["manuals/price_protect.md", "price_protect.properties"]
+    parsed = parse_dataset(read_files(sorted(files.items())))
+    assert [(p.source, p.errors, p.ignored) for p in parsed] == [("price_protect.properties", (), None)]
+    d = parsed[0].declaration
+    assert (d.skill_code, d.content, d.where("content")) == ("price_protect", "# 价保\n", ("price_protect.md", 1))
+
+
+def test_a_folder_or_zip_still_needs_the_manual_where_the_declaration_names_it():
+    """Only a flat upload resolves by base name: in a zip the path is exact, so a manual beside the
+    declaration instead of in ``manuals/`` is missing, naming the path looked for."""
+    files = {"set/a.properties": b"skill-code=a\nname=A\ndescription=d\ncontent-file=manuals/a.md\n", "set/a.md": b"m"}
+    parsed = parse_dataset(read_zip(zip_files(files)))
+    assert [str(e) for p in parsed for e in p.errors] == [
+        "set/a.properties:4: content-file 'manuals/a.md' is not in the dataset (looked for 'set/manuals/a.md')"
+    ]
+    flat = parse_dataset(read_files([("a.properties", files["set/a.properties"])]))
+    assert [str(e) for p in flat for e in p.errors] == [
+        "a.properties:4: content-file 'manuals/a.md' is not in the dataset (looked for 'a.md')"
+    ]

@@ -119,10 +119,10 @@ def test_a_skill_file_error_carries_source_line_and_cause():
 # ---- read_files ----------------------------------------------------------------------------------
 def test_single_files_are_read_by_their_base_name_under_the_label_upload():
     """Single files keep their base name (``/`` or ``\\`` separated), the dataset is labelled
-    ``upload`` unless told, and nothing is refused."""
+    ``upload`` unless told, nothing is refused, and it is flat (no folders)."""
     dataset = read_files([("x/a.properties", b"a"), ("c:\\m\\SKILL.md", b"b"), ("m.md", b"")])
-    assert dataset == Dataset("upload", {"a.properties": b"a", "SKILL.md": b"b", "m.md": b""}, {})
-    assert dataset.refused == {} and read_files([], label="L") == Dataset("L", {}, {})
+    assert dataset == Dataset("upload", {"a.properties": b"a", "SKILL.md": b"b", "m.md": b""}, {}, flat=True)
+    assert dataset.refused == {} and read_files([], label="L") == Dataset("L", {}, {}, flat=True)
 
 
 @pytest.mark.parametrize("raw", [None, "", ".", "..", "dir/", "a/..", "a\\."])
@@ -196,7 +196,7 @@ def test_read_path_reads_a_folder_a_zip_by_its_suffix_or_its_content_and_a_singl
         assert read_path(tmp_path / name) == Dataset(str(tmp_path / name), {"s/SKILL.md": b"x"}, {})
     (tmp_path / "one.properties").write_bytes(b"q")
     assert read_path(str(tmp_path / "one.properties")) == Dataset(
-        str(tmp_path / "one.properties"), {"one.properties": b"q"}, {}
+        str(tmp_path / "one.properties"), {"one.properties": b"q"}, {}, flat=True
     )
     (tmp_path / "fake.zip").write_bytes(b"not a zip")
     assert refusal(read_path, tmp_path / "fake.zip") == (
@@ -236,7 +236,7 @@ def test_read_path_limits_a_zip_to_the_upload_limit_and_a_file_to_the_file_limit
         ),
     )
     one = sparse(tmp_path / "one.md", IMPORT_MAX_FILE_BYTES)
-    assert read_path(one) == Dataset(str(one), {"one.md": bytes(IMPORT_MAX_FILE_BYTES)}, {})
+    assert read_path(one) == Dataset(str(one), {"one.md": bytes(IMPORT_MAX_FILE_BYTES)}, {}, flat=True)
     big = sparse(tmp_path / "big.md", IMPORT_MAX_FILE_BYTES + 1)
     assert refusal(read_path, big) == (
         str(big),

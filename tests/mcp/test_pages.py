@@ -467,3 +467,53 @@ def test_an_https_mcp_url_is_still_saved(admin_client, db):
     response = admin_client.post("/mcp/new", fields)
     assert response.status_code == 302
     assert McpServer.objects.get(name="crm").url == "https://mcp.example.com/mcp"
+
+
+def test_a_synced_tool_named_like_a_live_skill_is_warned_on_the_sync_record_and_still_synced(staff_client, bitmall):
+    """Issue 29 item 6, the reverse: a server listing ``search_product`` while a live skill has
+    that code (made before codes were checked against tools, so through the ORM here). The sync is
+    never refused — all 14 tools arrive — and its record names the clash, in the page's language."""
+    Skill.objects.create(skill_code="search_product", name="选品", description="选品时加载", content="# 选品\n")
+    server = stdio_server()
+    record = mcp_server_sync(server=server, trigger="test")
+    assert (record.outcome, record.tool_count) == ("ok", 14)
+    assert record.named_like_skills == [{"tool": "search_product", "skill": "search_product"}]
+    doc = parse(staff_client.get(f"/mcp/{server.name}/syncs").content)
+    assert " ".join(doc.one("data-named-like-skills").text().split()) == (
+        "Named like a skill: search_product = search_product. The model is offered a tool and a skill (in "
+        "load_skill) of one name. A skill code cannot change: make a skill under another code and delete this "
+        "one, or bind the tool to no intent node."
+    )
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get(f"/mcp/{server.name}/syncs").content)
+    assert " ".join(doc.one("data-named-like-skills").text().split()) == (
+        "与技能同名: search_product = search_product. 模型会同时得到同名的工具和技能（在 load_skill 中）。"
+        "技能代码不能修改：请用另一个代码新建技能并删除这个，或不要把该工具挂到任何意图节点上。"
+    )
+    assert mcp_server_sync(server=server, trigger="test").named_like_skills == record.named_like_skills
+
+
+def test_the_audit_row_of_a_synced_tool_names_its_server_once_by_name(staff_client, synced):
+    """Issue 29 item 2: the sync's write of a demo tool listed "MCP server" twice, once as the
+    server record's raw id. Now once: the ``server`` field, by name, in the page's language."""
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/audit/", {"kind": "mcptool", "record": "cancel_order"}).content)
+    newest = doc.select("data-entry")[0]
+    assert newest.one("data-action")["data-action"] == "changed"
+    changes = {c["data-change"]: " ".join(c.text().split()) for c in newest.select("data-change")}
+    assert "mcp_server_id" not in changes
+    assert changes["server"] == f"MCP 服务器: demo:bitmall → {synced.name}"
+    assert [c.by_tag("strong")[0].text() for c in newest.select("data-change")].count("MCP 服务器") == 1
+
+
+def test_an_intent_nodes_parent_reads_as_the_parent_nodes_code_in_the_audit(staff_client, bitmall):
+    """A foreign key is shown as the record it points at: an intent node moved under another
+    parent lists 上级节点: <old code> → <new code>, never the rows' ids."""
+    node = IntentNode.objects.get(intent_code="change_address_topic")
+    old = node.parent.intent_code
+    node.parent = IntentNode.objects.get(intent_code="order_query")
+    node.save()
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/audit/", {"kind": "intentnode", "record": "change_address_topic"}).content)
+    changes = [" ".join(c.text().split()) for c in doc.select("data-entry")[0].select("data-change")]
+    assert changes == [f"上级节点: {old} → order_query"]

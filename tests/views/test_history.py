@@ -265,3 +265,32 @@ def test_an_editor_save_keeps_a_disable_made_meanwhile(editor_client, bitmall, d
     assert response.status_code == 302
     saved = Skill.objects.get(skill_code="order_change")
     assert (saved.name, saved.enabled, saved.version) == ("订单修改（新名）", False, 2)
+
+
+# ---- a delete and a restore tell the truth (issue 29 item 2) ---------------------------------
+def test_a_delete_and_a_restore_read_as_such_in_chinese_with_no_version_bump_and_no_english(
+    client, django_user_model, bitmall, editor
+):
+    """A soft delete showed as "changed", bumped v1 → v2 and listed "deleted at" in English on the
+    Chinese page. Now: 已删除 then 已恢复, v1 throughout, the delete not listed again as a change."""
+    skill = Skill.objects.get(skill_code="order_change")
+    services.skill_delete(skill=skill, user=editor)
+    services.skill_restore(skill=skill, user=editor)
+    client.force_login(user_with_role(django_user_model, "vera", "viewer"))
+    client.cookies["django_language"] = "zh-hans"
+    doc = parse(client.get("/audit/", {"record": "order_change", "kind": "skill"}).content)
+    rows = doc.select("data-entry")
+    assert [r.one("data-action")["data-action"] for r in rows] == ["restored", "deleted", "created"]
+    assert [r.one("data-action").text() for r in rows] == ["已恢复", "已删除", "新建"]
+    assert [r.select("data-change") for r in rows[:2]] == [[], []]
+    assert "deleted at" not in doc.text() and "restored" not in doc.one("data-audit").text()
+    page = parse(client.get("/skills/order_change/history").content)
+    revisions = page.select("data-revision")
+    assert [r.one("data-action").text() for r in revisions] == ["已恢复", "已删除", "新建"]
+    assert [r.select("class", "num")[0].text() for r in revisions] == ["v1", "v1", "v1"]
+    assert [[c.text() for c in r.select("class", "chip chip-muted")] for r in revisions[:2]] == [[], []]
+    a, b = revisions[2]["data-revision"], revisions[1]["data-revision"]
+    diff = parse(client.get("/skills/order_change/history", {"a": a, "b": b}).content)
+    assert [(r["data-field"], r.by_tag("td")[0].text()) for r in diff.select("data-field")] == [
+        ("deleted_at", "删除时间")
+    ]

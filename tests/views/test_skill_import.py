@@ -332,3 +332,25 @@ def test_up_to_the_import_limit_of_single_files_reaches_the_page_and_one_more_ge
     doc = parse(response.content)
     assert doc.one("data-errors-for", "files").text() == f"upload: 超过 {IMPORT_MAX_FILES} 个文件；请上传一个 zip"
     assert doc.select("data-import-report") == []
+
+
+def test_an_exported_declaration_and_its_manual_import_back_as_two_single_files(staff_client, bitmall):
+    """Issue 29 item 1: the properties export names ``content-file=manuals/<code>.md``; its
+    ``.properties`` and its manual uploaded as two single files import (by the manual's base
+    name), as the page's help text says they do."""
+    files = skills_export(format="properties")
+    before = records()["order_change"]
+    Skill.objects.filter(skill_code="order_change").delete()
+    sent = [
+        upload(files["order_change.properties"], "order_change.properties"),
+        upload(files["manuals/order_change.md"], "order_change.md"),
+    ]
+    doc = parse(staff_client.post("/skills/import", {"files": sent, "action": "check"}).content)
+    assert entries(doc) == {"order_change.properties": "created"}
+    digest = doc.one("name", "checked", tag="input")["value"]
+    sent = [
+        upload(files["order_change.properties"], "order_change.properties"),
+        upload(files["manuals/order_change.md"], "order_change.md"),
+    ]
+    staff_client.post("/skills/import", {"files": sent, "action": "apply", "checked": digest})
+    assert records()["order_change"] == before

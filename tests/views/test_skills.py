@@ -524,3 +524,20 @@ def test_a_nul_in_a_skill_code_is_named_a_nul_not_an_empty_string(staff_client, 
     assert parse(response.content).one("data-errors-for", "skill_code").text() == "不能包含 NUL 字符（\\0）。"
     assert "空字符串" not in response.content.decode()
     assert Skill.objects.count() == count
+
+
+def test_create_refuses_a_code_that_is_a_tools_name_naming_it_in_chinese_and_english(staff_client, bitmall):
+    """Issue 29 item 6: ``query_order`` was accepted as a skill code; the editor refuses it next to
+    the code, naming the tool, in the page's language."""
+    count = Skill.objects.count()
+    doc = parse(staff_client.post("/skills/new", new_skill_data(skill_code="query_order")).content)
+    assert doc.one("data-errors-for", "skill_code").text() == (
+        "技能代码 'query_order' 是 MCP 工具 'query_order' 的名称；模型会同时看到同名的技能和工具。请换一个代码。"
+    )
+    staff_client.cookies["django_language"] = "en"
+    doc = parse(staff_client.post("/skills/new", new_skill_data(skill_code="query_order")).content)
+    assert doc.one("data-errors-for", "skill_code").text() == (
+        "skill code 'query_order' is the name of the MCP tool 'query_order'; the model would see a skill and a "
+        "tool of one name. Choose another code."
+    )
+    assert Skill.objects.count() == count

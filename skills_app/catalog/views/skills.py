@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from skill_rule import Catalog
@@ -57,6 +58,44 @@ def skill_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+def removal_confirmations(skill: Skill, catalog: Catalog) -> tuple[str, str]:
+    """``(disable, delete)``: what a skill list row asks before disabling or deleting ``skill`` —
+    the registered tools only it gates, which either releases to every conversation (docs/rule.md);
+    ``disable`` is ``""`` when disabling releases none (no question then). Deleting a skill that
+    releases none says why: it is disabled, other enabled skills gate its tools too, or it gates
+    none."""
+    code = skill.skill_code
+    mine = [t for t in normalize_tool_ids(list(skill.tool_ids)) if t in catalog.gated_set]
+    alone = [t for t in mine if catalog.gating_skills.get(t) == (code,)] if skill.enabled else []
+    if alone:
+        values = {"code": code, "tools": ", ".join(alone)}
+        return (
+            ngettext(
+                "Disable %(code)s? It alone gates %(tools)s: that tool will be released to every conversation.",
+                "Disable %(code)s? It alone gates %(tools)s: these tools will be released to every conversation.",
+                len(alone),
+            )
+            % values,
+            ngettext(
+                "Delete %(code)s? It alone gates %(tools)s: that tool will be released to every "
+                "conversation. You can restore it later.",
+                "Delete %(code)s? It alone gates %(tools)s: these tools will be released to every "
+                "conversation. You can restore it later.",
+                len(alone),
+            )
+            % values,
+        )
+    if not skill.enabled:
+        delete = _("Delete %(code)s? It is disabled, so deleting it releases no tool. You can restore it later.")
+    elif mine:
+        delete = _(
+            "Delete %(code)s? No tool is released: other enabled skills gate %(tools)s too. You can restore it later."
+        )
+    else:
+        delete = _("Delete %(code)s? It gates no tool, so deleting it releases none. You can restore it later.")
+    return "", delete % {"code": code, "tools": ", ".join(mine)}
+
+
 def _skill_list_context(request: HttpRequest) -> dict:
     catalog = selectors.catalog_draft()
     q = (request.GET.get("q") or "").strip()
@@ -93,6 +132,7 @@ def _skill_list_context(request: HttpRequest) -> dict:
         "page": page,
         "deleted_page": deleted_page,
         "rows": [(s, [lint_sentence(lint) for lint in lints_by_skill.get(s.skill_code, ())]) for s in shown],
+        "confirmations": {s.skill_code: removal_confirmations(s, catalog) for s in shown},
         "catalog_lints": [lint_sentence(lint) for lint in lints if lint.skill is None],
         "deleted": list(deleted_page.object_list),
         "live_codes": live_codes,

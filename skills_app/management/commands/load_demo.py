@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from skills_app.catalog.demo import DEFAULT_DEMO, DemoError, demo_load, demo_names
+from skills_app.core.message_catalog import AUTO_RELEASE_NOTES
 from skills_app.releases.selectors import draft_sha256, release_latest
 from skills_app.releases.services import PublishRefused, release_publish_first
 
@@ -53,7 +54,7 @@ class Command(BaseCommand):
 
     def _publish_first(self, name: str) -> None:
         """Publish the draft as release 1 when no release exists, so the runtime answers at once."""
-        note = f"demo catalog '{name}'"
+        note = AUTO_RELEASE_NOTES["demo"] % {"name": name}
         try:
             release = release_publish_first(note=note)
         except PublishRefused as exc:

@@ -110,11 +110,15 @@ class SkillFileError(DomainError):
 @dataclass(frozen=True)
 class Dataset:
     """Files to import: ``files`` maps a relative POSIX path to its bytes; ``refused`` maps a path
-    that may not be read (a symlink out of the folder, a file over the size limit) to why."""
+    that may not be read (a symlink out of the folder, a file over the size limit) to why.
+    ``flat`` is True for single files uploaded without their folders (``read_files``): a
+    declaration's ``content-file`` that names a folder (``manuals/x.md``, as the export writes it)
+    is then found by its base name (``resolve_content_file``)."""
 
     label: str
     files: Mapping[str, bytes]
     refused: Mapping[str, Problem] = field(default_factory=dict)
+    flat: bool = False
 
 
 @dataclass(frozen=True)
@@ -341,7 +345,7 @@ def read_files(named: Iterable[tuple[str, bytes]], *, label: str = "upload") -> 
                 source=label,
             )
         files[name] = content
-    return Dataset(label=label, files=files, refused=refused)
+    return Dataset(label=label, files=files, refused=refused, flat=True)
 
 
 def read_path(path: Path | str) -> Dataset:
@@ -509,6 +513,38 @@ def _content_path(base_dir: str, value: str, line: int | None = None) -> str:
     return joined
 
 
+def resolve_content_file(dataset: Dataset, path: str, value: str, line: int | None = None) -> str:
+    """The dataset path of the manual a declaration names: ``path`` itself when the dataset holds
+    it; in a flat dataset (single files, ``Dataset.flat``) else the one file with ``path``'s base
+    name, whatever its folder (the export writes ``manuals/<code>.md``; uploaded alone it is
+    ``<code>.md``). Single files never share a base name (``read_files`` refuses two files of one
+    name, naming it), so that match is unique. Raises ``_FileProblem`` at ``line`` when the file
+    is refused (``content_file_refused``) or missing (``content_file_missing``)."""
+    if dataset.flat and path not in dataset.files and path not in dataset.refused:
+        path = posixpath.basename(path)  # a flat dataset's paths are base names, each once
+    if path in dataset.refused:
+        raise _FileProblem(
+            line,
+            _p(
+                "content_file_refused",
+                "content-file '%(value)s': %(reason)s",
+                value=value,
+                reason=dataset.refused[path],
+            ),
+        )
+    if path not in dataset.files:
+        raise _FileProblem(
+            line,
+            _p(
+                "content_file_missing",
+                "content-file '%(value)s' is not in the dataset (looked for '%(path)s')",
+                value=value,
+                path=path,
+            ),
+        )
+    return path
+
+
 def _tool_ids_value(raw: str, line: int) -> tuple[str, ...]:
     names = tuple(t.strip() for t in raw.split(",") if t.strip())
     if not names:
@@ -593,26 +629,7 @@ def parse_properties(source: str, data: bytes, dataset: Dataset) -> ParsedFile:
         raw, at = values["content-file"]
         try:
             path = _content_path(posixpath.dirname(source), raw, at)
-            if path in dataset.refused:
-                raise _FileProblem(
-                    at,
-                    _p(
-                        "content_file_refused",
-                        "content-file '%(value)s': %(reason)s",
-                        value=raw.strip(),
-                        reason=dataset.refused[path],
-                    ),
-                )
-            if path not in dataset.files:
-                raise _FileProblem(
-                    at,
-                    _p(
-                        "content_file_missing",
-                        "content-file '%(value)s' is not in the dataset (looked for '%(path)s')",
-                        value=raw.strip(),
-                        path=path,
-                    ),
-                )
+            path = resolve_content_file(dataset, path, raw.strip(), at)
             try:
                 content = decode_text(dataset.files[path])
             except _FileProblem as p:
@@ -645,13 +662,20 @@ def _issue_order(issue: FileIssue) -> float:
     return math.inf if issue.line is None else issue.line
 
 
-def content_file_of(source: str, data: bytes) -> str | None:
+def content_file_of(source: str, data: bytes, dataset: Dataset | None = None) -> str | None:
     """The dataset path a declaration's ``content-file`` names (``None`` when it names none or the
-    file cannot be read) — so the report does not list a manual as an ignored file."""
+    file cannot be read) — so the report does not list a manual as an ignored file. Given the
+    ``dataset``, the path it resolves to there (``resolve_content_file``; as named when missing)."""
     try:
         for element in javaproperties.parse(decode_text(data)):
             if isinstance(element, javaproperties.KeyValue) and element.key == "content-file":
-                return _content_path(posixpath.dirname(source), element.value)
+                path = _content_path(posixpath.dirname(source), element.value)
+                if dataset is None:
+                    return path
+                try:
+                    return resolve_content_file(dataset, path, element.value.strip())
+                except _FileProblem:
+                    return path
     except (_FileProblem, javaproperties.InvalidUEscapeError):
         return None
     return None
@@ -986,7 +1010,7 @@ def parse_dataset(dataset: Dataset) -> list[ParsedFile]:
     manuals: set[str] = set()
     for path in sorted(dataset.files):
         if path.lower().endswith(".properties"):
-            named = content_file_of(path, dataset.files[path])
+            named = content_file_of(path, dataset.files[path], dataset)
             if named:
                 manuals.add(named)
     for path in sorted(set(dataset.files) | set(dataset.refused)):

@@ -4,7 +4,7 @@ loader) calls through ``skills_app.catalog.services``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from .errors import Problem, SkillValidationError
@@ -88,6 +88,23 @@ def validate_skill_code(code: str) -> list[Problem]:
     return []
 
 
+def validate_code_not_a_tool(code: str, tool_names: Collection[str]) -> list[Problem]:
+    """Problems of a new skill code that is the name of a tool the console knows (``tool_names``:
+    MCP tools on intent nodes or synced; builtins are refused by ``validate_skill_code``): the
+    model would be offered a "skill" in ``load_skill``'s enum named like a tool beside it (issue 29).
+    Empty list when the code is free."""
+    if code in tool_names:
+        return [
+            Problem(
+                "skill_code_tool",
+                "skill code '%(code)s' is the name of the MCP tool '%(tool)s'; the model would see a skill "
+                "and a tool of one name. Choose another code.",
+                {"code": code, "tool": code},
+            )
+        ]
+    return []
+
+
 def validate_tool_ids(tool_ids: Iterable[str], registry: ToolRegistry) -> list[Problem]:
     """Problems naming every tool id that is a builtin, unknown, or only on a disabled node."""
     problems: list[Problem] = []
@@ -136,8 +153,12 @@ def clean_skill(
     content: str,
     tool_ids: Iterable[str] | str | None,
     registry: ToolRegistry,
+    tool_names: Collection[str] = (),
 ) -> CleanSkill:
     """Validate a skill's fields (docs/design.md) and return them normalized.
+
+    ``tool_names``: the names of MCP tools a *new* code may not take (``validate_code_not_a_tool``;
+    a skill being created or restored). An existing skill's code is fixed, so an update passes none.
 
     Raises ``SkillValidationError`` mapping each bad field to messages that name the value.
     Name ≤ 64 characters, description 1–512 characters on one line (no line break of any kind:
@@ -145,7 +166,7 @@ def clean_skill(
     tool ids normalized then checked against ``registry``.
     """
     errors: dict[str, list[Problem]] = {}
-    code_problems = validate_skill_code(skill_code)
+    code_problems = validate_skill_code(skill_code) or validate_code_not_a_tool(skill_code, tool_names)
     if code_problems:
         errors["skill_code"] = code_problems
     name = (name or "").strip()
