@@ -321,6 +321,8 @@ def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
         eviction_prefix=settings.eviction_prefix,
         load_skill_header=settings.load_skill_header,
         earlier_manuals=published_manual_digests(),
+        payload_targets=tuple(settings.payload_targets),
+        payload_budgets=dict(settings.payload_budgets or {}),
     )
 
 

@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 from skill_rule import check_call, compute_round, load_skill
 from skill_rule.limits import is_valid_skill_code
 from skill_rule.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
+from skill_rule.providers import payload_problems, targets_for_format
 from skills_app.runtime.auth import may_read_drafts
 from skills_app.runtime.catalog_reads import (
     RELEASE_HEADER,
@@ -50,6 +51,7 @@ from skills_app.runtime.serializers import (
     LabelField,
     McpToolSerializer,
     MessagesField,
+    PayloadProblemSerializer,
     ReleaseField,
     ReleaseQuerySerializer,
     RestrictionSerializer,
@@ -312,8 +314,9 @@ class RoundsApi(RuntimeApi):
 
     ``tools_format`` (body) chooses the answer's shape: ``names`` (default) gives the tool names
     only; ``openai`` / ``anthropic`` add ``tools``, the exact array a chat API receives this round
-    (``skill_rule.payload.tools_payload``), and ``tools_chars``, its size in characters
-    (``payload_chars``: code points of the compact JSON text). docs/runtime-api.md.
+    (``skill_rule.payload.tools_payload``), ``tools_chars``, its size in characters
+    (``payload_chars``: code points of the compact JSON text), and ``payload_problems``
+    (``skill_rule.providers.payload_problems``, docs/providers.md). docs/runtime-api.md.
     """
 
     @extend_schema_serializer(component_name="RoundsInput")
@@ -357,6 +360,14 @@ class RoundsApi(RuntimeApi):
             help_text="Only with `tools`: its size in characters (Unicode code points) of "
             "`json.dumps(tools, ensure_ascii=False, separators=(',', ':'))`. Never tokens.",
         )
+        payload_problems = PayloadProblemSerializer(
+            many=True,
+            required=False,
+            help_text="Only with `tools`: what each configured provider target (and the target whose shape "
+            "`tools` has) refuses (`refused`), finds over its budget (`over_budget`) or rewrote in its own "
+            "payload (`rewritten`) in this round, target by target (docs/providers.md). Empty: every target "
+            "accepts the round.",
+        )
 
     @extend_schema(
         tags=[TAG],
@@ -376,7 +387,8 @@ class RoundsApi(RuntimeApi):
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
-            data.update(tools=tools, tools_chars=payload_chars(tools))
+            problems = payload_problems(catalog, view.visible, targets_for_format(catalog, fmt))
+            data.update(tools=tools, tools_chars=payload_chars(tools), payload_problems=[p.as_dict() for p in problems])
         # ``RoundView.as_dict`` holds JSON types only (tuples render as arrays): the documented fields
         # are picked in the OutputSerializer's order rather than copied item by item through it
         # (2,000 tool names on a large catalog); tests/api/test_rounds.py checks the two give the same JSON

@@ -66,7 +66,13 @@ def test_canonical_json_is_compact_sorted_utf8():
 
 def test_the_settings_a_snapshot_carries():
     """Every scalar setting of a catalog, the collections and the release number left out."""
-    assert setting_names() == ("marker_key", "eviction_prefix", "load_skill_header")
+    assert setting_names() == (
+        "marker_key",
+        "eviction_prefix",
+        "load_skill_header",
+        "payload_targets",
+        "payload_budgets",
+    )
 
 
 def test_a_catalog_without_call_targets_is_the_format_1_snapshot_exactly():

@@ -18,6 +18,7 @@ from .limits import (
     DEFAULT_EVICTION_PREFIX,
     DEFAULT_LOAD_SKILL_HEADER,
     DEFAULT_MARKER_KEY,
+    DEFAULT_PAYLOAD_TARGETS,
     LOAD_SKILL,
 )
 from .manuals import ManualDigest, digest, published_manuals
@@ -128,6 +129,9 @@ class Catalog:
     under an older version and with another text (``skill_rule.manuals``; from the releases): a
     retained manual of one of them still loads the skill, as that version (docs/transcripts.md,
     "A whole published manual"). A code absent from it accepts only its current manual.
+    ``payload_targets`` names the provider targets each round's tools payload is checked against
+    and ``payload_budgets`` maps a target to its budget in characters (absent: the profile's
+    default), ``skill_rule.providers``; both are settings carried in every release.
     """
 
     tools: tuple[Tool, ...]
@@ -139,8 +143,13 @@ class Catalog:
     release: int | None = None
     load_skill_header: str = DEFAULT_LOAD_SKILL_HEADER
     earlier_manuals: Mapping[str, tuple[ManualDigest, ...]] = field(default_factory=dict)
+    payload_targets: tuple[str, ...] = DEFAULT_PAYLOAD_TARGETS
+    payload_budgets: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # settings read back from JSON come as a list and a dict
+        object.__setattr__(self, "payload_targets", tuple(self.payload_targets))
+        object.__setattr__(self, "payload_budgets", MappingProxyType(dict(self.payload_budgets)))
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
         object.__setattr__(

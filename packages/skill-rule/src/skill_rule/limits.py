@@ -34,6 +34,9 @@ DEFAULT_LOAD_SKILL_HEADER = "\n".join(
     )
 )
 LOAD_SKILL_HEADER_MAX_LENGTH = 2000
+#: The provider targets whose limits every round's tools payload is checked against
+#: (``skill_rule.providers``, docs/providers.md): a setting carried in every release.
+DEFAULT_PAYLOAD_TARGETS = ("openai_chat", "anthropic_messages")
 
 #: Simulation limits: a script or transcript past these is refused before anything runs. A run
 #: costs O(messages + calls) plus O(tools) per round (docs/simulator.md, "Cost"); these bound it.

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,11 +87,73 @@ class ToolDefinition:
         if fmt == OPENAI:
             return {
                 "type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": params},
+                "function": {"name": self.name, "description": self.description, "parameters": with_properties(params)},
             }
         if fmt == ANTHROPIC:
             return {"name": self.name, "description": self.description, "input_schema": params}
         raise UnknownToolsFormatError(fmt)
+
+
+def schema_nodes(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Mapping[str, Any]]]:
+    """Every sub-schema of a JSON Schema reachable through ``properties``, ``items``,
+    ``additionalProperties``, ``$defs`` / ``definitions`` and ``oneOf`` / ``allOf`` / ``anyOf``,
+    root first, each with its path of keys (what OpenAI's errors call the ``context``:
+    ``("properties", "paths")``). Values that are no mapping are skipped."""
+    if not isinstance(schema, Mapping):
+        return
+    yield path, schema
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        for name, sub in props.items():
+            yield from schema_nodes(sub, (*path, "properties", str(name)))
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        yield from schema_nodes(items, (*path, "items"))
+    elif isinstance(items, list):
+        for i, sub in enumerate(items):
+            yield from schema_nodes(sub, (*path, "items", str(i)))
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, Mapping):
+        yield from schema_nodes(extra, (*path, "additionalProperties"))
+    for key in ("$defs", "definitions"):
+        defs = schema.get(key)
+        if isinstance(defs, Mapping):
+            for name, sub in defs.items():
+                yield from schema_nodes(sub, (*path, key, str(name)))
+    for key in ("oneOf", "allOf", "anyOf"):
+        subs = schema.get(key)
+        if isinstance(subs, list):
+            for i, sub in enumerate(subs):
+                yield from schema_nodes(sub, (*path, key, str(i)))
+
+
+def schema_types(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The names a schema's ``type`` gives (a string or a list of strings); empty when none."""
+    t = schema.get("type")
+    if isinstance(t, str):
+        return frozenset((t,))
+    if isinstance(t, list):
+        return frozenset(x for x in t if isinstance(x, str))
+    return frozenset()
+
+
+def objects_without_properties(schema: Any) -> tuple[tuple[str, ...], ...]:
+    """The paths (``schema_nodes``) of the object schemas in ``schema`` that have no
+    ``properties`` — what OpenAI Chat Completions refuses ("object schema missing properties")."""
+    return tuple(p for p, node in schema_nodes(schema) if "object" in schema_types(node) and "properties" not in node)
+
+
+def with_properties(schema: Any) -> Any:
+    """``schema`` (a fresh copy the caller owns) with ``"properties": {}`` added to every object
+    schema without ``properties`` (``objects_without_properties``): the OpenAI payload's one
+    rewrite, which keeps the meaning (no property named = any property, as before). Changed in
+    place and returned; a schema that needs nothing is returned as it is. docs/providers.md."""
+    for path in objects_without_properties(schema):
+        node = schema
+        for step in path:
+            node = node[int(step)] if isinstance(node, list) else node[step]
+        node["properties"] = {}
+    return schema
 
 
 def load_skill_definition(catalog: Catalog) -> ToolDefinition | None:

@@ -46,6 +46,7 @@ from dataclasses import fields
 from typing import Any
 
 from .catalog import Catalog, Restriction, Skill, Tool, json_copy
+from .limits import DEFAULT_PAYLOAD_TARGETS
 from .manuals import digest_from_dict
 
 #: The newest snapshot format: 3 when a skill carries ``earlier_manuals``, else 2 when a tool
@@ -82,6 +83,30 @@ def setting_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Catalog) if f.name not in _NOT_SETTINGS)
 
 
+#: Settings written only when they differ from their default, so a catalog that leaves them alone
+#: is written (and hashed) exactly as before they existed; a snapshot without one was published
+#: under that default, which therefore never changes (docs/providers.md).
+_WRITTEN_WHEN_SET = {"payload_targets": DEFAULT_PAYLOAD_TARGETS, "payload_budgets": {}}
+
+
+def settings_json(catalog: Catalog, *, every: bool = False) -> dict[str, Any]:
+    """The catalog's settings as JSON values, by ``setting_names`` (a tuple as a list, a mapping
+    as a dict with sorted keys), as a snapshot's ``settings`` holds them. ``payload_targets`` and
+    ``payload_budgets`` are left out while they hold their defaults (``_WRITTEN_WHEN_SET``)
+    unless ``every`` (the release diff compares every setting)."""
+    out: dict[str, Any] = {}
+    for name in setting_names():
+        value = getattr(catalog, name)
+        if not every and name in _WRITTEN_WHEN_SET and value == _WRITTEN_WHEN_SET[name]:
+            continue
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, Mapping):
+            value = {k: value[k] for k in sorted(value)}
+        out[name] = value
+    return out
+
+
 def _restriction(r: Restriction, order: Mapping[str, int]) -> dict[str, Any]:
     tools = sorted(r.tools, key=lambda name: (order.get(name, len(order)), name))
     return {"name": r.name, "description": r.description, "tools": tools}
@@ -109,7 +134,7 @@ def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
         skills.append(item)
     return {
         "format": 3 if any("earlier_manuals" in s for s in skills) else 2 if targets else 1,
-        "settings": {name: getattr(catalog, name) for name in setting_names()},
+        "settings": settings_json(catalog),
         "tools": [t.as_dict() for t in catalog.tools],
         "skills": skills,
         "access_profiles": [_restriction(r, order) for _, r in sorted(catalog.profiles.items())],
