@@ -400,6 +400,7 @@ def check_payloads(review: PublishReview) -> list[GateReason]:
     draft = review.draft
     targets = providers.configured_targets(draft)
     found: dict[str, tuple[providers.PayloadProblem, str, list[str]]] = {}
+    firsts: dict[str, tuple[str | None, int | None]] = {}
     for scenario, index, visible in _payload_rounds(review):
         where = f"scenario '{scenario}' round {index}" if scenario is not None else "the round with every manual loaded"
         for target in targets:
@@ -412,6 +413,7 @@ def check_payloads(review: PublishReview) -> list[GateReason]:
                     key = f"payload:{target}:{p.tool or ''}:{p.rule}"
                 if key not in found:
                     found[key] = (p, where, [])
+                    firsts[key] = (scenario, index)
                 found[key][2].append(where)
     out = []
     for key, (p, where, places) in found.items():
@@ -421,7 +423,16 @@ def check_payloads(review: PublishReview) -> list[GateReason]:
                 "gate_payload_budget",
                 "%(where)s: the tools payload for %(target)s is %(actual)s characters, over its budget of "
                 "%(limit)s (rounds of this scenario over it: %(count)s)",
-                {"where": where, "target": label, "actual": p.actual, "limit": p.limit, "count": len(places)},
+                {
+                    "where": where,
+                    "target": label,
+                    "actual": p.actual,
+                    "limit": p.limit,
+                    "count": len(places),
+                    "problem_item": p.as_dict(),
+                    "scenario": firsts[key][0],
+                    "round": firsts[key][1],
+                },
             )
         else:
             msg = Problem(
@@ -432,11 +443,9 @@ def check_payloads(review: PublishReview) -> list[GateReason]:
                     "problem": payload_problem_text(p),
                     "where": where,
                     "count": len(places),
-                    "tool": p.tool,
-                    "rule": p.rule,
-                    "limit": p.limit,
-                    "actual": p.actual,
-                    "path": p.path,
+                    "problem_item": p.as_dict(),
+                    "scenario": firsts[key][0],
+                    "round": firsts[key][1],
                 },
             )
         out.append(GateReason(msg, key=key, overridable=True))
