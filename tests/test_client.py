@@ -37,6 +37,7 @@ from skill_client.client import (
 from skill_rule import parse_messages, parse_script
 from skill_rule.limits import LOAD_SKILL
 from skill_rule.payload import payload_chars
+from skill_rule.providers import payload_problems, targets_for_format
 from skill_rule.simulator import eviction_placeholder, neutral_result
 from skill_rule.snapshot import catalog_to_snapshot
 from skills_app.catalog import services as catalog_services
@@ -311,7 +312,13 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
     _status, served = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": "anthropic"})
     view = client.round([USER])
     tools = client.visible_tools([USER], tools_format="anthropic")
-    same_as_server({"release": 2, **view.as_dict(), "tools": tools, "tools_chars": payload_chars(tools)}, served)
+    # payload_problems: the rule's, on the catalog the client holds (docs/providers.md)
+    problems = [
+        p.as_dict()
+        for p in payload_problems(client.catalog, view.visible, targets_for_format(client.catalog, "anthropic"))
+    ]
+    local = {"release": 2, **view.as_dict(), "tools": tools, "tools_chars": payload_chars(tools)}
+    same_as_server({**local, "payload_problems": problems}, served)
     assert view.warnings and view.as_dict()["warning_details"][0]["code"] == "tool_definition_invalid"
     call = {"name": "query_order", "arguments": {}}
     _status, served = server_post(bitmall_live, key, "check-call", {"messages": [USER], "call": call})
