@@ -24,11 +24,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from skill_rule import providers
 from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
 from skill_rule.tooldefs import read_annotations, validate_tool_definition
 from skills_app.catalog import selectors
-from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool
+from skills_app.models import ConsoleSettings, IntentNode, McpServer, McpSyncRecord, McpTool
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
 MAX_PAGES = 1000
@@ -571,6 +572,7 @@ def _apply(
         for n in dict.fromkeys(clashes)
     ]
     warnings += naming.warnings
+    targets = list(ConsoleSettings.current().payload_targets)
     added, changed, kept = [], [], set()
     for tool in listed:
         if tool.name not in names:
@@ -598,6 +600,18 @@ def _apply(
                 f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
                 + "; ".join(str(p) for p in problems)
                 + " (the publish gate refuses it while an MCP node registers it)"
+            )
+        # what each configured provider target refuses in it (docs/providers.md): a warning per tool and target
+        refusals = [
+            p
+            for p in providers.definition_problems(targets, model_name, tool.description, tool.input_schema)
+            if p.refuses
+        ]
+        for target in dict.fromkeys(p.target for p in refusals):
+            warnings.append(
+                f"tool '{model_name}' of server '{server.name}' would make {providers.PROFILES[target].label} "
+                "refuse every request that offers it: "
+                + "; ".join(providers.problem_text(p) for p in refusals if p.target == target)
             )
         row.save()
         kept.add(row.pk)

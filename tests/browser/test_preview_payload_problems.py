@@ -78,3 +78,17 @@ def test_the_publish_page_lists_the_provider_problem_to_tick_off(page, console):
     page.fill("#id_override_note", "Claude is not used yet")
     page.click("[data-publish]")
     page.wait_for_url(f"{console}/releases/2/")
+
+
+def test_the_tool_page_names_the_target_that_refuses_it(page, console):
+    tool = McpTool.objects.get(name="query_order")
+    tool.input_schema = {**tool.input_schema, "oneOf": [{"required": ["order_no"]}]}
+    tool.save()
+    login(page, console)
+    page.goto(f"{console}/tools/mcp/query_order/")
+    problem = page.locator("[data-provider-problems] [data-payload-problem]")
+    assert problem.get_attribute("data-target") == "anthropic_messages"
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("[data-provider-targets]").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"tool-provider-targets-{width}.png"))

@@ -436,3 +436,28 @@ def test_one_invalid_tool_is_named_on_the_sync_record_page(staff_client, bitmall
         "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses (name: Field required); it is "
         "not offered",
     ]
+
+
+def test_the_tool_page_says_which_targets_refuse_it_and_why(staff_client, bitmall):
+    """docs/providers.md: a demo tool every default target accepts, then one Anthropic refuses
+    (in English: the fixture's language cookie; in Chinese after it)."""
+    doc = parse(staff_client.get("/tools/mcp/query_order/").content)
+    assert " ".join(doc.one("data-provider-ok").text().split()) == (
+        "Every configured target accepts this definition: OpenAI Chat Completions, Anthropic Messages."
+    )
+    tool = McpTool.objects.get(name="query_order")
+    tool.input_schema = {**tool.input_schema, "oneOf": [{"required": ["order_no"]}]}
+    tool.save()
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/tools/mcp/query_order/").content)
+    assert [
+        (p["data-target"], p["data-rule"], p["data-action"], " ".join(p.text().split()))
+        for p in doc.select("data-payload-problem")
+    ] == [
+        (
+            "anthropic_messages",
+            "top_level_combinator",
+            "refused",
+            "拒绝 Anthropic Messages 拒绝 query_order：模式顶层有 oneOf",
+        )
+    ]

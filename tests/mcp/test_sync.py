@@ -922,3 +922,27 @@ def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
         r"\(nextCursor: Input should be a valid string\)$",
     ):
         _read_page({"tools": [], "nextCursor": 5}, "2025-11-25", 0)
+
+
+def test_a_tool_a_configured_provider_refuses_is_warned_per_target_and_still_stored(db):
+    """docs/providers.md: the sync names each configured target that would refuse the tool and why
+    (a rewrite is no refusal); the tool is stored as listed."""
+    import mcp_types as types
+
+    from skills_app.mcp.sync import _apply
+
+    server = mcp_server_save(name="wide", transport="stdio", command=sys.executable)
+    either = {"type": "object", "properties": {"tags": {"type": "array"}}, "anyOf": [{"required": ["tags"]}]}
+    listed = [
+        _listed(types.Tool(name="either", description="d" * 1100, input_schema=either)),
+        _listed(types.Tool(name="bare", input_schema={"type": "object"})),  # rewritten for OpenAI: no warning
+    ]
+    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
+    assert record.warnings == [
+        "tool 'either' of server 'wide' would make OpenAI Chat Completions refuse every request that offers it: "
+        "the description of 'either' has 1100 characters; at most 1024; the schema of 'either' has an array "
+        "without 'items' at 'properties.tags'",
+        "tool 'either' of server 'wide' would make Anthropic Messages refuse every request that offers it: "
+        "the schema of 'either' has 'anyOf' at the top level",
+    ]
+    assert McpTool.objects.get(name="either").input_schema == either

@@ -280,6 +280,15 @@ class ToolCheck:
     problems: tuple[PayloadProblem, ...]
 
 
+def definition_problems(
+    targets: Iterable[str], name: str, description: str, parameters: Any
+) -> tuple[PayloadProblem, ...]:
+    """What each of ``targets`` refuses or rewrites in one tool definition (a name, a description,
+    a parameter schema) whatever the round: for the MCP sync's warnings and the tool page."""
+    d = ToolDefinition(name=name, description=description, parameters=parameters)
+    return tuple(p for t in targets if t in PROFILES for p in check_tool(PROFILES[t], d).problems)
+
+
 def check_tool(target: Profile, definition: ToolDefinition) -> ToolCheck:
     """``definition`` as ``target`` receives it, and what ``target`` refuses or rewrites in it:
     the name (pattern, length), the description (length) and the parameter schema (objects
@@ -416,3 +425,20 @@ def tool_target_problems(
         if check is not None:
             out.extend(check.problems)
     return tuple(out)
+
+
+def problem_text(p: PayloadProblem) -> str:
+    """One ``PayloadProblem`` as an English sentence naming the tool, the rule, the limit and the
+    value found (the console's pages translate by ``rule``: ``web.presenters.payload_problem_sentence``)."""
+    at = f" at '{p.path}'" if p.path else ""
+    texts = {
+        TOOL_COUNT: f"{p.actual} tools in one request; at most {p.limit}",
+        NAME_PATTERN: f"tool name '{p.tool}' does not match {p.limit}",
+        NAME_LENGTH: f"tool name '{p.tool}' has {p.actual} characters; at most {p.limit}",
+        DESCRIPTION_LENGTH: f"the description of '{p.tool}' has {p.actual} characters; at most {p.limit}",
+        OBJECT_WITHOUT_PROPERTIES: f"the schema of '{p.tool}' has an object without 'properties'{at}",
+        ARRAY_WITHOUT_ITEMS: f"the schema of '{p.tool}' has an array without 'items'{at}",
+        TOP_LEVEL_COMBINATOR: f"the schema of '{p.tool}' has '{p.actual}' at the top level",
+        PAYLOAD_BUDGET: f"the tools payload is {p.actual} characters; the budget is {p.limit}",
+    }
+    return texts.get(p.rule, f"{p.rule}: limit {p.limit}, actual {p.actual}")

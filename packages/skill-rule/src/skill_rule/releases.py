@@ -440,7 +440,7 @@ def check_payloads(review: PublishReview) -> list[GateReason]:
                 "%(target)s would refuse the request: %(problem)s (first: %(where)s; rounds: %(count)s)",
                 {
                     "target": label,
-                    "problem": payload_problem_text(p),
+                    "problem": providers.problem_text(p),
                     "where": where,
                     "count": len(places),
                     "problem_item": p.as_dict(),
@@ -450,23 +450,6 @@ def check_payloads(review: PublishReview) -> list[GateReason]:
             )
         out.append(GateReason(msg, key=key, overridable=True))
     return out
-
-
-def payload_problem_text(p: providers.PayloadProblem) -> str:
-    """One ``PayloadProblem`` as an English sentence naming the tool, the rule, the limit and the
-    value found (pages translate by ``rule``: ``message_catalog.payload_problem_text``)."""
-    at = f" at '{p.path}'" if p.path else ""
-    texts = {
-        providers.TOOL_COUNT: f"{p.actual} tools in one request; at most {p.limit}",
-        providers.NAME_PATTERN: f"tool name '{p.tool}' does not match {p.limit}",
-        providers.NAME_LENGTH: f"tool name '{p.tool}' has {p.actual} characters; at most {p.limit}",
-        providers.DESCRIPTION_LENGTH: f"the description of '{p.tool}' has {p.actual} characters; at most {p.limit}",
-        providers.OBJECT_WITHOUT_PROPERTIES: f"the schema of '{p.tool}' has an object without 'properties'{at}",
-        providers.ARRAY_WITHOUT_ITEMS: f"the schema of '{p.tool}' has an array without 'items'{at}",
-        providers.TOP_LEVEL_COMBINATOR: f"the schema of '{p.tool}' has '{p.actual}' at the top level",
-        providers.PAYLOAD_BUDGET: f"the tools payload is {p.actual} characters; the budget is {p.limit}",
-    }
-    return texts.get(p.rule, f"{p.rule}: limit {p.limit}, actual {p.actual}")
 
 
 Check = Callable[[PublishReview], Iterable[GateReason]]
