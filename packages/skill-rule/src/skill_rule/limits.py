@@ -50,6 +50,15 @@ DEFAULT_LOAD_SKILL_HEADER = "\n".join(
     )
 )
 LOAD_SKILL_HEADER_MAX_LENGTH = 2000
+#: Where the model reads the skill catalog (docs/runtime-api.md, "Where the catalog goes"), a
+#: setting carried in every release: ``tool_description`` (the default, seed 000's) puts one line per
+#: enabled skill in ``load_skill``'s description; ``system_prompt`` leaves that description the
+#: header alone and gives the lines as ``catalog_text``, a block for the runtime to put in the
+#: system prompt — for a catalog too long for one tool description of a provider.
+CATALOG_IN_TOOL_DESCRIPTION = "tool_description"
+CATALOG_IN_SYSTEM_PROMPT = "system_prompt"
+CATALOG_PLACEMENTS = (CATALOG_IN_TOOL_DESCRIPTION, CATALOG_IN_SYSTEM_PROMPT)
+DEFAULT_CATALOG_PLACEMENT = CATALOG_IN_TOOL_DESCRIPTION
 
 #: Simulation limits: a script or transcript past these is refused before anything runs. A run
 #: costs O(messages + calls) plus O(tools) per round (docs/simulator.md, "Cost"); these bound it.

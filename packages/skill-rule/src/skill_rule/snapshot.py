@@ -19,7 +19,10 @@ intent-tree order; ``load_skill`` is kept even when no skill is enabled — the 
 is not part of what a runtime is served); restrictions by name, their tools in registration order.
 ``settings`` holds every scalar field of ``Catalog`` besides the collections and ``release``, so a
 setting added to ``Catalog`` later is carried without touching this module; unknown keys in an
-older or newer snapshot are ignored when reading.
+older or newer snapshot are ignored when reading. ``catalog_placement`` is written only when it is
+``system_prompt`` (``settings_of``): absent means ``tool_description``, so every catalog that keeps
+the default has the snapshot and sha256 it had before the setting existed; a value that is no
+placement is a ``SnapshotError``.
 
 **Formats.** Format 2 adds each synced MCP tool's call target: ``server`` (the MCP server record's
 name) and ``mcp_name`` (the tool's real name on that server), docs/mcp.md "How a runtime maps
@@ -46,6 +49,7 @@ from dataclasses import fields
 from typing import Any
 
 from .catalog import Catalog, Restriction, Skill, Tool, json_copy
+from .limits import CATALOG_PLACEMENTS, DEFAULT_CATALOG_PLACEMENT
 from .manuals import digest_from_dict
 
 #: The newest snapshot format: 3 when a skill carries ``earlier_manuals``, else 2 when a tool
@@ -53,6 +57,9 @@ from .manuals import digest_from_dict
 SNAPSHOT_FORMAT = 3
 #: Catalog fields that are not settings: the collections and the release number.
 _NOT_SETTINGS = frozenset({"tools", "skills", "profiles", "stages", "release", "earlier_manuals"})
+#: Settings written only when they differ from their default, so that a catalog leaving them at it
+#: gives the snapshot (and sha256) it gave before they existed: setting → its default.
+_WRITTEN_WHEN_SET = {"catalog_placement": DEFAULT_CATALOG_PLACEMENT}
 
 
 class SnapshotError(ValueError):
@@ -82,6 +89,18 @@ def setting_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Catalog) if f.name not in _NOT_SETTINGS)
 
 
+def settings_of(catalog: Catalog) -> dict[str, Any]:
+    """The settings of ``catalog`` as a snapshot (and the runtime catalog body) carries them:
+    every ``setting_names`` entry, except ``catalog_placement`` at its default
+    (``tool_description``), which is left out — a catalog that never chose a placement keeps the
+    sha256 it had before the setting existed; absent reads as the default."""
+    out = {name: getattr(catalog, name) for name in setting_names()}
+    for name, default in _WRITTEN_WHEN_SET.items():
+        if out.get(name) == default:
+            del out[name]
+    return out
+
+
 def _restriction(r: Restriction, order: Mapping[str, int]) -> dict[str, Any]:
     tools = sorted(r.tools, key=lambda name: (order.get(name, len(order)), name))
     return {"name": r.name, "description": r.description, "tools": tools}
@@ -109,7 +128,7 @@ def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
         skills.append(item)
     return {
         "format": 3 if any("earlier_manuals" in s for s in skills) else 2 if targets else 1,
-        "settings": {name: getattr(catalog, name) for name in setting_names()},
+        "settings": settings_of(catalog),
         "tools": [t.as_dict() for t in catalog.tools],
         "skills": skills,
         "access_profiles": [_restriction(r, order) for _, r in sorted(catalog.profiles.items())],
@@ -166,6 +185,11 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
     if not isinstance(settings, Mapping):
         raise SnapshotError("snapshot: 'settings' must be an object")
     known = set(setting_names())
+    placement = settings.get("catalog_placement", DEFAULT_CATALOG_PLACEMENT)
+    if placement not in CATALOG_PLACEMENTS:
+        raise SnapshotError(
+            f"settings: 'catalog_placement' must be one of {', '.join(CATALOG_PLACEMENTS)}, not {placement!r}"
+        )
     tools = tuple(
         Tool(
             name=_get(t, "name", str, f"tools[{i}]"),
