@@ -758,3 +758,44 @@ def test_responses_items_are_read_locally_as_the_server_reads_them(bitmall_live,
     )
     with pytest.raises(Exception, match="item type 'web_search_call' is not understood"):
         client.round([{"type": "web_search_call", "id": "ws_1", "status": "completed"}])
+
+
+def test_the_catalog_in_the_system_prompt_is_given_as_the_server_gives_it(bitmall_live, make_client, key):
+    """Issue 23 item 3 (docs/runtime-api.md, "Where the catalog goes"): at the default placement
+    the client gives no ``catalog_text`` (``None``) and the server's answer has none; after a
+    publish with ``system_prompt`` both give the same five lines, and the ``load_skill`` of
+    ``visible_tools`` is the server's — the header alone, the enum of the five codes."""
+    from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
+
+    client = make_client(bitmall_live)
+    status, answer = server_post(bitmall_live, key, "rounds", {"messages": [USER]})
+    assert (status, "catalog_text" in answer, client.catalog_text()) == (200, False, None)
+
+    catalog_services.catalog_placement_set(placement="system_prompt")
+    assert publish("catalog in the system prompt") == 2
+    assert client.refresh().outcome == FETCHED
+    status, answer = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": "openai"})
+    assert status == 200
+    assert client.catalog_text() == answer["catalog_text"]
+    assert client.catalog_text().split("\n") == [
+        "- after_sale_apply（售后申请）：用户要对已签收的商品退货、换货或仅退款时加载：核对售后条件、七天无理由规则和凭证，"
+        "确认后提交售后申请。",
+        "- order_change（订单修改）：用户要取消订单或修改收货地址时加载：先查订单状态，按待支付、待发货、已发货、已签收"
+        "四种状态分别处理，讲清退款与优惠券后再确认执行。",
+        "- fault_diagnosis（故障诊断）：用户反映购买的设备不工作、报错或异常时加载：按步骤排查常见故障，排查无果再提交报修工单。",
+        "- order_checkout（下单结算）：用户要加购、结算、下单或付款时加载：核对购物车和优惠券，先建单再支付，每一步金额都要"
+        "用户确认。",
+        "- iot_bundle（智能家居套装）：用户咨询智能家居套装或多件智能设备搭配时加载：核对网关协议、App 生态和安装条件，"
+        "给出兼容的组合建议。",
+    ]
+    tools = client.visible_tools([USER])
+    assert tools == answer["tools"]
+    load = next(t["function"] for t in tools if t["function"]["name"] == LOAD_SKILL)
+    assert load["description"] == DEFAULT_LOAD_SKILL_HEADER
+    assert load["parameters"]["properties"]["skill_code"]["enum"] == [
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    ]

@@ -487,3 +487,18 @@ def payload_targets_set(*, targets: list[str], budgets: dict[str, int] | None = 
     settings.full_clean()
     settings.save()
     return settings
+
+
+@transaction.atomic
+def catalog_placement_set(*, placement: str) -> ConsoleSettings:
+    """Set where the model reads the skill catalog (docs/runtime-api.md, "Where the catalog goes"):
+    ``tool_description`` (one line per enabled skill in ``load_skill``'s description, the default)
+    or ``system_prompt`` (``load_skill`` keeps the header; the lines are ``catalog_text``). Carried
+    in the next release. Raises ``ValidationError`` on ``catalog_placement`` for any other value;
+    nothing is saved then.
+    """
+    settings = ConsoleSettings.objects.select_for_update().filter(pk=1).first() or ConsoleSettings(pk=1)
+    settings.catalog_placement = placement
+    settings.full_clean()
+    settings.save()
+    return settings

@@ -19,6 +19,9 @@ from simple_history.models import HistoricalRecords
 from skill_rule import providers
 from skill_rule.limits import (
     BUILTIN_TOOL_NAMES,
+    CATALOG_IN_SYSTEM_PROMPT,
+    CATALOG_IN_TOOL_DESCRIPTION,
+    DEFAULT_CATALOG_PLACEMENT,
     DEFAULT_LOAD_SKILL_HEADER,
     DEFAULT_PAYLOAD_TARGETS,
     DESCRIPTION_MAX_LENGTH,
@@ -214,7 +217,8 @@ def _default_payload_targets() -> list[str]:
 class ConsoleSettings(models.Model):
     """The single row of settings carried in every release (docs/design.md): the loaded-skill marker
     key, the eviction placeholder prefix, the header of the generated ``load_skill`` description
-    (docs/runtime-api.md), and which demo catalog (if any) the data came from."""
+    and where the skill catalog goes (``catalog_placement``, docs/runtime-api.md), and which demo
+    catalog (if any) the data came from."""
 
     marker_key = models.CharField(
         _("loaded-skill marker key"),
@@ -256,6 +260,24 @@ class ConsoleSettings(models.Model):
         default=dict,
         blank=True,
         help_text=_("Target → the most characters a tools payload may have (absent: the target's default)."),
+    )
+
+    class CatalogPlacement(models.TextChoices):
+        """Where the model reads the skill catalog (docs/runtime-api.md, "Where the catalog goes")."""
+
+        TOOL_DESCRIPTION = CATALOG_IN_TOOL_DESCRIPTION, _("in load_skill's description (one line per skill)")
+        SYSTEM_PROMPT = CATALOG_IN_SYSTEM_PROMPT, _("in the system prompt (catalog_text); load_skill keeps the header")
+
+    catalog_placement = models.CharField(
+        _("skill catalog placement"),
+        max_length=32,
+        choices=CatalogPlacement.choices,
+        default=DEFAULT_CATALOG_PLACEMENT,
+        help_text=_(
+            "Where the model reads the list of skills. Use the system prompt when the catalog is too long "
+            "for one tool description of the model's provider; the runtime then puts catalog_text in its "
+            "system prompt."
+        ),
     )
     #: Changes (a fresh UUID) after every committed write to what the draft catalog is built from,
     #: so each process reuses its built draft ``Catalog`` until then (``skills_app/catalog/draft_cache.py``).

@@ -461,3 +461,18 @@ def test_the_tool_page_says_which_targets_refuse_it_and_why(staff_client, bitmal
             "拒绝 Anthropic Messages 拒绝 query_order：模式顶层有 oneOf",
         )
     ]
+
+
+def test_oversized_tools_are_named_with_their_bound_on_the_sync_record_page(staff_client, bitmall):
+    server = stdio_server("oversized")
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    history = parse(staff_client.get("/mcp/bitmall/syncs").content)
+    assert history.one("data-sync-message").text().strip() == "11 tools; 11 added; 0 removed; 0 changed"
+    assert [li.text() for li in history.one("data-sync-warnings").select("class", "warning")] == [
+        "server 'bitmall' lists tool 'query_logistics' past the bounds of a synced definition (description is "
+        "20,000 characters; the limit is 8,192); it is not offered",
+        "server 'bitmall' lists tool 'search_product' past the bounds of a synced definition (inputSchema is "
+        "104,464 bytes of canonical JSON; the limit is 65,536); it is not offered",
+        "server 'bitmall' lists tool 'query_cart' past the bounds of a synced definition (title is 2,000 "
+        "characters; the limit is 1,024); it is not offered",
+    ]

@@ -15,6 +15,7 @@ from typing import Any
 from .errors import Problem
 from .limits import (
     BUILTIN_TOOL_NAMES,
+    DEFAULT_CATALOG_PLACEMENT,
     DEFAULT_EVICTION_PREFIX,
     DEFAULT_LOAD_SKILL_HEADER,
     DEFAULT_MARKER_KEY,
@@ -124,7 +125,10 @@ class Catalog:
     one skill is enabled (docs/design.md). ``skills`` may include disabled skills; they gate nothing.
     ``profiles`` and ``stages`` map names to restrictions. The derived views below are computed
     once per catalog (``cached_property``): every round and every guard check reads them.
-    ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``).
+    ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``);
+    ``catalog_placement`` (``limits.CATALOG_PLACEMENTS``) says whether the catalog lines follow it
+    there (``tool_description``) or go to the system prompt as ``payload.catalog_text``
+    (``system_prompt``).
     ``earlier_manuals`` maps a skill code to the digests of the manuals published for it before,
     under an older version and with another text (``skill_rule.manuals``; from the releases): a
     retained manual of one of them still loads the skill, as that version (docs/transcripts.md,
@@ -142,6 +146,7 @@ class Catalog:
     eviction_prefix: str = DEFAULT_EVICTION_PREFIX
     release: int | None = None
     load_skill_header: str = DEFAULT_LOAD_SKILL_HEADER
+    catalog_placement: str = DEFAULT_CATALOG_PLACEMENT
     earlier_manuals: Mapping[str, tuple[ManualDigest, ...]] = field(default_factory=dict)
     payload_targets: tuple[str, ...] = DEFAULT_PAYLOAD_TARGETS
     payload_budgets: Mapping[str, int] = field(default_factory=dict)

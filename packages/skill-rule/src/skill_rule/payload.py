@@ -10,6 +10,9 @@ those names into the exact definitions a runtime such as Ragent sends to the mod
   (full-width parentheses and colon), in catalog order (``sort_order``, then code); its
   ``skill_code`` parameter is a required string whose JSON-Schema ``enum`` lists the enabled codes
   in the same order. No enabled skill → ``load_skill`` is not registered at all (docs/rule.md).
+  Under the ``system_prompt`` placement (``Catalog.catalog_placement``, docs/runtime-api.md "Where
+  the catalog goes") the description is the header alone, the ``enum`` still lists every enabled
+  code, and the catalog lines are ``catalog_text``, the block a runtime puts in the system prompt.
 
 Two wire shapes: OpenAI ``{"type": "function", "function": {"name", "description",
 "parameters"}}`` and Anthropic ``{"name", "description", "input_schema"}``. Sizes are counted in
@@ -26,7 +29,7 @@ from typing import Any
 
 from .catalog import Catalog, Tool, json_copy
 from .errors import DomainError
-from .limits import LOAD_SKILL
+from .limits import CATALOG_IN_SYSTEM_PROMPT, LOAD_SKILL
 
 OPENAI = "openai"
 ANTHROPIC = "anthropic"
@@ -38,6 +41,8 @@ PAYLOAD_FORMATS = (OPENAI, ANTHROPIC)
 
 SKILL_CODE = "skill_code"
 SKILL_CODE_DESCRIPTION = "要加载的手册编码（skill_code），取值见工具描述中的手册清单。"
+#: ``skill_code``'s description under the ``system_prompt`` placement: the list is in the system prompt.
+SKILL_CODE_DESCRIPTION_SYSTEM_PROMPT = "要加载的手册编码（skill_code），取值见系统提示中的手册清单。"
 
 
 class UnknownToolsFormatError(DomainError):
@@ -63,6 +68,22 @@ def catalog_line(code: str, name: str, description: str) -> str:
     """
     flat = " ".join(description.split())
     return f"- {code}（{name}）：{flat}"
+
+
+def catalog_lines(catalog: Catalog) -> tuple[str, ...]:
+    """One ``catalog_line`` per enabled skill, in ``Catalog.enabled_skills`` order (``sort_order``,
+    then code); ``()`` when no skill is enabled."""
+    return tuple(catalog_line(s.code, s.name, s.description) for s in catalog.enabled_skills)
+
+
+def catalog_text(catalog: Catalog) -> str | None:
+    """The block a runtime puts in the system prompt under the ``system_prompt`` placement
+    (docs/runtime-api.md, "Where the catalog goes"): the ``catalog_lines`` joined by ``"\\n"``, no
+    header and no trailing newline — ``""`` when no skill is enabled. ``None`` under the
+    ``tool_description`` placement (the lines are in ``load_skill``'s description instead)."""
+    if catalog.catalog_placement != CATALOG_IN_SYSTEM_PROMPT:
+        return None
+    return "\n".join(catalog_lines(catalog))
 
 
 @dataclass(frozen=True)
@@ -160,22 +181,24 @@ def load_skill_definition(catalog: Catalog) -> ToolDefinition | None:
     """The generated ``load_skill`` definition, or ``None`` when no skill is enabled.
 
     ``description`` = ``catalog.load_skill_header`` + ``"\\n"`` + one ``catalog_line`` per enabled
-    skill (``Catalog.enabled_skills`` order: ``sort_order``, then code), lines joined by ``"\\n"``.
+    skill (``Catalog.enabled_skills`` order: ``sort_order``, then code), lines joined by ``"\\n"``;
+    under the ``system_prompt`` placement the header alone (the lines are ``catalog_text``).
     ``parameters`` = the registered ``load_skill`` schema (when the catalog lists one) with
     ``properties.skill_code`` set to a string with ``enum`` = the enabled codes in that order, and
-    ``skill_code`` in ``required``. Disabled skills appear nowhere.
+    ``skill_code`` in ``required`` — under either placement. Disabled skills appear nowhere.
     """
     skills = catalog.enabled_skills
     if not skills:
         return None
-    lines = [catalog.load_skill_header.rstrip("\n"), *(catalog_line(s.code, s.name, s.description) for s in skills)]
+    in_prompt = catalog.catalog_placement == CATALOG_IN_SYSTEM_PROMPT
+    lines = [catalog.load_skill_header.rstrip("\n"), *(() if in_prompt else catalog_lines(catalog))]
     registered = next((t for t in catalog.tools if t.name == LOAD_SKILL), None)
     schema: dict[str, Any] = copy.deepcopy(dict(registered.input_schema)) if registered else {}
     schema["type"] = "object"
     properties = dict(schema.get("properties") or {})
     code_schema = dict(properties.get(SKILL_CODE) or {})
     code_schema["type"] = "string"
-    code_schema.setdefault("description", SKILL_CODE_DESCRIPTION)
+    code_schema.setdefault("description", SKILL_CODE_DESCRIPTION_SYSTEM_PROMPT if in_prompt else SKILL_CODE_DESCRIPTION)
     code_schema["enum"] = [s.code for s in skills]
     properties[SKILL_CODE] = code_schema
     schema["properties"] = properties
