@@ -54,7 +54,8 @@ def test_the_defaults_are_openai_chat_and_anthropic_messages():
     ],
 )
 def test_a_bad_setting_is_refused_naming_the_item_and_nothing_is_saved(targets, budgets, field, message):
-    with translation.override("en"), pytest.raises(ValidationError) as caught:
-        services.payload_targets_set(targets=targets, budgets=budgets)
-    assert caught.value.message_dict == {field: [message]}
+    with translation.override("en"):  # the messages are lazy: read them in the language too
+        with pytest.raises(ValidationError) as caught:
+            services.payload_targets_set(targets=targets, budgets=budgets)
+        assert caught.value.message_dict == {field: [message]}
     assert not ConsoleSettings.objects.exists()
