@@ -36,7 +36,7 @@ from skill_client.client import (
 )
 from skill_rule import parse_messages, parse_script
 from skill_rule.limits import LOAD_SKILL
-from skill_rule.payload import payload_chars
+from skill_rule.payload import UnknownToolsFormatError, payload_chars
 from skill_rule.providers import payload_problems, targets_for_format
 from skill_rule.simulator import eviction_placeholder, neutral_result
 from skill_rule.snapshot import catalog_to_snapshot
@@ -153,6 +153,8 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
                 url, key, "rounds", {"messages": messages, **restrictions, "tools_format": "openai"}
             )
             assert client.visible_tools(messages, **restrictions) == served["tools"]
+            problems = client.payload_problems(messages, **restrictions)
+            assert [p.as_dict() for p in problems] == served["payload_problems"]
             counts.append(view.count)
             seen = list(messages)
             messages.append(
@@ -313,7 +315,8 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
     view = client.round([USER])
     tools = client.visible_tools([USER], tools_format="anthropic")
     # payload_problems: the rule's, on the catalog the client holds (docs/providers.md)
-    problems = [
+    problems = [p.as_dict() for p in client.payload_problems([USER], tools_format="anthropic")]
+    assert problems == [
         p.as_dict()
         for p in payload_problems(client.catalog, view.visible, targets_for_format(client.catalog, "anthropic"))
     ]
@@ -325,6 +328,31 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
     verdict = client.check_call([USER], call)
     assert verdict.reason == "invalid_tool_definition"
     same_as_server({"release": 2, **verdict.as_dict()}, served)
+
+
+def test_the_payload_problems_of_a_round_are_the_servers(bitmall_live, make_client, key):
+    """docs/providers.md: a release where query_order's description is past OpenAI's 1,024
+    characters and its schema has no ``properties`` (ticked off with a reason): the client names
+    the refusal and the rewrite as ``rounds`` does, per format; the rewrite is in its array."""
+    from skills_app.models import McpTool
+
+    tool = McpTool.objects.get(name="query_order")
+    tool.description = "查" * 1030
+    tool.input_schema = {"type": "object"}
+    tool.save()
+    assert publish("query_order past OpenAI's limits") == 2
+    client = make_client(bitmall_live)
+    for fmt in ("openai", "anthropic"):
+        _status, served = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": fmt})
+        assert [p.as_dict() for p in client.payload_problems([USER], tools_format=fmt)] == served["payload_problems"]
+    assert [(p.target, p.tool, p.rule, p.limit, p.actual, p.action) for p in client.payload_problems([USER])] == [
+        ("openai_chat", "query_order", "description_length", 1024, 1030, "refused"),
+        ("openai_chat", "query_order", "object_without_properties", "properties", None, "rewritten"),
+    ]
+    order = next(t["function"] for t in client.visible_tools([USER]) if t["function"]["name"] == "query_order")
+    assert order["parameters"] == {"type": "object", "properties": {}}
+    with pytest.raises(UnknownToolsFormatError):
+        client.payload_problems([USER], tools_format="names")
 
 
 # --- refresh: 200, then 304, then a publish ------------------------------------------------------

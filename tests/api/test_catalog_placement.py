@@ -54,6 +54,12 @@ def rounds(post, **body):
 
 def test_sixty_skills_in_the_system_prompt(bitmall, post, api_client):
     add_55_skills()
+    # in load_skill's description (the default) the 60 lines are too long for OpenAI Chat
+    # Completions: the publish gate refuses it (docs/providers.md)
+    with pytest.raises(releases.PublishRefused) as refused:
+        publish("60 skills, catalog in load_skill")
+    assert [r.key for r in refused.value.reasons] == ["payload:openai_chat:load_skill:description_length"]
+    assert Release.objects.count() == 1
     services.catalog_placement_set(placement="system_prompt")
     release = publish("60 skills, catalog in the system prompt")
     assert (release.number, release.snapshot["settings"]["catalog_placement"]) == (2, "system_prompt")
@@ -71,6 +77,7 @@ def test_sixty_skills_in_the_system_prompt(bitmall, post, api_client):
     assert code["description"] == "要加载的手册编码（skill_code），取值见系统提示中的手册清单。"
     assert code["description"] == SKILL_CODE_DESCRIPTION_SYSTEM_PROMPT
     assert answer["count"] == 11  # the extra skills gate nothing
+    assert answer["payload_problems"] == []  # load_skill is the header alone: every target accepts it
 
     # the same block with the names format and with anthropic: it depends on the catalog alone
     assert rounds(post)["catalog_text"] == answer["catalog_text"]

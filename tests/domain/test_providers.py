@@ -104,9 +104,38 @@ def test_each_rule_of_each_profile_gives_its_exact_problem(target, tool, expecte
     assert [tuple(p.as_dict().values()) for p in _one(target, tool)] == expected
 
 
+# One row per rule of the whole array: target, how many tools ("查询"-described, schema OBJ), the
+# target's budget in characters (None: the default), the exact problems. The one-tool array (tool "t0") is
+# 112 characters in the Chat Completions shape, 99 in Responses', 83 in Anthropic's, 81 in Gemini's.
+ARRAY_RULES = [
+    (OPENAI_CHAT, 129, None, [(OPENAI_CHAT, None, "tool_count", 128, 129, "refused", "")]),
+    (OPENAI_CHAT, 1, 111, [(OPENAI_CHAT, None, "payload_budget", 111, 112, "over_budget", "")]),
+    (OPENAI_RESPONSES, 1, 98, [(OPENAI_RESPONSES, None, "payload_budget", 98, 99, "over_budget", "")]),
+    (ANTHROPIC_MESSAGES, 1, 82, [(ANTHROPIC_MESSAGES, None, "payload_budget", 82, 83, "over_budget", "")]),
+    (GEMINI, 1, 80, [(GEMINI, None, "payload_budget", 80, 81, "over_budget", "")]),
+]
+
+
+@pytest.mark.parametrize(
+    ("target", "count", "budget", "expected"), ARRAY_RULES, ids=[f"{r[0]}-{r[1]}-{r[2]}" for r in ARRAY_RULES]
+)
+def test_each_array_rule_of_each_profile_gives_its_exact_problem(target, count, budget, expected):
+    tools = tuple(Tool(f"t{i}", description="查询", input_schema=OBJ) for i in range(count))
+    catalog = _catalog(*tools, payload_budgets={} if budget is None else {target: budget})
+    names = [t.name for t in tools]
+    assert [tuple(p.as_dict().values()) for p in payload_problems(catalog, names, [target])] == expected
+    # one short of the rule: nothing (128 tools; a budget equal to the size)
+    fewer = names[:-1] if count > 1 else names
+    roomy = _catalog(*tools, payload_budgets={} if budget is None else {target: budget + 1})
+    assert payload_problems(roomy, fewer, [target]) == ()
+
+
 def test_every_rule_of_every_profile_has_a_row_and_a_source():
-    """Each rule a profile checks is in RULES (tool_count and the budget below), with a cited source."""
+    """Each rule a profile checks is a row of RULES or ARRAY_RULES (the budget for every
+    profile), with a cited source."""
     checked = {(t, row[2]) for t, _, rows in RULES for row in rows}
+    checked |= {(t, row[2]) for t, _, _, rows in ARRAY_RULES for row in rows}
+    assert {(code, "payload_budget") for code in PROFILES} <= checked
     for code, p in PROFILES.items():
         rules = {
             "name_pattern": p.name_pattern,
@@ -121,6 +150,7 @@ def test_every_rule_of_every_profile_has_a_row_and_a_source():
                 assert (code, rule) in checked, (code, rule)
                 assert p.sources[rule].startswith("https://github.com/"), (code, rule)
         if p.max_tools is not None:
+            assert (code, "tool_count") in checked
             assert p.sources["tool_count"].startswith("https://github.com/")
 
 

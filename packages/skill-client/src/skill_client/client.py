@@ -65,6 +65,7 @@ from skill_rule import (
 )
 from skill_rule.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
 from skill_rule.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, catalog_text, tools_payload
+from skill_rule.providers import PayloadProblem, payload_problems, targets_for_format
 from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
 __all__ = [
@@ -565,6 +566,30 @@ class RuntimeClient:
         if tools_format == NAMES:
             return list(view.visible)
         return tools_payload(self.catalog, view.visible, tools_format)
+
+    def payload_problems(
+        self,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        tools_format: str = "openai",
+        access_profile: str | None = None,
+        stage: str | None = None,
+        allowed_tools: Iterable[str] | None = None,
+    ) -> tuple[PayloadProblem, ...]:
+        """What the provider targets say about this round's ``visible_tools(messages,
+        tools_format=…)`` array, as ``POST runtime/rounds`` answers it in ``payload_problems``
+        (docs/providers.md): for each of the held release's ``payload_targets`` and the target whose
+        shape ``tools_format`` is (``openai`` → OpenAI Chat Completions, ``anthropic`` → Anthropic
+        Messages), each rule the round breaks — ``refused`` (the provider would answer 400 to the
+        request), ``over_budget`` or ``rewritten`` (already applied in ``visible_tools``: never
+        silently). ``PayloadProblem.as_dict()`` is the endpoint's JSON item. Raises
+        ``UnknownToolsFormatError`` for a format other than ``openai`` / ``anthropic``, and what
+        ``round()`` raises."""
+        if tools_format not in PAYLOAD_FORMATS:
+            raise UnknownToolsFormatError(tools_format)
+        view = self.round(messages, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+        catalog = self.catalog
+        return payload_problems(catalog, view.visible, targets_for_format(catalog, tools_format))
 
     def catalog_text(self) -> str | None:
         """The skill catalog to put in the system prompt, as ``POST runtime/rounds`` answers it in

@@ -217,8 +217,8 @@ PROFILES: Mapping[str, Profile] = {
             name_pattern=r"^[a-zA-Z_][a-zA-Z0-9_.:-]*$",
             name_max_length=64,
             sources={
-                NAME_PATTERN: "https://github.com/kaitranntt/ccs/issues/25",
-                NAME_LENGTH: "https://github.com/kaitranntt/ccs/issues/25",
+                NAME_PATTERN: "https://github.com/router-for-me/Cli-Proxy-API-Management-Center/issues/120",
+                NAME_LENGTH: "https://github.com/router-for-me/Cli-Proxy-API-Management-Center/issues/120",
             },
         ),
     )
