@@ -32,7 +32,7 @@ from skill_rule import (
     compute_round,
     providers,
 )
-from skill_rule.limits import LOAD_SKILL
+from skill_rule.limits import CATALOG_IN_SYSTEM_PROMPT, LOAD_SKILL
 from skill_rule.lints import tools_mentioned
 from skill_rule.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
 from skill_rule.providers import PayloadProblem
@@ -69,6 +69,9 @@ class ManualEffect:
     shared: dict[str, tuple[str, ...]]
     mentioned_masked: tuple[tuple[str, str], ...]
     unregistered: tuple[str, ...]
+    #: The catalog's placement is ``system_prompt``: the skill's line is in ``catalog_text``, not
+    #: in ``load_skill``'s description (docs/runtime-api.md, "Where the catalog goes").
+    in_system_prompt: bool = False
 
     @property
     def is_new(self) -> bool:
@@ -125,6 +128,7 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
         shared=shared,
         mentioned_masked=tuple(mentioned),
         unregistered=unregistered,
+        in_system_prompt=catalog.catalog_placement == CATALOG_IN_SYSTEM_PROMPT,
     )
 
 

@@ -4,6 +4,8 @@ over budget — in Debian's Chromium, at 1280 and 390 px. Screenshots go to /tmp
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from skills_app.catalog import services
@@ -92,3 +94,43 @@ def test_the_tool_page_names_the_target_that_refuses_it(page, console):
         page.set_viewport_size({"width": width, "height": 900})
         page.locator("[data-provider-targets]").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"tool-provider-targets-{width}.png"))
+
+
+def test_the_skill_editor_live_preview_names_the_load_skill_refusal(page, console):
+    """Typing a long description makes load_skill's description (the catalog lines) too long for
+    OpenAI Chat Completions: the live preview says so as it is typed; nothing is saved."""
+    from skill_rule.payload import load_skill_definition
+    from skills_app.catalog import selectors
+    from skills_app.models import Skill
+
+    other = Skill.objects.get(skill_code="after_sale_apply")
+    other.description = "退" * 480
+    other.save()
+    login(page, console)
+    page.goto(f"{console}/skills/order_change/edit")
+    page.wait_for_selector("[data-manual-preview]")
+    assert page.locator("[data-payload-problem]").count() == 0
+    page.fill("#id_description", "说" * 490)
+    page.wait_for_selector("[data-editor-payload-problems] [data-payload-problem]")
+    rows = page.eval_on_selector_all(
+        "[data-editor-payload-problems] [data-payload-problem]",
+        "els => els.map(e => [e.dataset.target, e.dataset.tool, e.dataset.rule, e.dataset.action, e.innerText])",
+    )
+    draft = selectors.catalog_draft()
+    edited = tuple(replace(s, description="说" * 490) if s.code == "order_change" else s for s in draft.skills)
+    length = len(load_skill_definition(draft.with_skills(edited)).description)
+    assert length == 1371
+    assert rows == [
+        [
+            "openai_chat",
+            "load_skill",
+            "description_length",
+            "refused",
+            f"拒绝 OpenAI Chat Completions 拒绝 load_skill：描述有 {length} 个字符，最多 1024 个",
+        ]
+    ]
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("[data-editor-payload-problems]").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"skill-edit-payload-problems-{width}.png"))
+    assert Skill.objects.get(skill_code="order_change").description != "说" * 490  # the preview never saves

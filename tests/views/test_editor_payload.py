@@ -84,3 +84,24 @@ def test_the_editor_page_and_the_new_skill_preview_show_it_too_in_chinese(staff_
     text = " ".join(doc.one("data-payload-problem").text().split())
     assert "load_skill" in text and "1024" in text
     assert "refuses" not in text  # the sentence is translated
+
+
+def test_with_the_catalog_in_the_system_prompt_the_long_line_refuses_nothing(staff_client, bitmall):
+    """docs/runtime-api.md, "Where the catalog goes": under ``system_prompt`` load_skill's
+    description is the header alone, so the same draft raises no provider problem, and the
+    editor says the line goes to the system prompt's catalog."""
+    from skills_app.catalog import services
+
+    _lengthen_after_sale()
+    services.catalog_placement_set(placement="system_prompt")
+    skill = Skill.objects.get(skill_code="order_change")
+    data = edit_data(skill, description="说" * 490)
+    doc = parse(staff_client.post("/skills/order_change/preview", data, HTTP_HX_REQUEST="true").content)
+    assert doc.select("data-payload-problem") == []
+    label = doc.one("data-catalog-placement")
+    assert label["data-catalog-placement"] == "system_prompt"
+    assert label.text() == "它在系统提示技能清单（catalog_text）中的一行："
+    services.catalog_placement_set(placement="tool_description")
+    doc = parse(staff_client.post("/skills/order_change/preview", data, HTTP_HX_REQUEST="true").content)
+    assert doc.one("data-catalog-placement").text() == "它在 load_skill 技能目录中的一行："
+    assert _rows(doc) == [("openai_chat", "load_skill", "description_length", "refused")]
