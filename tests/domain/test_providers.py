@@ -398,3 +398,23 @@ def test_only_the_configured_targets_are_checked():
     assert check_payloads(review) == []
     review = _review(replace(review.draft, payload_targets=(OPENAI_RESPONSES,)))
     assert [r.key for r in check_payloads(review)] == ["payload:openai_responses:a.b:name_pattern"]
+
+
+def test_a_draft_catalog_checks_load_skill_again_and_reuses_the_tool_checks():
+    """The editor's draft (``Catalog.with_skills``): the MCP tools' checks are the origin's (kept
+    under a TOOLS_ONLY key), load_skill is checked for the draft's own catalog lines."""
+    wordy = Tool("wordy", description="x" * 1500, input_schema=OBJ)
+    catalog = _catalog(Tool("load_skill", BUILTIN, input_schema=OBJ), wordy, skills=(Skill("a", "甲", "短", "# m"),))
+    visible = all_loaded_visible(catalog)
+    assert [(p.tool, p.rule) for p in payload_problems(catalog, visible, [OPENAI_CHAT])] == [
+        ("wordy", "description_length")
+    ]
+    draft = catalog.with_skills(tuple(Skill(f"s{i}", f"技能{i}", "说" * 490, "# m") for i in range(2)))
+    assert [(p.tool, p.rule, p.actual) for p in payload_problems(draft, visible, [OPENAI_CHAT])] == [
+        ("load_skill", "description_length", 1141),
+        ("wordy", "description_length", 1500),
+    ]
+    before = target_payload(catalog, ["wordy"], OPENAI_CHAT).tools[0]
+    assert target_payload(draft, ["wordy"], OPENAI_CHAT).tools[0] is before  # checked once
+    # back to the origin: its own load_skill, unchanged
+    assert [p.tool for p in payload_problems(catalog, visible, [OPENAI_CHAT])] == ["wordy"]

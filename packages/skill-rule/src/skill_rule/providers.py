@@ -33,6 +33,7 @@ from typing import Any
 
 from . import limits
 from .catalog import Catalog, json_copy
+from .limits import LOAD_SKILL
 from .payload import ANTHROPIC, OPENAI, ToolDefinition, schema_nodes, schema_types, tool_definitions
 
 OPENAI_CHAT = "openai_chat"
@@ -326,14 +327,23 @@ def check_tool(target: Profile, definition: ToolDefinition) -> ToolCheck:
 
 def _tool_checks(catalog: Catalog, target: Profile) -> dict[str, ToolCheck]:
     """Every registered tool of ``catalog`` checked against ``target``, by name (kept on the
-    catalog: a catalog's tools are checked once per target, not once per round)."""
+    catalog: a catalog's tools are checked once per target, not once per round). Every tool but
+    ``load_skill`` is defined by ``tools`` alone, so its check is kept under a ``TOOLS_ONLY`` key:
+    the editor's draft catalogs (``Catalog.with_skills``) check only the generated ``load_skill``
+    again, not every MCP tool."""
 
-    def build() -> dict[str, ToolCheck]:
-        names = [t.name for t in catalog.registered_tools]
+    def build_tools() -> dict[str, ToolCheck]:
+        names = [t.name for t in catalog.tools if t.name != LOAD_SKILL]
         return {d.name: check_tool(target, d) for d in tool_definitions(catalog, names)}
 
-    out: dict[str, ToolCheck] = catalog.derived(f"payload_checks:{target.code}", build)  # pragma: no mutate
-    return out
+    def build() -> dict[str, ToolCheck]:
+        key = Catalog.TOOLS_ONLY + f"payload_checks:{target.code}"
+        out = dict(catalog.derived(key, build_tools))  # pragma: no mutate
+        out.update((d.name, check_tool(target, d)) for d in tool_definitions(catalog, [LOAD_SKILL]))
+        return out
+
+    checks: dict[str, ToolCheck] = catalog.derived(f"payload_checks:{target.code}", build)  # pragma: no mutate
+    return checks
 
 
 # --- one round --------------------------------------------------------------------------------
