@@ -269,8 +269,16 @@ class BuiltinToolAdmin(ReadOnlyAdmin):
 
 @admin.register(ConsoleSettings)
 class ConsoleSettingsAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "marker_key", "eviction_prefix", "catalog_name")
-    fields = ("marker_key", "eviction_prefix", "load_skill_header", "catalog_name")
+    list_display = ("__str__", "marker_key", "eviction_prefix", "catalog_placement", "catalog_name")
+    fields = (
+        "marker_key",
+        "eviction_prefix",
+        "load_skill_header",
+        "catalog_placement",
+        "payload_targets",
+        "payload_budgets",
+        "catalog_name",
+    )
 
     def has_add_permission(self, request) -> bool:
         return not ConsoleSettings.objects.exists()

@@ -19,6 +19,8 @@ the staleness test (``tests/test_conformance.py``) fails until it is.
   gated tools of docs/demo.md, masked then released), its expectations checked, every call's verdict
   and every ``load_skill`` answer.
 - ``tests/test_withheld.py`` — the tool outside the access profile, withheld, never masked.
+- the ``system_prompt`` catalog placement (docs/runtime-api.md, "Where the catalog goes") —
+  cancel-iphone's rounds on bitmall published with it: each round's ``catalog_text`` too.
 - ``tests/call_round_cases.py`` — the round of a call (parallel calls in one assistant message) on
   bitmall as first published (``order_change`` at version 1): each call's verdict, reason and skill
   code as the table states them, the call in the shape the case sends it.
@@ -95,6 +97,7 @@ def build_corpus() -> dict[str, Any]:
     _call_round_table(builder, bitmall_1)
     _ambiguous_table(builder, bitmall_1)
     _withheld(builder)
+    _system_prompt(builder)
     _round_table(builder)
     _guard_table(builder)
     _repeat_load_table(builder)
@@ -234,6 +237,34 @@ def _withheld(builder: CorpusBuilder) -> None:
         "tests/test_withheld.py",
         "withheld/after-sale-outside-profile",
         {"masked": MASKED, "withheld": WITHHELD},
+    )
+
+
+def _system_prompt(builder: CorpusBuilder) -> None:
+    """docs/runtime-api.md, "Where the catalog goes": bitmall published with the catalog in the
+    system prompt; the rounds of cancel-iphone carry ``catalog_text`` (the placement is set back
+    to the default afterwards)."""
+    from skills_app.catalog import services
+
+    services.catalog_placement_set(placement="system_prompt")
+    catalog = _register(
+        builder,
+        "bitmall-system-prompt",
+        "catalog in the system prompt",
+        "bitmall (order_change at version 2, the access profile support_lite) with catalog_placement "
+        "system_prompt: every round answers catalog_text, one line per enabled skill",
+    )
+    services.catalog_placement_set(placement="tool_description")
+    source = "skills_app/demo/bitmall/scenarios/cancel-iphone.yaml"
+    _script_rounds(
+        builder,
+        catalog,
+        builder.catalogs[catalog].catalog,
+        parse_script(
+            (DEMO / "bitmall" / "scenarios" / "cancel-iphone.yaml").read_text(encoding="utf-8"), source=source
+        ),
+        source,
+        "placement/system-prompt/cancel-iphone",
     )
 
 

@@ -36,7 +36,8 @@ from skill_client.client import (
 )
 from skill_rule import parse_messages, parse_script
 from skill_rule.limits import LOAD_SKILL
-from skill_rule.payload import payload_chars
+from skill_rule.payload import UnknownToolsFormatError, payload_chars
+from skill_rule.providers import payload_problems, targets_for_format
 from skill_rule.simulator import eviction_placeholder, neutral_result
 from skill_rule.snapshot import catalog_to_snapshot
 from skills_app.catalog import services as catalog_services
@@ -152,6 +153,8 @@ def walk(script, client: RuntimeClient, url: str, key: str) -> list[int]:
                 url, key, "rounds", {"messages": messages, **restrictions, "tools_format": "openai"}
             )
             assert client.visible_tools(messages, **restrictions) == served["tools"]
+            problems = client.payload_problems(messages, **restrictions)
+            assert [p.as_dict() for p in problems] == served["payload_problems"]
             counts.append(view.count)
             seen = list(messages)
             messages.append(
@@ -311,13 +314,45 @@ def test_a_release_with_a_broken_tool_definition_gets_the_server_answers(bitmall
     _status, served = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": "anthropic"})
     view = client.round([USER])
     tools = client.visible_tools([USER], tools_format="anthropic")
-    same_as_server({"release": 2, **view.as_dict(), "tools": tools, "tools_chars": payload_chars(tools)}, served)
+    # payload_problems: the rule's, on the catalog the client holds (docs/providers.md)
+    problems = [p.as_dict() for p in client.payload_problems([USER], tools_format="anthropic")]
+    assert problems == [
+        p.as_dict()
+        for p in payload_problems(client.catalog, view.visible, targets_for_format(client.catalog, "anthropic"))
+    ]
+    local = {"release": 2, **view.as_dict(), "tools": tools, "tools_chars": payload_chars(tools)}
+    same_as_server({**local, "payload_problems": problems}, served)
     assert view.warnings and view.as_dict()["warning_details"][0]["code"] == "tool_definition_invalid"
     call = {"name": "query_order", "arguments": {}}
     _status, served = server_post(bitmall_live, key, "check-call", {"messages": [USER], "call": call})
     verdict = client.check_call([USER], call)
     assert verdict.reason == "invalid_tool_definition"
     same_as_server({"release": 2, **verdict.as_dict()}, served)
+
+
+def test_the_payload_problems_of_a_round_are_the_servers(bitmall_live, make_client, key):
+    """docs/providers.md: a release where query_order's description is past OpenAI's 1,024
+    characters and its schema has no ``properties`` (ticked off with a reason): the client names
+    the refusal and the rewrite as ``rounds`` does, per format; the rewrite is in its array."""
+    from skills_app.models import McpTool
+
+    tool = McpTool.objects.get(name="query_order")
+    tool.description = "查" * 1030
+    tool.input_schema = {"type": "object"}
+    tool.save()
+    assert publish("query_order past OpenAI's limits") == 2
+    client = make_client(bitmall_live)
+    for fmt in ("openai", "anthropic"):
+        _status, served = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": fmt})
+        assert [p.as_dict() for p in client.payload_problems([USER], tools_format=fmt)] == served["payload_problems"]
+    assert [(p.target, p.tool, p.rule, p.limit, p.actual, p.action) for p in client.payload_problems([USER])] == [
+        ("openai_chat", "query_order", "description_length", 1024, 1030, "refused"),
+        ("openai_chat", "query_order", "object_without_properties", "properties", None, "rewritten"),
+    ]
+    order = next(t["function"] for t in client.visible_tools([USER]) if t["function"]["name"] == "query_order")
+    assert order["parameters"] == {"type": "object", "properties": {}}
+    with pytest.raises(UnknownToolsFormatError):
+        client.payload_problems([USER], tools_format="names")
 
 
 # --- refresh: 200, then 304, then a publish ------------------------------------------------------
@@ -751,3 +786,44 @@ def test_responses_items_are_read_locally_as_the_server_reads_them(bitmall_live,
     )
     with pytest.raises(Exception, match="item type 'web_search_call' is not understood"):
         client.round([{"type": "web_search_call", "id": "ws_1", "status": "completed"}])
+
+
+def test_the_catalog_in_the_system_prompt_is_given_as_the_server_gives_it(bitmall_live, make_client, key):
+    """Issue 23 item 3 (docs/runtime-api.md, "Where the catalog goes"): at the default placement
+    the client gives no ``catalog_text`` (``None``) and the server's answer has none; after a
+    publish with ``system_prompt`` both give the same five lines, and the ``load_skill`` of
+    ``visible_tools`` is the server's — the header alone, the enum of the five codes."""
+    from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
+
+    client = make_client(bitmall_live)
+    status, answer = server_post(bitmall_live, key, "rounds", {"messages": [USER]})
+    assert (status, "catalog_text" in answer, client.catalog_text()) == (200, False, None)
+
+    catalog_services.catalog_placement_set(placement="system_prompt")
+    assert publish("catalog in the system prompt") == 2
+    assert client.refresh().outcome == FETCHED
+    status, answer = server_post(bitmall_live, key, "rounds", {"messages": [USER], "tools_format": "openai"})
+    assert status == 200
+    assert client.catalog_text() == answer["catalog_text"]
+    assert client.catalog_text().split("\n") == [
+        "- after_sale_apply（售后申请）：用户要对已签收的商品退货、换货或仅退款时加载：核对售后条件、七天无理由规则和凭证，"
+        "确认后提交售后申请。",
+        "- order_change（订单修改）：用户要取消订单或修改收货地址时加载：先查订单状态，按待支付、待发货、已发货、已签收"
+        "四种状态分别处理，讲清退款与优惠券后再确认执行。",
+        "- fault_diagnosis（故障诊断）：用户反映购买的设备不工作、报错或异常时加载：按步骤排查常见故障，排查无果再提交报修工单。",
+        "- order_checkout（下单结算）：用户要加购、结算、下单或付款时加载：核对购物车和优惠券，先建单再支付，每一步金额都要"
+        "用户确认。",
+        "- iot_bundle（智能家居套装）：用户咨询智能家居套装或多件智能设备搭配时加载：核对网关协议、App 生态和安装条件，"
+        "给出兼容的组合建议。",
+    ]
+    tools = client.visible_tools([USER])
+    assert tools == answer["tools"]
+    load = next(t["function"] for t in tools if t["function"]["name"] == LOAD_SKILL)
+    assert load["description"] == DEFAULT_LOAD_SKILL_HEADER
+    assert load["parameters"]["properties"]["skill_code"]["enum"] == [
+        "after_sale_apply",
+        "order_change",
+        "fault_diagnosis",
+        "order_checkout",
+        "iot_bundle",
+    ]

@@ -93,7 +93,12 @@ def test_the_corpus_holds_every_table_and_the_seed_numbers() -> None:
     ]
     assert {
         name: e["catalog"]["release"] for name, e in COMMITTED["catalogs"].items() if name.startswith("bitmall")
-    } == {"bitmall": 1, "bitmall-order-change-v2": 2, "bitmall-support-lite": 3}
+    } == {"bitmall": 1, "bitmall-order-change-v2": 2, "bitmall-support-lite": 3, "bitmall-system-prompt": 4}
+    placed = [c for c in COMMITTED["cases"] if c["id"].startswith("placement/system-prompt/cancel-iphone/")]
+    assert [c["round"]["count"] for c in placed] == [11, 13, 13]
+    assert [len(c["round"]["catalog_text"].split("\n")) for c in placed] == [5, 5, 5]
+    assert COMMITTED["catalogs"]["bitmall-system-prompt"]["catalog"]["catalog_placement"] == "system_prompt"
+    assert not any("catalog_text" in c["round"] for c in COMMITTED["cases"] if c["catalog"] != "bitmall-system-prompt")
 
 
 def test_the_diff_names_the_changed_case_and_field() -> None:
@@ -205,7 +210,10 @@ class _JsonAnswers:
         self.client = client
 
     def round(self, messages, **restrictions):
-        return json.loads(json.dumps(self.client.round(messages, **restrictions).as_dict()))
+        body = json.loads(json.dumps(self.client.round(messages, **restrictions).as_dict()))
+        if self.client.catalog_text() is not None:  # rounds answers it under the system_prompt placement
+            body["catalog_text"] = self.client.catalog_text()
+        return body
 
     def check_call(self, messages, call, **restrictions):
         verdict = self.client.check_call(messages, call, **restrictions)

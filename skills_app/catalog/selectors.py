@@ -288,7 +288,7 @@ def _domain_skill(s: Skill) -> dom.Skill:
 
 def catalog_draft() -> dom.Catalog:
     """The draft catalog as the rule sees it: builtins then MCP tools in intent-tree order, live
-    skills, profiles, stages and the marker/eviction/load_skill-header settings. One query (the
+    skills, profiles, stages and the marker/eviction/load_skill-header/catalog-placement settings. One query (the
     settings) when this process already built it since the last committed write, else a fixed
     number (``skills_app/catalog/draft_cache.py``); always built afresh inside a transaction."""
     settings = ConsoleSettings.current()
@@ -332,7 +332,10 @@ def _catalog_draft_build(settings: ConsoleSettings) -> dom.Catalog:
         marker_key=settings.marker_key,
         eviction_prefix=settings.eviction_prefix,
         load_skill_header=settings.load_skill_header,
+        catalog_placement=settings.catalog_placement,
         earlier_manuals=published_manual_digests(),
+        payload_targets=tuple(settings.payload_targets),
+        payload_budgets=dict(settings.payload_budgets or {}),
     )
 
 

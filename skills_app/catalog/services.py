@@ -473,3 +473,35 @@ def load_skill_header_set(*, header: str) -> ConsoleSettings:
     settings.full_clean()
     settings.save()
     return settings
+
+
+@transaction.atomic
+def payload_targets_set(*, targets: list[str], budgets: dict[str, int] | None = None) -> ConsoleSettings:
+    """Set the provider targets every round's tools payload is checked against and their budgets
+    in characters (``skill_rule.providers``, docs/providers.md); both travel in the next release.
+
+    Raises ``ValidationError`` on ``payload_targets`` (empty, an unknown target, one twice) or
+    ``payload_budgets`` (an unknown target, a budget that is no whole number from 1 to
+    ``providers.MAX_PAYLOAD_BUDGET``); nothing is saved then.
+    """
+    settings = ConsoleSettings.objects.select_for_update().filter(pk=1).first() or ConsoleSettings(pk=1)
+    settings.payload_targets = targets
+    settings.payload_budgets = {} if budgets is None else budgets
+    settings.full_clean()
+    settings.save()
+    return settings
+
+
+@transaction.atomic
+def catalog_placement_set(*, placement: str) -> ConsoleSettings:
+    """Set where the model reads the skill catalog (docs/runtime-api.md, "Where the catalog goes"):
+    ``tool_description`` (one line per enabled skill in ``load_skill``'s description, the default)
+    or ``system_prompt`` (``load_skill`` keeps the header; the lines are ``catalog_text``). Carried
+    in the next release. Raises ``ValidationError`` on ``catalog_placement`` for any other value;
+    nothing is saved then.
+    """
+    settings = ConsoleSettings.objects.select_for_update().filter(pk=1).first() or ConsoleSettings(pk=1)
+    settings.catalog_placement = placement
+    settings.full_clean()
+    settings.save()
+    return settings

@@ -376,6 +376,38 @@ MESSAGES_BY_CODE.update(
         "gate_unchanged": _("nothing changed since release %(number)s"),
         "gate_scenario_error": _("scenario %(name)s does not run: %(cause)s"),
         "gate_scenario": _("scenario %(name)s: %(failure)s"),
+        "gate_payload": _("%(target)s would refuse the request: %(problem)s (first: %(where)s; rounds: %(count)s)"),
+        "gate_payload_budget": _(
+            "%(where)s: the tools payload for %(target)s is %(actual)s characters, over its budget of %(limit)s "
+            "(rounds of this scenario over it: %(count)s)"
+        ),
+        "gate_where_round": _("scenario %(name)s round %(round)s"),
+        "gate_where_all_loaded": _("the round with every manual loaded"),
+    }
+)
+
+# What a provider target refuses, finds over budget or rewrote in a round's tools payload
+# (``skill_rule.providers.PayloadProblem``, by ``payload_<rule>``; docs/providers.md).
+MESSAGES_BY_CODE.update(
+    {
+        "payload_tool_count": _("%(actual)s tools in one request; %(target)s accepts at most %(limit)s"),
+        "payload_name_pattern": _("%(target)s refuses the tool name %(tool)s: it must match %(limit)s"),
+        "payload_name_length": _("%(target)s refuses the tool name %(tool)s: %(actual)s characters, at most %(limit)s"),
+        "payload_description_length": _(
+            "%(target)s refuses %(tool)s: its description has %(actual)s characters, at most %(limit)s"
+        ),
+        "payload_object_without_properties": _(
+            "%(target)s refuses %(tool)s: an object schema without properties at %(path)s"
+        ),
+        "payload_object_without_properties_rewritten": _(
+            'rewritten for %(target)s: %(tool)s gets "properties": {} at %(path)s (the stored schema is unchanged)'
+        ),
+        "payload_array_without_items": _("%(target)s refuses %(tool)s: an array schema without items at %(path)s"),
+        "payload_top_level_combinator": _("%(target)s refuses %(tool)s: %(actual)s at the top level of its schema"),
+        "payload_payload_budget": _(
+            "the %(target)s tools payload is %(actual)s characters, over its budget of %(limit)s"
+        ),
+        "payload_schema_root": _("the root"),
     }
 )
 
@@ -464,6 +496,8 @@ REASON_LABELS = {
     "invalid_tool_definition": _("invalid tool definition"),
 }
 STATE_LABELS = {"masked": _("masked"), "released": _("released"), "withheld": _("withheld"), "open": _("open")}
+#: Short labels of a payload problem's ``action`` (``skill_rule.providers``).
+PAYLOAD_ACTION_LABELS = {"refused": _("refused"), "over_budget": _("over budget"), "rewritten": _("rewritten")}
 
 
 def translate_error(error: ValidationError | Problem) -> str:

@@ -33,7 +33,10 @@ Run it::
 - ``hints``: the 14 tools, three with other annotations (``HINTS``): ``apply_after_sale`` plainly
   read-only, ``cancel_order`` read-only *and* destructive, ``change_address`` with
   ``readOnlyHint: "true"`` (a text) — the sync reads the last two fail-closed (docs/mcp.md,
-  "Confirmation").
+  "Confirmation");
+- ``oversized``: the 14 tools, three past the bounds of a synced definition (``OVERSIZED_*``: a
+  20,000-character description, an inputSchema over 64 KiB, a 2,000-character title): the sync
+  refuses those three, naming each bound, and keeps the other 11 (docs/mcp.md, "Bounded definitions").
 
 ``invalid`` and ``hints`` send their tools as written, past the SDK's own check of what a server
 answers (``_send_as_written``): the SDK would never let its own server send them.
@@ -56,7 +59,20 @@ import jsonschema
 import yaml
 
 CATALOG = Path(__file__).resolve().parent / "bitmall" / "catalog.yaml"
-VARIANTS = ("v1", "v2", "hang", "die", "dotted", "shapes", "loop", "endless", "twice", "invalid", "hints")
+VARIANTS = (
+    "v1",
+    "v2",
+    "hang",
+    "die",
+    "dotted",
+    "shapes",
+    "loop",
+    "endless",
+    "twice",
+    "invalid",
+    "hints",
+    "oversized",
+)
 #: What the v2 variant removes and whose schema it changes (tests and docs/mcp.md name them).
 V2_REMOVED = "change_address"
 V2_CHANGED = "query_order"
@@ -67,6 +83,16 @@ INVALID: list[dict[str, Any]] = [
     {"name": "broken_lookup", "description": "inputSchema 是一段文字", "inputSchema": "type: object"},
     {"description": "没有名字的工具", "inputSchema": {"type": "object"}},
 ]
+#: The ``oversized`` variant (docs/mcp.md, "Bounded definitions"): past the bounds of a synced
+#: definition (``skill_rule.limits``), ``query_logistics``' description is 20,000 characters and
+#: ``search_product``'s inputSchema gets a property whose enum of 8,000 SKU ids makes it more than
+#: 64 KiB of canonical JSON; ``query_cart``'s title is 2,000 characters. The other 11 tools are as in v1.
+OVERSIZED_DESCRIPTION = "query_logistics"
+OVERSIZED_SCHEMA = "search_product"
+OVERSIZED_TITLE = "query_cart"
+OVERSIZED_DESCRIPTION_LENGTH = 20_000
+OVERSIZED_TITLE_LENGTH = 2_000
+OVERSIZED_ENUM = [f"SKU-{n:06d}" for n in range(8_000)]
 #: The ``hints`` variant's annotations by tool (sent as written).
 HINTS: dict[str, dict[str, Any]] = {
     "apply_after_sale": {"readOnlyHint": True, "destructiveHint": False},
@@ -132,7 +158,8 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
     """The tool definitions this server offers, as dicts with MCP's wire keys (``name``, ``title``,
     ``description``, ``inputSchema``, ``annotations``), in catalog order. ``variant`` is one of
     ``VARIANTS``; ``v2`` drops ``V2_REMOVED`` and adds a ``channel`` argument to ``V2_CHANGED``;
-    ``twice`` lists ``TWICE`` again at the end;
+    ``twice`` lists ``TWICE`` again at the end; ``oversized`` makes three tools too large to
+    sync (``OVERSIZED_DESCRIPTION``, ``OVERSIZED_SCHEMA``, ``OVERSIZED_TITLE``);
     ``dotted`` renames every tool with ``dotted_name`` (each spec keeps its catalog name in
     ``x-bitmall-name``, not sent on the wire)."""
     with CATALOG.open(encoding="utf-8") as fh:
@@ -153,6 +180,14 @@ def tool_specs(variant: str = "v1") -> list[dict[str, Any]]:
         for t in tools:
             if t["name"] in HINTS:
                 t["annotations"] = dict(HINTS[t["name"]])
+    if variant == "oversized":
+        for t in tools:
+            if t["name"] == OVERSIZED_DESCRIPTION:
+                t["description"] = ("物流" * OVERSIZED_DESCRIPTION_LENGTH)[:OVERSIZED_DESCRIPTION_LENGTH]
+            if t["name"] == OVERSIZED_SCHEMA:
+                t["inputSchema"]["properties"]["sku_id"] = {"type": "string", "enum": list(OVERSIZED_ENUM)}
+            if t["name"] == OVERSIZED_TITLE:
+                t["title"] = "购" * OVERSIZED_TITLE_LENGTH
     for t in tools:
         t["x-bitmall-name"] = t["name"]
         if variant == "dotted":

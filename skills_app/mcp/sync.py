@@ -24,12 +24,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from skill_rule import providers
 from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
-from skill_rule.tooldefs import read_annotations, validate_tool_definition
+from skill_rule.tooldefs import read_annotations, synced_tool_bound_problems, validate_tool_definition
 from skills_app.catalog import selectors
 from skills_app.core.message_catalog import AUTO_RELEASE_NOTES
-from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool, Skill
+from skills_app.models import ConsoleSettings, IntentNode, McpServer, McpSyncRecord, McpTool, Skill
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
 MAX_PAGES = 1000
@@ -54,11 +55,17 @@ class ListedTool:
     annotations: dict[str, Any] = field(default_factory=dict)
 
 
+def _title(data: dict[str, Any]) -> str:
+    """A dumped ``tools/list`` entry's title as the server sent it: ``title``, else the
+    annotations' ``title``, else ``""``."""
+    return data.get("title") or (data.get("annotations") or {}).get("title") or ""
+
+
 def _listed(tool: Any) -> ListedTool:
     """A ``tools/list`` entry as stored: the title cut to what a tool row holds, so a longer one is
     not read as changed at every sync (the record compares the stored row with this)."""
     data = tool.model_dump(by_alias=True, exclude_none=True)  # the fields read are JSON already
-    title = data.get("title") or (data.get("annotations") or {}).get("title") or ""
+    title = _title(data)
     return ListedTool(
         name=data["name"],
         title=title[:TOOL_TITLE_MAX_LENGTH],
@@ -113,12 +120,15 @@ class _Session:
 
 @dataclass(frozen=True)
 class RefusedTool:
-    """A ``tools/list`` entry the SDK's own model of a tool refuses (``_read_page``): ``name`` its
-    ``name`` when that is a text, else ``#<n>`` (its 0-based position in the whole list);
-    ``cause`` the first validation error as ``field: message``."""
+    """A ``tools/list`` entry the sync refuses (``_read_page``): ``name`` its ``name`` when that is
+    a text, else ``#<n>`` (its 0-based position in the whole list). ``reason`` ``schema``: the
+    SDK's own model of a tool refuses it, ``cause`` the first validation error as ``field:
+    message``; ``bounds``: it is past a bound of a synced definition
+    (``tooldefs.synced_tool_bound_problems``), ``cause`` every bound it breaks, joined by ``; ``."""
 
     name: str
     cause: str
+    reason: str = "schema"
 
 
 @dataclass(frozen=True)
@@ -196,8 +206,11 @@ def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], li
     itself (everything but its tools) is checked against the protocol version's result schema —
     a broken page is a ``SyncError`` — then each entry on its own against the SDK's ``Tool``
     (``mcp_types``, as ``list_tools`` would); ``start`` is the position of the page's first
-    entry in the whole list. A valid entry keeps its ``annotations`` as the server wrote them (the
-    SDK's model would read ``"true"`` as true: docs/mcp.md, "Confirmation")."""
+    entry in the whole list. An entry the SDK accepts that is past a bound of a synced definition
+    (its title, description or a schema too large: ``tooldefs.synced_tool_bound_problems``,
+    docs/mcp.md "Bounded definitions") is refused too, with every bound it breaks. A valid entry
+    keeps its ``annotations`` as the server wrote them (the SDK's model would read ``"true"`` as
+    true: docs/mcp.md, "Confirmation")."""
     import mcp_types as types
     from pydantic import ValidationError
 
@@ -220,6 +233,15 @@ def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], li
             refused.append(RefusedTool(label, _first_error(exc)))
             continue
         listed = _listed(tool)
+        bounds = synced_tool_bound_problems(
+            title=_title(tool.model_dump(by_alias=True, exclude_none=True)),
+            description=listed.description,
+            input_schema=listed.input_schema,
+            output_schema=listed.output_schema,
+        )
+        if bounds:
+            refused.append(RefusedTool(label, "; ".join(bounds), reason="bounds"))
+            continue
         if isinstance(item.get("annotations"), dict):  # as written, not as the SDK's model reads them
             listed = dataclasses.replace(listed, annotations=dict(item["annotations"]))
         tools.append(listed)
@@ -562,7 +584,10 @@ def _apply(
     names = naming.by_tool()
     notes = {t.tool_name: t.warning for t in naming.tools}
     warnings = [
-        f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
+        f"server '{server.name}' lists tool '{r.name}' past the bounds of a synced definition ({r.cause}); "
+        "it is not offered"
+        if r.reason == "bounds"
+        else f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
         f"({r.cause}); it is not offered"
         for r in refused or ()
     ]
@@ -572,6 +597,7 @@ def _apply(
         for n in dict.fromkeys(clashes)
     ]
     warnings += naming.warnings
+    targets = list(ConsoleSettings.current().payload_targets)
     added, changed, kept = [], [], set()
     for tool in listed:
         if tool.name not in names:
@@ -599,6 +625,18 @@ def _apply(
                 f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
                 + "; ".join(str(p) for p in problems)
                 + " (the publish gate refuses it while an MCP node registers it)"
+            )
+        # what each configured provider target refuses in it (docs/providers.md): a warning per tool and target
+        refusals = [
+            p
+            for p in providers.definition_problems(targets, model_name, tool.description, tool.input_schema)
+            if p.refuses
+        ]
+        for target in dict.fromkeys(p.target for p in refusals):
+            warnings.append(
+                f"tool '{model_name}' of server '{server.name}' would make {providers.PROFILES[target].label} "
+                "refuse every request that offers it: "
+                + "; ".join(providers.problem_text(p) for p in refusals if p.target == target)
             )
         row.save()
         kept.add(row.pk)

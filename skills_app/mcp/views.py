@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
+from skill_rule import providers
 from skills_app.catalog import selectors
 from skills_app.catalog import services as catalog_services
 from skills_app.catalog.forms import IntentNodeForm
@@ -22,8 +23,9 @@ from skills_app.mcp import services as mcp_services
 from skills_app.mcp.forms import McpServerForm
 from skills_app.mcp.sync import SyncAlreadyRunning, SyncError
 from skills_app.mcp.tasks import sync_enqueue, tool_call_enqueue, tool_call_state
-from skills_app.models import IntentNode, McpServer, McpSyncRecord, McpTool
+from skills_app.models import ConsoleSettings, IntentNode, McpServer, McpSyncRecord, McpTool
 from skills_app.web.common import paginate, role_required, save_with, staff_required
+from skills_app.web.presenters import payload_problem_sentence
 
 #: Syncs per page of a server's sync history.
 SYNCS_PER_PAGE = 20
@@ -237,6 +239,8 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
     nodes = list(IntentNode.objects.filter(mcp_tool_id=obj.name, deleted_at__isnull=True).order_by("intent_code"))
     gated_by = [s.skill_code for s in selectors.skill_list() if obj.name in s.tool_ids]
     node_flag = nodes[0].require_confirm if nodes else False
+    targets = list(ConsoleSettings.current().payload_targets)
+    problems = providers.definition_problems(targets, obj.name, obj.description, obj.input_schema)
     return render(
         request,
         "mcp/tool.html",
@@ -250,6 +254,9 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
             "effective_confirm": obj.confirm_from(node_flag),
             "needs_confirm": needs_confirm,
             "annotation_problems": [translate_error(p) for p in obj.annotation_problems],
+            # which configured provider targets refuse (or rewrite) it and why (docs/providers.md)
+            "provider_problems": [(p, payload_problem_sentence(p)) for p in problems],
+            "provider_targets": [providers.PROFILES[t].label for t in targets if t in providers.PROFILES],
             "arguments_text": arguments_text,
             "outcome": outcome,
             "call_error": call_error,

@@ -17,9 +17,14 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from simple_history.models import HistoricalRecords
 
+from skill_rule import providers
 from skill_rule.limits import (
     BUILTIN_TOOL_NAMES,
+    CATALOG_IN_SYSTEM_PROMPT,
+    CATALOG_IN_TOOL_DESCRIPTION,
+    DEFAULT_CATALOG_PLACEMENT,
     DEFAULT_LOAD_SKILL_HEADER,
+    DEFAULT_PAYLOAD_TARGETS,
     DESCRIPTION_MAX_LENGTH,
     INTENT_CODE_MAX_LENGTH,
     INTENT_DESCRIPTION_MAX_LENGTH,
@@ -208,10 +213,15 @@ class Stage(Restriction):
         verbose_name_plural = _("stages")
 
 
+def _default_payload_targets() -> list[str]:
+    return list(DEFAULT_PAYLOAD_TARGETS)
+
+
 class ConsoleSettings(models.Model):
     """The single row of settings carried in every release (docs/design.md): the loaded-skill marker
     key, the eviction placeholder prefix, the header of the generated ``load_skill`` description
-    (docs/runtime-api.md), and which demo catalog (if any) the data came from."""
+    and where the skill catalog goes (``catalog_placement``, docs/runtime-api.md), and which demo
+    catalog (if any) the data came from."""
 
     marker_key = models.CharField(
         _("loaded-skill marker key"),
@@ -238,6 +248,40 @@ class ConsoleSettings(models.Model):
         validators=[MaxLengthValidator(LOAD_SKILL_HEADER_MAX_LENGTH), ProhibitNullCharactersValidator()],
         help_text=_("Opens the description of load_skill; one line per enabled skill follows it."),
     )
+    # The provider targets every round's tools payload is checked against, and their budgets in
+    # characters (skill_rule.providers, docs/providers.md); carried in every release.
+    payload_targets = models.JSONField(
+        _("provider targets"),
+        default=_default_payload_targets,
+        error_messages={"blank": _("name at least one provider target, as a list.")},
+        help_text=_(
+            "The provider APIs the tools payload must be accepted by: openai_chat, openai_responses, anthropic_messages, gemini."
+        ),
+    )
+    payload_budgets = models.JSONField(
+        _("tools payload budgets"),
+        default=dict,
+        blank=True,
+        help_text=_("Target → the most characters a tools payload may have (absent: the target's default)."),
+    )
+
+    class CatalogPlacement(models.TextChoices):
+        """Where the model reads the skill catalog (docs/runtime-api.md, "Where the catalog goes")."""
+
+        TOOL_DESCRIPTION = CATALOG_IN_TOOL_DESCRIPTION, _("in load_skill's description (one line per skill)")
+        SYSTEM_PROMPT = CATALOG_IN_SYSTEM_PROMPT, _("in the system prompt (catalog_text); load_skill keeps the header")
+
+    catalog_placement = models.CharField(
+        _("skill catalog placement"),
+        max_length=32,
+        choices=CatalogPlacement.choices,
+        default=DEFAULT_CATALOG_PLACEMENT,
+        help_text=_(
+            "Where the model reads the list of skills. Use the system prompt when the catalog is too long "
+            "for one tool description of the model's provider; the runtime then puts catalog_text in its "
+            "system prompt."
+        ),
+    )
     #: Changes (a fresh UUID) after every committed write to what the draft catalog is built from,
     #: so each process reuses its built draft ``Catalog`` until then (``skills_app/catalog/draft_cache.py``).
     #: Written with ``update()`` only: never a form field, never a save of this row.
@@ -256,6 +300,50 @@ class ConsoleSettings(models.Model):
 
         if self.load_skill_header and not self.load_skill_header.strip():
             raise ValidationError({"load_skill_header": _("the load_skill description header cannot be blank.")})
+        errors = {}
+        known = ", ".join(providers.PROFILES)
+        targets = self.payload_targets
+        if not targets:
+            pass  # the field's own "blank" error
+        elif not isinstance(targets, list):
+            errors["payload_targets"] = ValidationError(
+                _("name at least one provider target, as a list."), code="payload_targets_shape"
+            )
+        elif providers.target_problems(targets):
+            unknown = [t for t in targets if t not in providers.PROFILES]
+            if unknown:
+                errors["payload_targets"] = ValidationError(
+                    _("unknown provider target %(target)s; known: %(known)s"),
+                    code="payload_target_unknown",
+                    params={"target": repr(unknown[0]), "known": known},
+                )
+            else:
+                errors["payload_targets"] = ValidationError(
+                    _("a provider target is listed twice."), code="payload_target_twice"
+                )
+        budgets = self.payload_budgets
+        if not isinstance(budgets, dict):
+            errors["payload_budgets"] = ValidationError(
+                _("the budgets must be an object: target → characters."), code="payload_budgets_shape"
+            )
+        else:
+            for target, budget in budgets.items():
+                if target not in providers.PROFILES:
+                    errors["payload_budgets"] = ValidationError(
+                        _("unknown provider target %(target)s; known: %(known)s"),
+                        code="payload_target_unknown",
+                        params={"target": repr(target), "known": known},
+                    )
+                    break
+                if providers.budget_problems({target: budget}):
+                    errors["payload_budgets"] = ValidationError(
+                        _("the budget of %(target)s must be a whole number of characters from 1 to %(max)s."),
+                        code="payload_budget_invalid",
+                        params={"target": target, "max": providers.MAX_PAYLOAD_BUDGET},
+                    )
+                    break
+        if errors:
+            raise ValidationError(errors)
 
     @classmethod
     def load(cls) -> ConsoleSettings:

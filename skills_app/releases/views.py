@@ -15,8 +15,8 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST, require_safe
@@ -30,7 +30,7 @@ from skills_app.keys import services as keys_services
 from skills_app.releases import selectors as releases_selectors
 from skills_app.releases import services as releases_services
 from skills_app.web.common import forbidden, paginate, role_required
-from skills_app.web.presenters import diff_line_kind, failure_sentence, say
+from skills_app.web.presenters import diff_line_kind, failure_sentence, payload_problem_sentence, say
 
 SUGGESTED_LABELS = ("production", "staging")
 
@@ -81,6 +81,27 @@ def reason_sentence(reason: GateReason) -> SafeString:
         return say(told(), name=p["name"], cause=p["cause"])
     if reason.code == "gate_scenario":
         return say(told(), name=p["name"], failure=p["failure"])
+    if reason.code in ("gate_payload", "gate_payload_budget"):
+        if p.get("scenario") is None:
+            where = conditional_escape(str(MESSAGES_BY_CODE["gate_where_all_loaded"]))
+        else:
+            where = say(str(MESSAGES_BY_CODE["gate_where_round"]), name=p["scenario"], round=p["round"])
+        if reason.code == "gate_payload":
+            problem = payload_problem_sentence(p["problem_item"])
+            return mark_safe(  # noqa: S308 — every part is escaped by say()
+                conditional_escape(told())
+                % {"target": conditional_escape(p["target"]), "problem": problem, "where": where, "count": p["count"]}
+            )
+        return mark_safe(  # noqa: S308 — every part is escaped by say()
+            conditional_escape(told())
+            % {
+                "where": where,
+                "target": conditional_escape(p["target"]),
+                "actual": p["actual"],
+                "limit": p["limit"],
+                "count": p["count"],
+            }
+        )
     return format_html("{}", reason.message)
 
 
@@ -278,6 +299,12 @@ def publish(request: HttpRequest) -> HttpResponse:
             "review": review,
             "page": diff_page(review.diff),
             "blocking": [reason_sentence(r) for r in blocking],
+            # what a configured provider target would refuse (docs/providers.md): overridable, ticked off like an expectation
+            "payload_reasons": [
+                Failure(r.key, None, reason_sentence(r), r.key in ticked)
+                for r in reasons
+                if r.code in ("gate_payload", "gate_payload_budget")
+            ],
             "scenarios": scenario_rows,
             "unmet": unmet,
             "errors": errors,

@@ -16,7 +16,7 @@ from django.core.validators import MaxLengthValidator
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
-from skill_rule import Message, ToolCall, parse_messages
+from skill_rule import Message, ToolCall, parse_messages, providers
 from skill_rule.limits import (
     MAX_CALLS_PER_ROUND,
     MAX_CALLS_PER_SCRIPT,
@@ -446,6 +446,30 @@ class WarningSerializer(serializers.Serializer):
     code = serializers.CharField(allow_null=True, help_text="Stable code, e.g. `arguments_unparseable`.")
     index = serializers.IntegerField(allow_null=True, help_text="0-based index of the message it names, if any.")
     message = serializers.CharField(help_text="The English sentence (also in `warnings`).")
+
+
+@extend_schema_serializer(component_name="PayloadProblem")
+class PayloadProblemSerializer(serializers.Serializer):
+    """One provider problem of a round's tools payload (``skill_rule.providers``, docs/providers.md)."""
+
+    target = serializers.ChoiceField(
+        choices=list(providers.PROFILES), help_text="The provider target (openai_chat, anthropic_messages, …)."
+    )
+    tool = serializers.CharField(allow_null=True, help_text="The tool; `null` for a rule of the whole array.")
+    rule = serializers.CharField(
+        help_text="Stable rule code: tool_count, name_pattern, name_length, description_length, "
+        "object_without_properties, array_without_items, top_level_combinator, payload_budget."
+    )
+    limit = serializers.JSONField(help_text="What the rule allows: a number, a pattern or a key name.")
+    actual = serializers.JSONField(help_text="The value found (a number, the name, the keyword; `null` when absent).")
+    action = serializers.ChoiceField(
+        choices=[providers.REFUSED, providers.OVER_BUDGET, providers.REWRITTEN],
+        help_text="`refused`: the provider answers 400 to the whole request; `over_budget`: larger than the "
+        "target's budget (characters); `rewritten`: fixed in that target's payload only (in `tools`).",
+    )
+    path = serializers.CharField(
+        allow_blank=True, help_text="Where in the tool's parameter schema (dotted keys; empty for the root)."
+    )
 
 
 @extend_schema_serializer(component_name="Restriction")

@@ -26,8 +26,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from skill_rule import check_call, compute_round, load_skill
-from skill_rule.limits import is_valid_skill_code
-from skill_rule.payload import NAMES, TOOLS_FORMATS, payload_chars, tools_payload
+from skill_rule.limits import CATALOG_PLACEMENTS, is_valid_skill_code
+from skill_rule.payload import NAMES, TOOLS_FORMATS, catalog_text, payload_chars, tools_payload
+from skill_rule.providers import payload_problems, targets_for_format
 from skills_app.runtime.auth import may_read_drafts
 from skills_app.runtime.catalog_reads import (
     RELEASE_HEADER,
@@ -50,6 +51,7 @@ from skills_app.runtime.serializers import (
     LabelField,
     McpToolSerializer,
     MessagesField,
+    PayloadProblemSerializer,
     ReleaseField,
     ReleaseQuerySerializer,
     RestrictionSerializer,
@@ -219,6 +221,12 @@ class CatalogApi(RuntimeApi):
             help_text="Opens the generated load_skill description; one line `- code（name）：description` "
             "per enabled skill follows it (see `tools_format` of runtime/rounds)."
         )
+        catalog_placement = serializers.ChoiceField(
+            choices=list(CATALOG_PLACEMENTS),
+            required=False,
+            help_text="Only when `system_prompt`: the catalog lines go to the system prompt (`catalog_text` of "
+            "runtime/rounds) and load_skill's description is the header alone. Absent: `tool_description`.",
+        )
         builtins = BuiltinToolSerializer(many=True)
         mcp_tools = McpToolSerializer(many=True, help_text="Registration (intent-tree) order.")
         skills = CatalogSkillSerializer(many=True, help_text="Enabled skills by sort_order, then code.")
@@ -313,8 +321,12 @@ class RoundsApi(RuntimeApi):
 
     ``tools_format`` (body) chooses the answer's shape: ``names`` (default) gives the tool names
     only; ``openai`` / ``anthropic`` add ``tools``, the exact array a chat API receives this round
-    (``skill_rule.payload.tools_payload``), and ``tools_chars``, its size in characters
-    (``payload_chars``: code points of the compact JSON text). docs/runtime-api.md.
+    (``skill_rule.payload.tools_payload``), ``tools_chars``, its size in characters
+    (``payload_chars``: code points of the compact JSON text), and ``payload_problems``
+    (``skill_rule.providers.payload_problems``, docs/providers.md). Under the release's
+    ``system_prompt`` catalog placement every answer also carries ``catalog_text``, the block for
+    the system prompt (``skill_rule.payload.catalog_text``; docs/runtime-api.md, "Where the
+    catalog goes"). docs/runtime-api.md.
     """
 
     @extend_schema_serializer(component_name="RoundsInput")
@@ -358,6 +370,21 @@ class RoundsApi(RuntimeApi):
             help_text="Only with `tools`: its size in characters (Unicode code points) of "
             "`json.dumps(tools, ensure_ascii=False, separators=(',', ':'))`. Never tokens.",
         )
+        payload_problems = PayloadProblemSerializer(
+            many=True,
+            required=False,
+            help_text="Only with `tools`: what each configured provider target (and the target whose shape "
+            "`tools` has) refuses (`refused`), finds over its budget (`over_budget`) or rewrote in its own "
+            "payload (`rewritten`) in this round, target by target (docs/providers.md). Empty: every target "
+            "accepts the round.",
+        )
+        catalog_text = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            help_text="Only under the release's `system_prompt` catalog placement: the skill catalog to put "
+            "in the system prompt, one line `- code（name）：description` per enabled skill (empty when none); "
+            "load_skill's description is then the header alone and its `skill_code` enum lists every code.",
+        )
 
     @extend_schema(
         tags=[TAG],
@@ -377,7 +404,11 @@ class RoundsApi(RuntimeApi):
         fmt = serializer.validated_data.get("tools_format") or NAMES
         if fmt != NAMES:
             tools = tools_payload(catalog, view.visible, fmt)
-            data.update(tools=tools, tools_chars=payload_chars(tools))
+            problems = payload_problems(catalog, view.visible, targets_for_format(catalog, fmt))
+            data.update(tools=tools, tools_chars=payload_chars(tools), payload_problems=[p.as_dict() for p in problems])
+        block = catalog_text(catalog)
+        if block is not None:
+            data["catalog_text"] = block
         # ``RoundView.as_dict`` holds JSON types only (tuples render as arrays): the documented fields
         # are picked in the OutputSerializer's order rather than copied item by item through it
         # (2,000 tool names on a large catalog); tests/api/test_rounds.py checks the two give the same JSON

@@ -14,7 +14,13 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
-from skills_app.core.message_catalog import REASON_LABELS, STATE_LABELS, VERDICT_LABELS, release_note_text
+from skills_app.core.message_catalog import (
+    PAYLOAD_ACTION_LABELS,
+    REASON_LABELS,
+    STATE_LABELS,
+    VERDICT_LABELS,
+    release_note_text,
+)
 
 register = template.Library()
 
@@ -78,6 +84,12 @@ def reason_label(value: str | None) -> str:
 @register.filter
 def state_label(value: str) -> str:
     return str(STATE_LABELS.get(value, value))
+
+
+@register.filter
+def payload_action_label(value: str) -> str:
+    """``refused`` / ``over_budget`` / ``rewritten`` of a payload problem, translated."""
+    return str(PAYLOAD_ACTION_LABELS.get(value, value))
 
 
 @register.filter

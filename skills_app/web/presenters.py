@@ -10,6 +10,7 @@ shown as-is only when they have no recognizable shape.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from html import escape as html_escape
 from typing import Any
@@ -29,10 +30,12 @@ from skill_rule import (
     ToolCall,
     Verdict,
     compute_round,
+    providers,
 )
-from skill_rule.limits import LOAD_SKILL
+from skill_rule.limits import CATALOG_IN_SYSTEM_PROMPT, LOAD_SKILL
 from skill_rule.lints import tools_mentioned
 from skill_rule.payload import ANTHROPIC, OPENAI, PayloadDiff, payload_chars, payload_diff, tools_payload
+from skill_rule.providers import PayloadProblem
 from skills_app.core.message_catalog import (
     EXPECTATION_LABELS,
     LINT_CODES,
@@ -66,6 +69,9 @@ class ManualEffect:
     shared: dict[str, tuple[str, ...]]
     mentioned_masked: tuple[tuple[str, str], ...]
     unregistered: tuple[str, ...]
+    #: The catalog's placement is ``system_prompt``: the skill's line is in ``catalog_text``, not
+    #: in ``load_skill``'s description (docs/runtime-api.md, "Where the catalog goes").
+    in_system_prompt: bool = False
 
     @property
     def is_new(self) -> bool:
@@ -122,6 +128,7 @@ def manual_effect(catalog: Catalog, skill: Skill, *, replaces: str | None = None
         shared=shared,
         mentioned_masked=tuple(mentioned),
         unregistered=unregistered,
+        in_system_prompt=catalog.catalog_placement == CATALOG_IN_SYSTEM_PROMPT,
     )
 
 
@@ -171,6 +178,23 @@ class PayloadSummary:
     tools: tuple[str, ...]
     chars: dict[str, int]
     diff: PayloadDiff | None
+    #: what the configured provider targets (and the two shown) refuse, rewrote or find over budget
+    problems: tuple[PayloadProblem, ...] = ()
+
+    @property
+    def over_budget(self) -> bool:
+        """True when some target finds this round's payload over its budget (characters)."""
+        return any(p.action == providers.OVER_BUDGET for p in self.problems)
+
+    @property
+    def refused(self) -> bool:
+        """True when some target would refuse this round's request."""
+        return any(p.refuses for p in self.problems)
+
+    @property
+    def problem_rows(self) -> list[tuple[PayloadProblem, SafeString]]:
+        """``(problem, sentence)`` in the active language, target by target."""
+        return [(p, payload_problem_sentence(p)) for p in self.problems]
 
     @property
     def tools_param(self) -> str:
@@ -184,15 +208,20 @@ def payload_summaries(catalog: Catalog, visible_lists: list[tuple[str, ...]]) ->
     A payload is computed once per distinct visible list (a 200-round run repeats a handful), so
     the cost grows with the distinct lists, not with the rounds.
     """
-    cache: dict[tuple[str, ...], tuple[list[dict[str, Any]], dict[str, int]]] = {}
+    cache: dict[tuple[str, ...], tuple[list[dict[str, Any]], dict[str, int], tuple[PayloadProblem, ...]]] = {}
     out: list[PayloadSummary] = []
     previous: list[dict[str, Any]] | None = None
+    targets = shown_targets(catalog)
     for names in visible_lists:
         if names not in cache:
             openai = tools_payload(catalog, names, OPENAI)
             anthropic = tools_payload(catalog, names, ANTHROPIC)
-            cache[names] = (openai, {OPENAI: payload_chars(openai), ANTHROPIC: payload_chars(anthropic)})
-        tools, chars = cache[names]
+            cache[names] = (
+                openai,
+                {OPENAI: payload_chars(openai), ANTHROPIC: payload_chars(anthropic)},
+                providers.payload_problems(catalog, names, targets),
+            )
+        tools, chars, problems = cache[names]
         out.append(
             PayloadSummary(
                 tools=tuple(t["function"]["name"] for t in tools),
@@ -202,10 +231,19 @@ def payload_summaries(catalog: Catalog, visible_lists: list[tuple[str, ...]]) ->
                 else PayloadDiff()
                 if previous is tools
                 else payload_diff(previous, tools),
+                problems=problems,
             )
         )
         previous = tools
     return out
+
+
+def shown_targets(catalog: Catalog) -> tuple[str, ...]:
+    """The targets the preview checks: the configured ones, then the two whose shapes it shows
+    (OpenAI Chat Completions, Anthropic Messages) — a rewrite in a shown array is never silent."""
+    targets = providers.targets_for_format(catalog, OPENAI)
+    own = providers.FORMAT_TARGETS[ANTHROPIC]
+    return targets if own in targets else (*targets, own)
 
 
 @dataclass(frozen=True)
@@ -391,6 +429,26 @@ def say(template: str, **params: Any) -> SafeString:
     """``template`` (already translated, ``%(name)s`` placeholders) as safe HTML, every parameter
     escaped and set in ``<code>`` (a list as a comma-separated run of codes)."""
     return mark_safe(conditional_escape(template) % {k: _code(v) for k, v in params.items()})  # noqa: S308
+
+
+def payload_problem_sentence(problem: PayloadProblem | Mapping[str, Any]) -> SafeString:
+    """One ``PayloadProblem`` (or its ``as_dict``) as a sentence in the active language, chosen by
+    its rule (``payload_<rule>``, ``…_rewritten`` for a rewrite), values in ``<code>``."""
+    p = problem.as_dict() if isinstance(problem, PayloadProblem) else dict(problem)
+    key = f"payload_{p['rule']}" + ("_rewritten" if p["action"] == providers.REWRITTEN else "")
+    template = MESSAGES_BY_CODE.get(key)
+    label = providers.PROFILES[p["target"]].label if p["target"] in providers.PROFILES else p["target"]
+    if template is None:
+        return say("%(target)s: %(rule)s (%(limit)s, %(actual)s)", **{**p, "target": label})
+    path = p["path"] or str(MESSAGES_BY_CODE["payload_schema_root"])
+    return say(
+        str(template),
+        target=label,
+        tool=p["tool"],
+        limit=p["limit"],
+        actual=p["actual"],
+        path=path,
+    )
 
 
 def verdict_sentence(

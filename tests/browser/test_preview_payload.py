@@ -77,3 +77,56 @@ def test_the_payload_row_in_english(page, console):
     assert head.startswith("OpenAI · 11 tools · ") and head.endswith("characters as compact JSON (shown indented)")
     page.locator('section[data-round="1"]').scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "preview-payload-en.png"), full_page=False)
+
+
+def test_the_catalog_in_the_system_prompt_is_shown_with_its_size(page, console):
+    """Issue 23 item 3: with the ``system_prompt`` placement the round's payload panel shows the
+    catalog block for the system prompt (catalog_text) with its size in characters, beside the
+    load_skill description, now the header alone, with its size; at 1280 and 390 px."""
+    from skill_rule.limits import DEFAULT_LOAD_SKILL_HEADER
+    from skill_rule.payload import catalog_text
+    from skills_app.catalog import services
+
+    services.catalog_placement_set(placement="system_prompt")
+    expected = catalog_text(selectors.catalog_draft())
+    assert len(expected.split("\n")) == 5
+    login(page, console)
+    for width, height in ((1280, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{console}/preview/?scenario=cancel-iphone")
+        page.wait_for_selector('section[data-round="3"]')
+        summary = page.locator('section[data-round="1"] details.payload summary')
+        summary.focus()
+        page.keyboard.press("Enter")
+        block = page.locator('section[data-round="1"] [data-payload-catalog-text]')
+        block.wait_for()
+        assert block.locator("pre").inner_text() == expected
+        assert block.get_attribute("data-chars") == str(len(expected))
+        assert block.locator("[data-payload-catalog-chars]").inner_text() == f"{len(expected)} 个字符"
+        assert block.locator(".small").inner_text().startswith("放进系统提示的技能清单（catalog_text")
+        load = page.locator('section[data-round="1"] [data-payload-load-skill]')
+        assert load.locator("pre").inner_text() == DEFAULT_LOAD_SKILL_HEADER
+        assert (
+            load.locator("[data-payload-load-skill-chars]").inner_text() == f"{len(DEFAULT_LOAD_SKILL_HEADER)} 个字符"
+        )
+        tools = json.loads(page.locator('section[data-round="1"] [data-payload-json="openai"] pre').inner_text())
+        assert tools[1]["function"]["description"] == DEFAULT_LOAD_SKILL_HEADER
+        assert len(tools[1]["function"]["parameters"]["properties"]["skill_code"]["enum"]) == 5
+        block.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"preview-catalog-text-{width}.png"), full_page=False)
+
+
+def test_the_default_placement_shows_the_catalog_in_load_skill_with_its_size(page, console):
+    login(page, console)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{console}/preview/?scenario=cancel-iphone")
+    page.wait_for_selector('section[data-round="3"]')
+    page.locator('section[data-round="1"] details.payload summary').click()
+    load = page.locator('section[data-round="1"] [data-payload-load-skill]')
+    load.wait_for()
+    description = load.locator("pre").inner_text()
+    assert len(description.split("\n")) == 3 + 5
+    assert load.locator("[data-payload-load-skill-chars]").inner_text() == f"{len(description)} 个字符"
+    assert page.locator('section[data-round="1"] [data-payload-catalog-text]').count() == 0
+    load.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "preview-catalog-in-load-skill-1280.png"), full_page=False)

@@ -433,7 +433,7 @@ def test_an_unchanged_draft_is_refused_naming_the_release_and_a_changed_one_is_n
 
 
 def test_the_gate_lists_the_reasons_in_check_order():
-    """Dangling, unavailable, definitions, scenarios, unchanged: that order, every reason."""
+    """Dangling, unavailable, definitions, scenarios, payloads, unchanged: that order, every reason."""
     draft = Catalog(
         tools=(Tool("load_skill", "builtin"), Tool("bad name"), Tool("refund")),
         skills=(_skill("alpha", ("refund", "ghost", "gone")),),
@@ -445,6 +445,8 @@ def test_the_gate_lists_the_reasons_in_check_order():
         "gate_unavailable",
         "gate_tool_definition",
         "gate_scenario_error",
+        "gate_payload",  # 'bad name': OpenAI Chat Completions
+        "gate_payload",  # and Anthropic Messages
         "gate_unchanged",
     ]
     assert [r.code for r in gate(review, [check_something_changed, check_dangling_tools])] == [

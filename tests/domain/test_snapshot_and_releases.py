@@ -214,7 +214,7 @@ def test_nothing_changed_is_refused_and_a_new_check_plugs_in():
     review = _review(catalog, catalog, {})
     assert [str(r.message) for r in gate(review)] == ["nothing changed since release 1"]
     assert gate(_review(catalog, None, {})) == ()
-    assert len(PUBLISH_CHECKS) == 5  # dangling, unavailable (docs/mcp.md), definitions, scenarios, unchanged
+    assert len(PUBLISH_CHECKS) == 6  # dangling, unavailable (docs/mcp.md), definitions, scenarios, payloads, unchanged
     extra = lambda review: list(gate(review, []))  # noqa: E731 — a check that finds nothing
     assert gate(review, [extra]) == ()
 

@@ -66,7 +66,35 @@ def test_canonical_json_is_compact_sorted_utf8():
 
 def test_the_settings_a_snapshot_carries():
     """Every scalar setting of a catalog, the collections and the release number left out."""
-    assert setting_names() == ("marker_key", "eviction_prefix", "load_skill_header")
+    assert setting_names() == (
+        "marker_key",
+        "eviction_prefix",
+        "load_skill_header",
+        "catalog_placement",
+        "payload_targets",
+        "payload_budgets",
+    )
+
+
+def test_the_catalog_placement_is_written_only_when_it_is_the_system_prompt():
+    """``catalog_placement`` at its default is left out (a catalog that never chose one keeps its
+    sha256); ``system_prompt`` is written and read back; any other value is a ``SnapshotError``."""
+    default = Catalog(tools=(), load_skill_header="Header")
+    assert catalog_to_snapshot(default)["settings"] == {
+        "marker_key": "ragent_loaded_skill",
+        "eviction_prefix": "[历史工具结果已省略，原长 ",
+        "load_skill_header": "Header",
+    }
+    chosen = catalog_to_snapshot(Catalog(tools=(), load_skill_header="Header", catalog_placement="system_prompt"))
+    assert chosen["settings"]["catalog_placement"] == "system_prompt"
+    assert catalog_from_snapshot(chosen).catalog_placement == "system_prompt"
+    assert catalog_from_snapshot(catalog_to_snapshot(default)).catalog_placement == "tool_description"
+    chosen["settings"]["catalog_placement"] = "banner"
+    with pytest.raises(SnapshotError) as exc:
+        catalog_from_snapshot(chosen)
+    assert (
+        str(exc.value) == "settings: 'catalog_placement' must be one of tool_description, system_prompt, not 'banner'"
+    )
 
 
 def test_a_catalog_without_call_targets_is_the_format_1_snapshot_exactly():

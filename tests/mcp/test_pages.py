@@ -517,3 +517,43 @@ def test_an_intent_nodes_parent_reads_as_the_parent_nodes_code_in_the_audit(staf
     doc = parse(staff_client.get("/audit/", {"kind": "intentnode", "record": "change_address_topic"}).content)
     changes = [" ".join(c.text().split()) for c in doc.select("data-entry")[0].select("data-change")]
     assert changes == [f"上级节点: {old} → order_query"]
+
+
+def test_the_tool_page_says_which_targets_refuse_it_and_why(staff_client, bitmall):
+    """docs/providers.md: a demo tool every default target accepts, then one Anthropic refuses
+    (in English: the fixture's language cookie; in Chinese after it)."""
+    doc = parse(staff_client.get("/tools/mcp/query_order/").content)
+    assert " ".join(doc.one("data-provider-ok").text().split()) == (
+        "Every configured target accepts this definition: OpenAI Chat Completions, Anthropic Messages."
+    )
+    tool = McpTool.objects.get(name="query_order")
+    tool.input_schema = {**tool.input_schema, "oneOf": [{"required": ["order_no"]}]}
+    tool.save()
+    staff_client.cookies["django_language"] = "zh-hans"
+    doc = parse(staff_client.get("/tools/mcp/query_order/").content)
+    assert [
+        (p["data-target"], p["data-rule"], p["data-action"], " ".join(p.text().split()))
+        for p in doc.select("data-payload-problem")
+    ] == [
+        (
+            "anthropic_messages",
+            "top_level_combinator",
+            "refused",
+            "拒绝 Anthropic Messages 拒绝 query_order：模式顶层有 oneOf",
+        )
+    ]
+
+
+def test_oversized_tools_are_named_with_their_bound_on_the_sync_record_page(staff_client, bitmall):
+    server = stdio_server("oversized")
+    assert mcp_server_sync(server=server, trigger="test").outcome == "ok"
+    history = parse(staff_client.get("/mcp/bitmall/syncs").content)
+    assert history.one("data-sync-message").text().strip() == "11 tools; 11 added; 0 removed; 0 changed"
+    assert [li.text() for li in history.one("data-sync-warnings").select("class", "warning")] == [
+        "server 'bitmall' lists tool 'query_logistics' past the bounds of a synced definition (description is "
+        "20,000 characters; the limit is 8,192); it is not offered",
+        "server 'bitmall' lists tool 'search_product' past the bounds of a synced definition (inputSchema is "
+        "104,464 bytes of canonical JSON; the limit is 65,536); it is not offered",
+        "server 'bitmall' lists tool 'query_cart' past the bounds of a synced definition (title is 2,000 "
+        "characters; the limit is 1,024); it is not offered",
+    ]

@@ -922,3 +922,73 @@ def test_a_page_is_read_entry_by_entry_and_a_broken_page_is_a_sync_error():
         r"\(nextCursor: Input should be a valid string\)$",
     ):
         _read_page({"tools": [], "nextCursor": 5}, "2025-11-25", 0)
+
+
+def test_a_tool_a_configured_provider_refuses_is_warned_per_target_and_still_stored(db):
+    """docs/providers.md: the sync names each configured target that would refuse the tool and why
+    (a rewrite is no refusal); the tool is stored as listed."""
+    import mcp_types as types
+
+    from skills_app.mcp.sync import _apply
+
+    server = mcp_server_save(name="wide", transport="stdio", command=sys.executable)
+    either = {"type": "object", "properties": {"tags": {"type": "array"}}, "anyOf": [{"required": ["tags"]}]}
+    listed = [
+        _listed(types.Tool(name="either", description="d" * 1100, input_schema=either)),
+        _listed(types.Tool(name="bare", input_schema={"type": "object"})),  # rewritten for OpenAI: no warning
+    ]
+    record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
+    assert record.warnings == [
+        "tool 'either' of server 'wide' would make OpenAI Chat Completions refuse every request that offers it: "
+        "the description of 'either' has 1100 characters; at most 1024; the schema of 'either' has an array "
+        "without 'items' at 'properties.tags'",
+        "tool 'either' of server 'wide' would make Anthropic Messages refuse every request that offers it: "
+        "the schema of 'either' has 'anyOf' at the top level",
+    ]
+    assert McpTool.objects.get(name="either").input_schema == either
+
+
+def test_oversized_definitions_are_refused_by_name_with_their_bound_and_the_other_tools_arrive(bitmall):
+    """The ``oversized`` variant (a real stdio server): ``query_logistics`` with a 20,000-character
+    description, ``search_product`` with a 104,464-byte inputSchema and ``query_cart`` with a
+    2,000-character title are refused, each named with the bound it breaks (docs/mcp.md, "Bounded
+    definitions"); the other 11 tools are stored as in v1."""
+    from skills_app.demo.bitmall_mcp import OVERSIZED_DESCRIPTION, OVERSIZED_SCHEMA, OVERSIZED_TITLE
+
+    server = stdio_server("oversized")
+    record = mcp_server_sync(server=server, trigger="test")
+    assert (record.outcome, record.message) == ("ok", "11 tools; 11 added; 0 removed; 0 changed")
+    refused = [OVERSIZED_DESCRIPTION, OVERSIZED_SCHEMA, OVERSIZED_TITLE]
+    assert refused == ["query_logistics", "search_product", "query_cart"]
+    assert sorted(tool_rows(server)) == sorted(n for n in BITMALL_TOOLS if n not in refused)
+    assert record.warnings == [
+        "server 'bitmall' lists tool 'query_logistics' past the bounds of a synced definition (description is "
+        "20,000 characters; the limit is 8,192); it is not offered",
+        "server 'bitmall' lists tool 'search_product' past the bounds of a synced definition (inputSchema is "
+        "104,464 bytes of canonical JSON; the limit is 65,536); it is not offered",
+        "server 'bitmall' lists tool 'query_cart' past the bounds of a synced definition (title is 2,000 "
+        "characters; the limit is 1,024); it is not offered",
+    ]
+    # the demo catalog's typed-in definitions of the three stay as they were: the sync took none over
+    typed_in = McpTool.objects.filter(name__in=refused)
+    assert sorted((t.name, t.mcp_server_id, len(t.description) < 200) for t in typed_in) == [
+        ("query_cart", None, True),
+        ("query_logistics", None, True),
+        ("search_product", None, True),
+    ]
+    assert tool_rows(server)["query_order"].description == (
+        "查询当前用户的订单；不传参数时返回最近的订单列表，可按订单号或状态筛选。"
+    )
+
+
+def test_a_tool_growing_past_a_bound_is_removed_like_one_no_longer_listed(bitmall):
+    """Synced at v1, then the server lists ``search_product`` with an oversized schema: its old
+    definition is not kept (fail closed), it is removed and its node unavailable."""
+    server = stdio_server()
+    assert mcp_server_sync(server=server, trigger="test").tool_count == 14
+    record = mcp_server_sync(server=set_variant(server, "oversized"), trigger="test")
+    assert (record.outcome, record.tool_count) == ("ok", 11)
+    assert sorted(record.removed) == ["query_cart", "query_logistics", "search_product"]
+    rows = McpTool.objects.filter(mcp_server=server, removed_at__isnull=False)
+    assert sorted(rows.values_list("name", flat=True)) == ["query_cart", "query_logistics", "search_product"]
+    assert "search_product" not in selectors.catalog_draft().mcp_tool_names

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST, require_safe
 
-from skill_rule import Catalog
+from skill_rule import Catalog, providers
 from skill_rule import catalog as dom
 from skill_rule.lints import lint_skill
 from skill_rule.validation import normalize_tool_ids
@@ -25,7 +25,14 @@ from skills_app.core.roles import EDITOR
 from skills_app.models import Skill
 from skills_app.templatetags.console import render_markdown
 from skills_app.web.common import draft_html, paginate, role_required, safe_next, save_with
-from skills_app.web.presenters import DRAFT_CODE, catalog_with_skill, lint_sentence, manual_effect
+from skills_app.web.presenters import (
+    DRAFT_CODE,
+    catalog_with_skill,
+    lint_sentence,
+    manual_effect,
+    payload_problem_sentence,
+    shown_targets,
+)
 
 #: Skill list filters: ``state`` (enabled / disabled), ``kind=manual`` (manual-only skills: no
 #: tool_ids), ``lints=1`` (skills with lints or problems such as an unregistered tool id).
@@ -220,10 +227,17 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
         )
     effect = manual_effect(catalog, draft, replaces=skill.skill_code if skill else None) if draft else None
     lints = ()
+    payload_rows: list = []
     if draft is not None:  # docs/lints.md: warnings about the unsaved draft, never blocking
         linted = draft if draft.code else replace(draft, code=DRAFT_CODE)
         in_catalog = catalog_with_skill(catalog, linted, replaces=skill.skill_code if skill else None)
         lints = tuple(lint_sentence(lint) for lint in lint_skill(in_catalog, linted.code))
+        # docs/providers.md: the round with every manual loaded (this draft among them: its
+        # catalog line in load_skill's description, its tools visible) against the targets
+        problems_all = providers.payload_problems(
+            in_catalog, providers.all_loaded_visible(in_catalog), shown_targets(in_catalog)
+        )
+        payload_rows = [(p, payload_problem_sentence(p)) for p in problems_all]
     modified = bool(form.is_bound and skill is not None and draft is not None and _differs(draft, skill))
     problems = []
     if form.is_bound:
@@ -233,6 +247,7 @@ def _preview_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> 
     return {
         "manual_html": render_markdown(draft.content if draft else ""),
         "lints": lints,
+        "payload_problems": payload_rows,
         "effect": effect,
         "draft": draft,
         "problems": problems,

@@ -29,7 +29,7 @@ from skill_rule import (
     simulate,
 )
 from skill_rule.limits import LOAD_SKILL
-from skill_rule.payload import ANTHROPIC, OPENAI, load_skill_definition, payload_chars, tools_payload
+from skill_rule.payload import ANTHROPIC, OPENAI, catalog_text, load_skill_definition, payload_chars, tools_payload
 from skills_app.catalog import selectors as catalog_selectors
 from skills_app.core.roles import VIEWER
 from skills_app.simulation import selectors as simulation_selectors
@@ -182,7 +182,10 @@ def preview_payload(request: HttpRequest) -> HttpResponse:
     is opened), so a long run does not carry every round's JSON. ``tools`` is the round's visible
     list; it is rendered against the current draft catalog, and a name the draft no longer
     registers is listed as such (it is not in the payload). When ``load_skill`` is among them, its
-    generated description is also shown as plain text, as the model reads it.
+    generated description is also shown as plain text, as the model reads it, with its size in
+    characters; under the ``system_prompt`` placement (docs/runtime-api.md, "Where the catalog
+    goes") that description is the header alone and the catalog block for the system prompt
+    (``catalog_text``) is shown beside it with its size.
     """
     names = [n for n in (request.GET.get("tools") or "").split(",") if n.strip()][:PAYLOAD_MAX_TOOLS]
     catalog = catalog_selectors.catalog_draft()
@@ -200,6 +203,7 @@ def preview_payload(request: HttpRequest) -> HttpResponse:
             }
         )
     load = load_skill_definition(catalog) if LOAD_SKILL in names else None
+    block = catalog_text(catalog)
     return render(
         request,
         "preview/_payload.html",
@@ -207,5 +211,9 @@ def preview_payload(request: HttpRequest) -> HttpResponse:
             "formats": formats,
             "unknown": unknown,
             "load_skill_description": load.description if load else None,
+            "load_skill_chars": len(load.description) if load else 0,
+            "in_system_prompt": block is not None,
+            "catalog_text": block or "",
+            "catalog_chars": len(block or ""),
         },
     )

@@ -64,7 +64,8 @@ from skill_rule import (
     parse_messages,
 )
 from skill_rule.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
-from skill_rule.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, tools_payload
+from skill_rule.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, catalog_text, tools_payload
+from skill_rule.providers import PayloadProblem, payload_problems, targets_for_format
 from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
 __all__ = [
@@ -179,7 +180,8 @@ def catalog_from_runtime(body: Mapping[str, Any], manuals: Mapping[str, str]) ->
     """The domain ``Catalog`` that ``GET runtime/catalog`` describes, the manuals filled in.
 
     ``body`` is the catalog JSON (docs/runtime-api.md: ``release``, the settings ``marker_key``,
-    ``eviction_prefix``, ``load_skill_header``, ``builtins`` ``[{name, description, parameters}]``,
+    ``eviction_prefix``, ``load_skill_header``, ``catalog_placement`` (absent: ``tool_description``),
+    ``builtins`` ``[{name, description, parameters}]``,
     ``mcp_tools`` ``[{name, title, description, inputSchema, annotations, require_confirm, server,
     mcp_name}]`` (``server`` / ``mcp_name`` may be absent or null: no call target),
     ``skills`` ``[{code, name, description, tool_ids, sort_order, version, content_sha256,
@@ -564,6 +566,39 @@ class RuntimeClient:
         if tools_format == NAMES:
             return list(view.visible)
         return tools_payload(self.catalog, view.visible, tools_format)
+
+    def payload_problems(
+        self,
+        messages: Iterable[Message | Mapping[str, Any]],
+        *,
+        tools_format: str = "openai",
+        access_profile: str | None = None,
+        stage: str | None = None,
+        allowed_tools: Iterable[str] | None = None,
+    ) -> tuple[PayloadProblem, ...]:
+        """What the provider targets say about this round's ``visible_tools(messages,
+        tools_format=…)`` array, as ``POST runtime/rounds`` answers it in ``payload_problems``
+        (docs/providers.md): for each of the held release's ``payload_targets`` and the target whose
+        shape ``tools_format`` is (``openai`` → OpenAI Chat Completions, ``anthropic`` → Anthropic
+        Messages), each rule the round breaks — ``refused`` (the provider would answer 400 to the
+        request), ``over_budget`` or ``rewritten`` (already applied in ``visible_tools``: never
+        silently). ``PayloadProblem.as_dict()`` is the endpoint's JSON item. Raises
+        ``UnknownToolsFormatError`` for a format other than ``openai`` / ``anthropic``, and what
+        ``round()`` raises."""
+        if tools_format not in PAYLOAD_FORMATS:
+            raise UnknownToolsFormatError(tools_format)
+        view = self.round(messages, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+        catalog = self.catalog
+        return payload_problems(catalog, view.visible, targets_for_format(catalog, tools_format))
+
+    def catalog_text(self) -> str | None:
+        """The skill catalog to put in the system prompt, as ``POST runtime/rounds`` answers it in
+        ``catalog_text`` (docs/runtime-api.md, "Where the catalog goes"): under the held release's
+        ``system_prompt`` placement, one line ``- code（name）：description`` per enabled skill
+        (``""`` when none); ``None`` under ``tool_description`` (the lines are in ``load_skill``'s
+        description of ``visible_tools``). The same every round of a release: it depends on the
+        catalog alone, never on the messages."""
+        return catalog_text(self.catalog)
 
     def load_skill(self, messages: Iterable[Message | Mapping[str, Any]], skill_code: Any) -> LoadResult:
         """The ``load_skill`` tool result under the repeat-load rule (docs/rule.md), as ``POST

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 
 from skill_rule import Catalog, check_call, compute_round, jsontext, load_skill, parse_messages
 from skill_rule.messages import ToolCall
+from skill_rule.payload import catalog_text
 from skill_rule.rules import LoadResult, RoundView, Verdict, warning_detail
 from skill_rule.runtime_catalog import catalog_body
 
@@ -221,9 +222,11 @@ class CorpusBuilder:
             out["messages_text"] = text
         else:
             out["messages"] = sent
-        out["round"] = _stated(
-            case_id, "round", round_answer(compute_round(held.catalog, parsed, **options)), stated_round
-        )
+        got_round = round_answer(compute_round(held.catalog, parsed, **options))
+        block = catalog_text(held.catalog)
+        if block is not None:  # the system_prompt placement: rounds answers the block too
+            got_round["catalog_text"] = block
+        out["round"] = _stated(case_id, "round", got_round, stated_round)
         checks = []
         for call, stated in calls:
             as_text, original = isinstance(call, str), call
@@ -372,17 +375,27 @@ class Implementation(Protocol):
     def load_skill(self, messages: list[Any], skill_code: Any) -> Any: ...
 
 
-def _as_round(value: Any) -> dict[str, Any]:
+def _as_round(value: Any, impl: Any = None) -> dict[str, Any]:
+    """A round in the corpus's shape. ``catalog_text`` (the ``system_prompt`` placement,
+    docs/runtime-api.md "Where the catalog goes") comes from a JSON body's key, or from the
+    implementation's ``catalog_text()`` beside a ``RoundView``; absent when it gives ``None``."""
     if isinstance(value, RoundView):
-        return round_answer(value)
-    return {
-        "loaded": value["loaded"],
-        "masked": value["masked"],
-        "visible": value["visible"],
-        "count": value["count"],
-        "withheld": value.get("withheld", {}),
-        "warnings": value.get("warning_details", value.get("warnings")),
-    }
+        out = round_answer(value)
+        method = getattr(impl, "catalog_text", None)
+        block = method() if callable(method) else None
+    else:
+        out = {
+            "loaded": value["loaded"],
+            "masked": value["masked"],
+            "visible": value["visible"],
+            "count": value["count"],
+            "withheld": value.get("withheld", {}),
+            "warnings": value.get("warning_details", value.get("warnings")),
+        }
+        block = value.get("catalog_text")
+    if block is not None:
+        out["catalog_text"] = block
+    return out
 
 
 def _as_verdict(value: Any) -> dict[str, Any]:
@@ -406,7 +419,7 @@ def answers(impl: Implementation, case: Mapping[str, Any], manuals: Mapping[str,
     the case has them), so ``answers(impl, case, manuals) == expected(case)`` is the whole check."""
     options = dict(case.get("restrictions") or {})
     messages = case_messages(case)
-    out: dict[str, Any] = {"round": _as_round(impl.round(messages, **options))}
+    out: dict[str, Any] = {"round": _as_round(impl.round(messages, **options), impl)}
     if "check_call" in case:
         out["check_call"] = [
             {**_call_key(c), "answer": _as_verdict(impl.check_call(messages, case_call(c), **options))}

@@ -15,9 +15,11 @@ from typing import Any
 from .errors import Problem
 from .limits import (
     BUILTIN_TOOL_NAMES,
+    DEFAULT_CATALOG_PLACEMENT,
     DEFAULT_EVICTION_PREFIX,
     DEFAULT_LOAD_SKILL_HEADER,
     DEFAULT_MARKER_KEY,
+    DEFAULT_PAYLOAD_TARGETS,
     LOAD_SKILL,
 )
 from .manuals import ManualDigest, digest, published_manuals
@@ -123,11 +125,17 @@ class Catalog:
     one skill is enabled (docs/design.md). ``skills`` may include disabled skills; they gate nothing.
     ``profiles`` and ``stages`` map names to restrictions. The derived views below are computed
     once per catalog (``cached_property``): every round and every guard check reads them.
-    ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``).
+    ``load_skill_header`` opens the generated ``load_skill`` description (``payload.py``);
+    ``catalog_placement`` (``limits.CATALOG_PLACEMENTS``) says whether the catalog lines follow it
+    there (``tool_description``) or go to the system prompt as ``payload.catalog_text``
+    (``system_prompt``).
     ``earlier_manuals`` maps a skill code to the digests of the manuals published for it before,
     under an older version and with another text (``skill_rule.manuals``; from the releases): a
     retained manual of one of them still loads the skill, as that version (docs/transcripts.md,
     "A whole published manual"). A code absent from it accepts only its current manual.
+    ``payload_targets`` names the provider targets each round's tools payload is checked against
+    and ``payload_budgets`` maps a target to its budget in characters (absent: the profile's
+    default), ``skill_rule.providers``; both are settings carried in every release.
     """
 
     tools: tuple[Tool, ...]
@@ -138,9 +146,15 @@ class Catalog:
     eviction_prefix: str = DEFAULT_EVICTION_PREFIX
     release: int | None = None
     load_skill_header: str = DEFAULT_LOAD_SKILL_HEADER
+    catalog_placement: str = DEFAULT_CATALOG_PLACEMENT
     earlier_manuals: Mapping[str, tuple[ManualDigest, ...]] = field(default_factory=dict)
+    payload_targets: tuple[str, ...] = DEFAULT_PAYLOAD_TARGETS
+    payload_budgets: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # settings read back from JSON come as a list and a dict
+        object.__setattr__(self, "payload_targets", tuple(self.payload_targets))
+        object.__setattr__(self, "payload_budgets", MappingProxyType(dict(self.payload_budgets)))
         object.__setattr__(self, "profiles", MappingProxyType(dict(self.profiles)))
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
         object.__setattr__(

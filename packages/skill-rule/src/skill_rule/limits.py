@@ -15,6 +15,22 @@ INTENT_CODE_MAX_LENGTH = 64
 TOOL_NAME_MAX_LENGTH = 128
 #: Characters of a tool's stored title (a server's longer title is cut to it when listed: mcp_sync._listed).
 TOOL_TITLE_MAX_LENGTH = 200
+#: Bounds of a synced MCP tool's definition (docs/mcp.md, "Bounded definitions"): a ``tools/list``
+#: entry past one is refused at sync with its cause and the server's other tools still arrive. They
+#: are no provider's limit (those differ per target and are checked where a payload is made): they
+#: bound what one careless or hostile server can make the console store, hash into every release
+#: and send in every ``rounds`` answer with ``tools_format`` — unbounded, a 1 MB description and a
+#: 4 MB schema made each OpenAI-format answer 5.4 MB. Generous on purpose, so no real tool is
+#: refused: the description is what the model reads about one tool, and 8,192 characters is 16
+#: skill descriptions (``DESCRIPTION_MAX_LENGTH``) or about four pages of prose; the title is a
+#: display label (stored cut to ``TOOL_TITLE_MAX_LENGTH``) and 1,024 characters of it can only be
+#: a mistake; 64 KiB of canonical JSON (``snapshot.canonical_json``: sorted keys, no whitespace,
+#: UTF-8) holds a schema of several hundred documented properties or an enum of thousands of
+#: values, while keeping one tool below a tenth of a megabyte in every answer that carries it.
+#: The schema bound applies to ``inputSchema`` and ``outputSchema`` alike (both are stored).
+SYNCED_TOOL_DESCRIPTION_MAX_LENGTH = 8_192
+SYNCED_TOOL_TITLE_MAX_LENGTH = 1_024
+SYNCED_TOOL_SCHEMA_MAX_BYTES = 65_536
 #: What OpenAI and Anthropic accept as a tool name: ASCII letters, digits, ``_`` and ``-``, 1–64
 #: characters (a lookalike such as a Cyrillic ``о`` is refused). ``\Z``, not ``$``: no trailing newline.
 TOOL_NAME_PATTERN = re.compile(r"\A[a-zA-Z0-9_-]{1,64}\Z")
@@ -34,6 +50,18 @@ DEFAULT_LOAD_SKILL_HEADER = "\n".join(
     )
 )
 LOAD_SKILL_HEADER_MAX_LENGTH = 2000
+#: The provider targets whose limits every round's tools payload is checked against
+#: (``skill_rule.providers``, docs/providers.md): a setting carried in every release.
+DEFAULT_PAYLOAD_TARGETS = ("openai_chat", "anthropic_messages")
+#: Where the model reads the skill catalog (docs/runtime-api.md, "Where the catalog goes"), a
+#: setting carried in every release: ``tool_description`` (the default, seed 000's) puts one line per
+#: enabled skill in ``load_skill``'s description; ``system_prompt`` leaves that description the
+#: header alone and gives the lines as ``catalog_text``, a block for the runtime to put in the
+#: system prompt — for a catalog too long for one tool description of a provider.
+CATALOG_IN_TOOL_DESCRIPTION = "tool_description"
+CATALOG_IN_SYSTEM_PROMPT = "system_prompt"
+CATALOG_PLACEMENTS = (CATALOG_IN_TOOL_DESCRIPTION, CATALOG_IN_SYSTEM_PROMPT)
+DEFAULT_CATALOG_PLACEMENT = CATALOG_IN_TOOL_DESCRIPTION
 
 #: Simulation limits: a script or transcript past these is refused before anything runs. A run
 #: costs O(messages + calls) plus O(tools) per round (docs/simulator.md, "Cost"); these bound it.

@@ -10,6 +10,9 @@ those names into the exact definitions a runtime such as Ragent sends to the mod
   (full-width parentheses and colon), in catalog order (``sort_order``, then code); its
   ``skill_code`` parameter is a required string whose JSON-Schema ``enum`` lists the enabled codes
   in the same order. No enabled skill → ``load_skill`` is not registered at all (docs/rule.md).
+  Under the ``system_prompt`` placement (``Catalog.catalog_placement``, docs/runtime-api.md "Where
+  the catalog goes") the description is the header alone, the ``enum`` still lists every enabled
+  code, and the catalog lines are ``catalog_text``, the block a runtime puts in the system prompt.
 
 Two wire shapes: OpenAI ``{"type": "function", "function": {"name", "description",
 "parameters"}}`` and Anthropic ``{"name", "description", "input_schema"}``. Sizes are counted in
@@ -20,13 +23,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .catalog import Catalog, Tool, json_copy
 from .errors import DomainError
-from .limits import LOAD_SKILL
+from .limits import CATALOG_IN_SYSTEM_PROMPT, LOAD_SKILL
 
 OPENAI = "openai"
 ANTHROPIC = "anthropic"
@@ -38,6 +41,8 @@ PAYLOAD_FORMATS = (OPENAI, ANTHROPIC)
 
 SKILL_CODE = "skill_code"
 SKILL_CODE_DESCRIPTION = "要加载的手册编码（skill_code），取值见工具描述中的手册清单。"
+#: ``skill_code``'s description under the ``system_prompt`` placement: the list is in the system prompt.
+SKILL_CODE_DESCRIPTION_SYSTEM_PROMPT = "要加载的手册编码（skill_code），取值见系统提示中的手册清单。"
 
 
 class UnknownToolsFormatError(DomainError):
@@ -65,6 +70,22 @@ def catalog_line(code: str, name: str, description: str) -> str:
     return f"- {code}（{name}）：{flat}"
 
 
+def catalog_lines(catalog: Catalog) -> tuple[str, ...]:
+    """One ``catalog_line`` per enabled skill, in ``Catalog.enabled_skills`` order (``sort_order``,
+    then code); ``()`` when no skill is enabled."""
+    return tuple(catalog_line(s.code, s.name, s.description) for s in catalog.enabled_skills)
+
+
+def catalog_text(catalog: Catalog) -> str | None:
+    """The block a runtime puts in the system prompt under the ``system_prompt`` placement
+    (docs/runtime-api.md, "Where the catalog goes"): the ``catalog_lines`` joined by ``"\\n"``, no
+    header and no trailing newline — ``""`` when no skill is enabled. ``None`` under the
+    ``tool_description`` placement (the lines are in ``load_skill``'s description instead)."""
+    if catalog.catalog_placement != CATALOG_IN_SYSTEM_PROMPT:
+        return None
+    return "\n".join(catalog_lines(catalog))
+
+
 @dataclass(frozen=True)
 class ToolDefinition:
     """A tool as the model sees it, independent of the wire format.
@@ -87,33 +108,97 @@ class ToolDefinition:
         if fmt == OPENAI:
             return {
                 "type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": params},
+                "function": {"name": self.name, "description": self.description, "parameters": with_properties(params)},
             }
         if fmt == ANTHROPIC:
             return {"name": self.name, "description": self.description, "input_schema": params}
         raise UnknownToolsFormatError(fmt)
 
 
+def schema_nodes(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Mapping[str, Any]]]:
+    """Every sub-schema of a JSON Schema reachable through ``properties``, ``items``,
+    ``additionalProperties``, ``$defs`` / ``definitions`` and ``oneOf`` / ``allOf`` / ``anyOf``,
+    root first, each with its path of keys (what OpenAI's errors call the ``context``:
+    ``("properties", "paths")``). Values that are no mapping are skipped."""
+    if not isinstance(schema, Mapping):
+        return
+    yield path, schema
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        for name, sub in props.items():
+            yield from schema_nodes(sub, (*path, "properties", str(name)))
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        yield from schema_nodes(items, (*path, "items"))
+    elif isinstance(items, list):
+        for i, sub in enumerate(items):
+            yield from schema_nodes(sub, (*path, "items", str(i)))
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, Mapping):
+        yield from schema_nodes(extra, (*path, "additionalProperties"))
+    for key in ("$defs", "definitions"):
+        defs = schema.get(key)
+        if isinstance(defs, Mapping):
+            for name, sub in defs.items():
+                yield from schema_nodes(sub, (*path, key, str(name)))
+    for key in ("oneOf", "allOf", "anyOf"):
+        subs = schema.get(key)
+        if isinstance(subs, list):
+            for i, sub in enumerate(subs):
+                yield from schema_nodes(sub, (*path, key, str(i)))
+
+
+def schema_types(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The names a schema's ``type`` gives (a string or a list of strings); empty when none."""
+    t = schema.get("type")
+    if isinstance(t, str):
+        return frozenset((t,))
+    if isinstance(t, list):
+        return frozenset(x for x in t if isinstance(x, str))
+    return frozenset()
+
+
+def objects_without_properties(schema: Any) -> tuple[tuple[str, ...], ...]:
+    """The paths (``schema_nodes``) of the object schemas in ``schema`` that have no
+    ``properties`` — what OpenAI Chat Completions refuses ("object schema missing properties")."""
+    return tuple(p for p, node in schema_nodes(schema) if "object" in schema_types(node) and "properties" not in node)
+
+
+def with_properties(schema: Any) -> Any:
+    """``schema`` (a fresh copy the caller owns) with ``"properties": {}`` added to every object
+    schema without ``properties`` (``objects_without_properties``): the OpenAI payload's one
+    rewrite, which keeps the meaning (no property named = any property, as before). Changed in
+    place and returned; a schema that needs nothing is returned as it is. docs/providers.md."""
+    for path in objects_without_properties(schema):
+        node = schema
+        for step in path:
+            node = node[int(step)] if isinstance(node, list) else node[step]
+        node["properties"] = {}
+    return schema
+
+
 def load_skill_definition(catalog: Catalog) -> ToolDefinition | None:
     """The generated ``load_skill`` definition, or ``None`` when no skill is enabled.
 
     ``description`` = ``catalog.load_skill_header`` + ``"\\n"`` + one ``catalog_line`` per enabled
-    skill (``Catalog.enabled_skills`` order: ``sort_order``, then code), lines joined by ``"\\n"``.
+    skill (``Catalog.enabled_skills`` order: ``sort_order``, then code), lines joined by ``"\\n"``;
+    under the ``system_prompt`` placement the header alone (the lines are ``catalog_text``).
     ``parameters`` = the registered ``load_skill`` schema (when the catalog lists one) with
     ``properties.skill_code`` set to a string with ``enum`` = the enabled codes in that order, and
-    ``skill_code`` in ``required``. Disabled skills appear nowhere.
+    ``skill_code`` in ``required`` — under either placement. Disabled skills appear nowhere.
     """
     skills = catalog.enabled_skills
     if not skills:
         return None
-    lines = [catalog.load_skill_header.rstrip("\n"), *(catalog_line(s.code, s.name, s.description) for s in skills)]
+    in_prompt = catalog.catalog_placement == CATALOG_IN_SYSTEM_PROMPT
+    lines = [catalog.load_skill_header.rstrip("\n"), *(() if in_prompt else catalog_lines(catalog))]
     registered = next((t for t in catalog.tools if t.name == LOAD_SKILL), None)
     schema: dict[str, Any] = copy.deepcopy(dict(registered.input_schema)) if registered else {}
     schema["type"] = "object"
     properties = dict(schema.get("properties") or {})
     code_schema = dict(properties.get(SKILL_CODE) or {})
     code_schema["type"] = "string"
-    code_schema.setdefault("description", SKILL_CODE_DESCRIPTION)
+    code_schema.setdefault("description", SKILL_CODE_DESCRIPTION_SYSTEM_PROMPT if in_prompt else SKILL_CODE_DESCRIPTION)
     code_schema["enum"] = [s.code for s in skills]
     properties[SKILL_CODE] = code_schema
     schema["properties"] = properties

@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import providers
 from .catalog import Catalog, Skill, Tool, json_copy
 from .errors import DomainError, Problem
 from .scripts import parse_script
 from .simulator import SimRound, Simulation, simulate
-from .snapshot import setting_names
+from .snapshot import setting_names, settings_json
 
 SKILL_FIELDS = ("name", "description", "tool_ids", "sort_order", "version", "content")
 TOOL_FIELDS = ("kind", "title", "description", "input_schema", "annotations", "server", "mcp_name")
@@ -137,10 +138,11 @@ def catalog_diff(before: Catalog | None, after: Catalog) -> CatalogDiff:
     new_tools = {t.name: t for t in after.registered_tools}
     old_gated, new_gated = set(before.gated_tool_ids), set(after.gated_tool_ids)
     old_r, new_r = _restriction_key(before), _restriction_key(after)
+    old_settings, new_settings = settings_json(before, every=True), settings_json(after, every=True)
     settings = tuple(
-        FieldChange(name, getattr(before, name), getattr(after, name))
+        FieldChange(name, old_settings[name], new_settings[name])
         for name in setting_names()
-        if before.tools and getattr(before, name) != getattr(after, name)
+        if before.tools and old_settings[name] != new_settings[name]
     )
     return CatalogDiff(
         skills_added=tuple(c for c in new_skills if c not in old_skills),
@@ -374,6 +376,82 @@ def check_something_changed(review: PublishReview) -> list[GateReason]:
     return []
 
 
+def _payload_rounds(review: PublishReview) -> list[tuple[str | None, int | None, tuple[str, ...]]]:
+    """(scenario, round, visible) of every saved scenario round that ran, then the round with
+    every manual loaded (``None``, ``None``)."""
+    out: list[tuple[str | None, int | None, tuple[str, ...]]] = [
+        (run.name, r.index, tuple(r.view.visible))
+        for run in review.scenarios
+        if run.simulation is not None
+        for r in run.simulation.rounds
+    ]
+    out.append((None, None, providers.all_loaded_visible(review.draft)))
+    return out
+
+
+def check_payloads(review: PublishReview) -> list[GateReason]:
+    """Every round a configured provider target would refuse (``skill_rule.providers``): each
+    saved scenario round and the round with every manual loaded, against the draft's
+    ``payload_targets`` — and every scenario round over a target's budget. Overridable, like an
+    unmet expectation: key ``payload:<target>:<tool>:<rule>`` (one reason per target, tool and
+    rule, naming the first round and how many rounds share it) and
+    ``payload:<target>:budget:<scenario>`` (the scenario's rounds over budget). A rewrite
+    (``action == "rewritten"``) refuses nothing."""
+    draft = review.draft
+    targets = providers.configured_targets(draft)
+    found: dict[str, tuple[providers.PayloadProblem, str, list[str]]] = {}
+    firsts: dict[str, tuple[str | None, int | None]] = {}
+    for scenario, index, visible in _payload_rounds(review):
+        where = f"scenario '{scenario}' round {index}" if scenario is not None else "the round with every manual loaded"
+        for target in targets:
+            for p in providers.target_payload(draft, visible, target).problems:
+                if p.action == providers.REWRITTEN or (p.action == providers.OVER_BUDGET and scenario is None):
+                    continue
+                if p.action == providers.OVER_BUDGET:
+                    key = f"payload:{target}:budget:{scenario}"
+                else:
+                    key = f"payload:{target}:{p.tool or ''}:{p.rule}"
+                if key not in found:
+                    found[key] = (p, where, [])
+                    firsts[key] = (scenario, index)
+                found[key][2].append(where)
+    out = []
+    for key, (p, where, places) in found.items():
+        label = providers.profile(p.target).label
+        if p.action == providers.OVER_BUDGET:
+            msg = Problem(
+                "gate_payload_budget",
+                "%(where)s: the tools payload for %(target)s is %(actual)s characters, over its budget of "
+                "%(limit)s (rounds of this scenario over it: %(count)s)",
+                {
+                    "where": where,
+                    "target": label,
+                    "actual": p.actual,
+                    "limit": p.limit,
+                    "count": len(places),
+                    "problem_item": p.as_dict(),
+                    "scenario": firsts[key][0],
+                    "round": firsts[key][1],
+                },
+            )
+        else:
+            msg = Problem(
+                "gate_payload",
+                "%(target)s would refuse the request: %(problem)s (first: %(where)s; rounds: %(count)s)",
+                {
+                    "target": label,
+                    "problem": providers.problem_text(p),
+                    "where": where,
+                    "count": len(places),
+                    "problem_item": p.as_dict(),
+                    "scenario": firsts[key][0],
+                    "round": firsts[key][1],
+                },
+            )
+        out.append(GateReason(msg, key=key, overridable=True))
+    return out
+
+
 Check = Callable[[PublishReview], Iterable[GateReason]]
 #: The publish gate, in the order reasons are listed. Append checks here.
 PUBLISH_CHECKS: list[Check] = [
@@ -381,6 +459,7 @@ PUBLISH_CHECKS: list[Check] = [
     check_unavailable_tools,
     check_tool_definitions,
     check_scenarios,
+    check_payloads,
     check_something_changed,
 ]
 

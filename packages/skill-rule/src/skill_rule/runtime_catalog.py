@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from .catalog import BUILTIN, MCP, Catalog, Restriction, Skill, Tool, json_copy
+from .limits import DEFAULT_CATALOG_PLACEMENT
 from .snapshot import body_sha256, earlier_manuals_of
 
 __all__ = ["catalog_body", "catalog_body_json", "catalog_payload", "content_sha256"]
@@ -69,7 +70,10 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     """The body of ``GET runtime/catalog`` without ``sha256`` (docs/runtime-api.md).
 
     Keys: ``release`` (int or ``None``), ``marker_key``, ``eviction_prefix``, ``load_skill_header``
-    (opens the generated ``load_skill`` description, ``domain/payload.py``), ``builtins``
+    (opens the generated ``load_skill`` description, ``skill_rule/payload.py``),
+    ``catalog_placement`` — only when it is ``system_prompt`` (the catalog lines go to the system
+    prompt, ``payload.catalog_text``); absent means ``tool_description``, so a catalog at the
+    default keeps the body and sha256 it had before the setting existed —, ``builtins``
     (registered builtins in registration order — ``load_skill`` only while a skill is enabled),
     ``mcp_tools`` (registration order, with ``inputSchema``, ``annotations``, ``require_confirm``,
     ``server`` and ``mcp_name`` — the call target, both ``null`` for a tool with no server —
@@ -83,11 +87,17 @@ def catalog_payload(catalog: Catalog) -> dict[str, Any]:
     """
     registered = catalog.registered_tools
     order = {name: i for i, name in enumerate(catalog.mcp_tool_names)}
+    placement = (
+        {"catalog_placement": catalog.catalog_placement}
+        if catalog.catalog_placement != DEFAULT_CATALOG_PLACEMENT
+        else {}
+    )
     return {
         "release": catalog.release,
         "marker_key": catalog.marker_key,
         "eviction_prefix": catalog.eviction_prefix,
         "load_skill_header": catalog.load_skill_header,
+        **placement,
         "builtins": [
             {"name": t.name, "description": t.description, "parameters": json_copy(t.input_schema)}
             for t in registered

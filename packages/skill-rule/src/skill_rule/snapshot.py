@@ -19,7 +19,11 @@ intent-tree order; ``load_skill`` is kept even when no skill is enabled — the 
 is not part of what a runtime is served); restrictions by name, their tools in registration order.
 ``settings`` holds every scalar field of ``Catalog`` besides the collections and ``release``, so a
 setting added to ``Catalog`` later is carried without touching this module; unknown keys in an
-older or newer snapshot are ignored when reading.
+older or newer snapshot are ignored when reading. ``catalog_placement``, ``payload_targets`` and
+``payload_budgets`` are written only when they differ from their defaults (``settings_json``):
+absent means ``tool_description``, the two default targets and no budgets, so every catalog that
+keeps the defaults has the snapshot and sha256 it had before those settings existed; a
+``catalog_placement`` that is no placement is a ``SnapshotError``.
 
 **Formats.** Format 2 adds each synced MCP tool's call target: ``server`` (the MCP server record's
 name) and ``mcp_name`` (the tool's real name on that server), docs/mcp.md "How a runtime maps
@@ -46,6 +50,7 @@ from dataclasses import fields
 from typing import Any
 
 from .catalog import Catalog, Restriction, Skill, Tool, json_copy
+from .limits import CATALOG_PLACEMENTS, DEFAULT_CATALOG_PLACEMENT, DEFAULT_PAYLOAD_TARGETS
 from .manuals import digest_from_dict
 
 #: The newest snapshot format: 3 when a skill carries ``earlier_manuals``, else 2 when a tool
@@ -53,6 +58,15 @@ from .manuals import digest_from_dict
 SNAPSHOT_FORMAT = 3
 #: Catalog fields that are not settings: the collections and the release number.
 _NOT_SETTINGS = frozenset({"tools", "skills", "profiles", "stages", "release", "earlier_manuals"})
+#: Settings written only when they differ from their default, so that a catalog leaving them at it
+#: gives the snapshot (and sha256) it gave before they existed: setting → its default. A snapshot
+#: without one was published under that default, which therefore never changes
+#: (docs/providers.md, docs/runtime-api.md "Where the catalog goes").
+_WRITTEN_WHEN_SET: dict[str, Any] = {
+    "catalog_placement": DEFAULT_CATALOG_PLACEMENT,
+    "payload_targets": DEFAULT_PAYLOAD_TARGETS,
+    "payload_budgets": {},
+}
 
 
 class SnapshotError(ValueError):
@@ -82,6 +96,25 @@ def setting_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Catalog) if f.name not in _NOT_SETTINGS)
 
 
+def settings_json(catalog: Catalog, *, every: bool = False) -> dict[str, Any]:
+    """The catalog's settings as JSON values, by ``setting_names`` (a tuple as a list, a mapping
+    as a dict with sorted keys), as a snapshot's ``settings`` holds them. ``catalog_placement``,
+    ``payload_targets`` and ``payload_budgets`` are left out while they hold their defaults
+    (``_WRITTEN_WHEN_SET``; absent reads as the default) unless ``every`` (the release diff
+    compares every setting)."""
+    out: dict[str, Any] = {}
+    for name in setting_names():
+        value = getattr(catalog, name)
+        if not every and name in _WRITTEN_WHEN_SET and value == _WRITTEN_WHEN_SET[name]:
+            continue
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, Mapping):
+            value = {k: value[k] for k in sorted(value)}
+        out[name] = value
+    return out
+
+
 def _restriction(r: Restriction, order: Mapping[str, int]) -> dict[str, Any]:
     tools = sorted(r.tools, key=lambda name: (order.get(name, len(order)), name))
     return {"name": r.name, "description": r.description, "tools": tools}
@@ -109,7 +142,7 @@ def catalog_to_snapshot(catalog: Catalog) -> dict[str, Any]:
         skills.append(item)
     return {
         "format": 3 if any("earlier_manuals" in s for s in skills) else 2 if targets else 1,
-        "settings": {name: getattr(catalog, name) for name in setting_names()},
+        "settings": settings_json(catalog),
         "tools": [t.as_dict() for t in catalog.tools],
         "skills": skills,
         "access_profiles": [_restriction(r, order) for _, r in sorted(catalog.profiles.items())],
@@ -166,6 +199,11 @@ def catalog_from_snapshot(snapshot: Mapping[str, Any], *, release: int | None = 
     if not isinstance(settings, Mapping):
         raise SnapshotError("snapshot: 'settings' must be an object")
     known = set(setting_names())
+    placement = settings.get("catalog_placement", DEFAULT_CATALOG_PLACEMENT)
+    if placement not in CATALOG_PLACEMENTS:
+        raise SnapshotError(
+            f"settings: 'catalog_placement' must be one of {', '.join(CATALOG_PLACEMENTS)}, not {placement!r}"
+        )
     tools = tuple(
         Tool(
             name=_get(t, "name", str, f"tools[{i}]"),

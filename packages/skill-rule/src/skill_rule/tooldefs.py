@@ -19,7 +19,12 @@ import referencing.exceptions
 import referencing.jsonschema
 
 from .errors import Problem
-from .limits import TOOL_NAME_PATTERN
+from .limits import (
+    SYNCED_TOOL_DESCRIPTION_MAX_LENGTH,
+    SYNCED_TOOL_SCHEMA_MAX_BYTES,
+    SYNCED_TOOL_TITLE_MAX_LENGTH,
+    TOOL_NAME_PATTERN,
+)
 from .messages import shown
 
 #: Nesting past this is refused rather than walked (a stored schema is untrusted input).
@@ -225,6 +230,54 @@ def validate_tool_definition(name: Any, input_schema: Any) -> tuple[Problem, ...
     """Every problem of one tool definition (``validate_tool_name`` + ``validate_input_schema``);
     empty when it may be served. The one validator every entry point calls."""
     return validate_tool_name(name) + validate_input_schema(input_schema)
+
+
+def canonical_size(value: Any) -> int:
+    """Bytes of ``value``'s canonical JSON (``snapshot.canonical_json``: sorted keys, separators
+    ``,`` ``:``, UTF-8, not ``\\u``-escaped) — the size a release stores it at."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return len(text.encode())
+
+
+def synced_tool_bound_problems(
+    *, title: str, description: str, input_schema: Any, output_schema: Any = None
+) -> tuple[Problem, ...]:
+    """Every bound of ``limits`` a synced MCP tool's definition is past (docs/mcp.md, "Bounded
+    definitions"), in the order title, description, inputSchema, outputSchema; empty when none.
+
+    ``title`` and ``description`` are measured in characters (code points):
+    ``SYNCED_TOOL_TITLE_MAX_LENGTH`` (1,024) and ``SYNCED_TOOL_DESCRIPTION_MAX_LENGTH`` (8,192);
+    each schema in bytes of its canonical JSON (``canonical_size``), ``SYNCED_TOOL_SCHEMA_MAX_BYTES``
+    (65,536); ``output_schema`` ``None`` is not measured. Codes ``tool_title_too_long``,
+    ``tool_description_too_long``, ``tool_schema_too_large``; each sentence names the field, its
+    size and the limit, e.g. ``description is 20,000 characters; the limit is 8,192``.
+    """
+    problems: list[Problem] = []
+    for field, text, limit, code in (
+        ("title", title, SYNCED_TOOL_TITLE_MAX_LENGTH, "tool_title_too_long"),
+        ("description", description, SYNCED_TOOL_DESCRIPTION_MAX_LENGTH, "tool_description_too_long"),
+    ):
+        if len(text) > limit:
+            problems.append(
+                Problem(
+                    code,
+                    "%(field)s is %(size)s characters; the limit is %(limit)s",
+                    {"field": field, "size": f"{len(text):,}", "limit": f"{limit:,}"},
+                )
+            )
+    for field, schema in (("inputSchema", input_schema), ("outputSchema", output_schema)):
+        if schema is None:
+            continue
+        size = canonical_size(schema)
+        if size > SYNCED_TOOL_SCHEMA_MAX_BYTES:
+            problems.append(
+                Problem(
+                    "tool_schema_too_large",
+                    "%(field)s is %(size)s bytes of canonical JSON; the limit is %(limit)s",
+                    {"field": field, "size": f"{size:,}", "limit": f"{SYNCED_TOOL_SCHEMA_MAX_BYTES:,}"},
+                )
+            )
+    return tuple(problems)
 
 
 #: The MCP tool annotations that are booleans (MCP spec, "Tool annotations"; ``title`` is a text).
