@@ -98,6 +98,28 @@
     if (empty) empty.hidden = shown !== 0;
   });
 
+  // A table wider than its box scrolls inside it (console.css): mark the box data-scrolls and put
+  // the hint (its text is the body's data-scroll-hint, in the page's language) above it.
+  function markScrollers() {
+    var text = document.body.getAttribute("data-scroll-hint");
+    document.querySelectorAll(".table-wrap").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      box.toggleAttribute("data-scrolls", scrolls);
+      var hint = box.previousElementSibling;
+      if (!hint || !hint.classList.contains("scroll-hint")) {
+        if (!scrolls || !text) return;
+        hint = document.createElement("p");
+        hint.className = "scroll-hint";
+        hint.textContent = text;
+        box.parentNode.insertBefore(hint, box);
+      }
+      hint.classList.toggle("is-shown", scrolls);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", markScrollers);
+  window.addEventListener("resize", markScrollers);
+  document.addEventListener("htmx:afterSettle", markScrollers);
+
   // The "?" button of the top bar opens the shortcut list (as the "?" key does).
   document.addEventListener("click", function (e) {
     var btn = e.target.closest && e.target.closest("[data-shortcut-help]");
