@@ -53,6 +53,7 @@ PAGES = {
     "skills:node_create": "/tools/nodes/new",
     "skills:node_edit": "/tools/nodes/query_order_topic/edit",
     "skills:audit": "/audit/",
+    "skills:time_zone": "/preferences/time-zone",
     "login": "/accounts/login/",
     "healthz": None,  # JSON for the load balancer
 }
