@@ -164,7 +164,8 @@ def _get_release(number: int):
 @role_required
 @require_safe
 def release_detail(request: HttpRequest, number: int) -> HttpResponse:
-    """One release: who, when, note, overrides, labels, what it serves, rollback."""
+    """One release: who, when, note, overrides, labels, what it serves and the hashes a runtime
+    checks it by (``release_hashes``), rollback."""
     release = _get_release(number)
     catalog = releases_selectors.release_catalog(release)
     previous = models.Release.objects.filter(number__lt=number).order_by("-number").first()
@@ -174,6 +175,7 @@ def release_detail(request: HttpRequest, number: int) -> HttpResponse:
         {
             "release": release,
             "catalog": catalog,
+            "hashes": releases_selectors.release_hashes(release),
             "previous": previous,
             "labels": list(release.labels.all()),
             "can_publish": releases_selectors.can_publish(request.user),
