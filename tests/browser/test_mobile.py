@@ -77,8 +77,9 @@ NOT_PAGES = {
     "skills:mcp_server_sync": "POST",
     "skills:node_delete": "POST",
 }
-#: Pages outside the console's own templates, measured too: Django's (registration) and errors.
-EXTRA = ["/accounts/password_reset/", "/no/such/page"]
+#: Pages outside the console's own templates, measured too: Django's (registration), errors, and
+#: the runtime API's Swagger UI page (its bar leads back to the console).
+EXTRA = ["/accounts/password_reset/", "/no/such/page", "/api/v1/docs"]
 
 
 def _console_url_names() -> set[str]:
