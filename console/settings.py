@@ -10,8 +10,10 @@ import os
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from zoneinfo import available_timezones
 
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from skill_rule.limits import IMPORT_MAX_FILES
@@ -87,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "skills_app.core.faults.ApiInEnglishMiddleware",  # /api/ and /healthz answer in English (docs/runtime-api.md)
+    # the time zone the user chose for the session, else TIME_ZONE (skills_app/core/zones.py)
+    "skills_app.core.zones.TimeZoneMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -136,6 +140,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
                 "skills_app.core.roles.context_processor",
+                "skills_app.core.zones.context_processor",
             ],
         },
     },
@@ -295,7 +300,22 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "skills_app" / "locale"]
-TIME_ZONE = "Asia/Shanghai"
+
+
+def _time_zone() -> str:
+    """``SKILL_CONSOLE_TIME_ZONE`` (an IANA name, default ``Asia/Shanghai``): the zone the pages show
+    times in unless a user chooses another (``skills_app.core.zones``). A name the host's time zone
+    database does not hold stops the start-up, naming it."""
+    name = os.environ.get("SKILL_CONSOLE_TIME_ZONE", "").strip() or "Asia/Shanghai"
+    if name not in available_timezones():
+        raise ImproperlyConfigured(
+            f"SKILL_CONSOLE_TIME_ZONE={name!r} is not a time zone of the IANA database this host knows "
+            "(zoneinfo.available_timezones()); use a name such as Asia/Shanghai, Europe/Berlin or UTC"
+        )
+    return name
+
+
+TIME_ZONE = _time_zone()
 USE_I18N = True
 USE_TZ = True
 

@@ -6,6 +6,7 @@ from skills_app.catalog.views import restrictions, skills, tools
 from skills_app.history import views as history
 from skills_app.io import views as skill_files
 from skills_app.mcp import views as mcp
+from skills_app.preferences import views as preferences
 from skills_app.releases import views as releases
 from skills_app.simulation.views import preview, scenarios
 
@@ -57,4 +58,5 @@ urlpatterns = [
     path("tools/nodes/<str:intent>/edit", mcp.node_edit, name="node_edit"),
     path("tools/nodes/<str:intent>/delete", mcp.node_delete, name="node_delete"),
     path("audit/", history.audit, name="audit"),
+    path("preferences/time-zone", preferences.time_zone, name="time_zone"),
 ]

@@ -313,13 +313,14 @@ def test_each_role_may_do_what_it_says(db, django_user_model, role, view, edit, 
     assert roles.role_of(user) == role
 
 
-def test_a_superuser_is_a_publisher_and_staff_alone_is_nothing(db, django_user_model):
+def test_a_superuser_is_the_administrator_and_staff_alone_is_nothing(db, django_user_model):
     root = django_user_model.objects.create_user(username="root", password="x-pass-123", is_superuser=True)
     staff = django_user_model.objects.create_user(username="staff", password="x-pass-123", is_staff=True)
-    assert (roles.role_of(root), roles.role_of(staff)) == ("publisher", None)
+    assert (roles.role_of(root), roles.role_of(staff)) == ("administrator", None)
+    assert roles.can_publish(root)  # and may do everything a publisher may
 
 
 def test_ensure_admin_makes_a_superuser(db, django_user_model):
     call_command("ensure_admin", verbosity=0, stdout=io.StringIO())
     admin = django_user_model.objects.get()
-    assert admin.is_superuser and roles.role_of(admin) == "publisher"
+    assert admin.is_superuser and roles.role_of(admin) == "administrator"

@@ -131,7 +131,11 @@ def allows(user: Any, role: str) -> bool:
 
 
 def role_of(user: Any) -> str | None:
-    """The highest role ``user`` acts as (``"publisher"`` for a superuser), or ``None``."""
+    """The highest role ``user`` acts as, or ``None``: ``ADMINISTRATOR`` for a superuser (who may
+    do what a publisher may and, alone, register MCP servers — the role the MCP pages and their
+    403 name), else the highest group role whose permission the user holds."""
+    if can_administer(user):
+        return ADMINISTRATOR
     for role in reversed(ROLES):
         if allows(user, role):
             return role

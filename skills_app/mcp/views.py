@@ -5,6 +5,7 @@ setting) with a test call, and the intent-node editor that binds synced tools.""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,7 +21,7 @@ from skills_app.catalog.forms import IntentNodeForm
 from skills_app.core import roles
 from skills_app.core.message_catalog import translate_error
 from skills_app.mcp import services as mcp_services
-from skills_app.mcp.forms import McpServerForm
+from skills_app.mcp.forms import McpServerForm, ToolArgumentsForm, call_form_problem
 from skills_app.mcp.sync import SyncAlreadyRunning, SyncError
 from skills_app.mcp.tasks import sync_enqueue, tool_call_enqueue, tool_call_state
 from skills_app.models import ConsoleSettings, IntentNode, McpServer, McpSyncRecord, McpTool
@@ -187,11 +188,6 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
     obj = get_object_or_404(McpTool.objects.select_related("mcp_server"), name=tool)
     if request.htmx and "call" in request.GET:  # a queued test call polling for its answer
         return _call_fragment(request, obj, request.GET["call"])
-    outcome = None
-    call_error = ""
-    call_token = ""
-    call_waited = 0
-    arguments_text = request.POST.get("arguments", "{}")
     needs_confirm = not obj.read_only
     if request.method == "POST" and request.POST.get("action") == "confirm":
         choices = {"": None, "on": True, "off": False}  # "" = follow the annotations
@@ -209,33 +205,7 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
         mcp_services.mcp_tool_set_confirm(tool=obj, require_confirm=choices[chosen], user=request.user)
         messages.success(request, _("Saved the confirmation setting of %(name)s.") % {"name": obj.name})
         return redirect("skills:mcp_tool_detail", tool=obj.name)
-    if request.method == "POST" and request.POST.get("action") == "call":
-        try:
-            arguments = json.loads(arguments_text or "{}")
-        except json.JSONDecodeError as exc:
-            arguments = None
-            call_error = _("The arguments are not JSON: %(cause)s (line %(line)s)") % {
-                "cause": exc.msg,
-                "line": exc.lineno,
-            }
-        if arguments is not None and not isinstance(arguments, dict):
-            call_error = _("The arguments must be a JSON object.")
-        elif arguments is not None and needs_confirm and not request.POST.get("confirmed"):
-            call_error = _(
-                "%(name)s is not plainly read-only (readOnlyHint is not true, or its hints contradict "
-                "each other or are no booleans): tick the box to confirm that the call may change data "
-                "on the server."
-            ) % {"name": obj.name}
-        elif arguments is not None:
-            try:  # run by the task worker; the page polls for the answer (at once when inline)
-                token = tool_call_enqueue(tool=obj, arguments=arguments)
-            except SyncError as exc:
-                call_error = str(exc)
-            else:
-                state = tool_call_state(token, tool=obj)
-                outcome, call_error = state.outcome, state.error
-                if state.pending:
-                    call_token, call_waited = token, state.waited
+    call = _test_call(request, obj, needs_confirm=needs_confirm)
     nodes = list(IntentNode.objects.filter(mcp_tool_id=obj.name, deleted_at__isnull=True).order_by("intent_code"))
     gated_by = [s.skill_code for s in selectors.skill_list() if obj.name in s.tool_ids]
     node_flag = nodes[0].require_confirm if nodes else False
@@ -257,13 +227,85 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
             # which configured provider targets refuse (or rewrite) it and why (docs/providers.md)
             "provider_problems": [(p, payload_problem_sentence(p)) for p in problems],
             "provider_targets": [providers.PROFILES[t].label for t in targets if t in providers.PROFILES],
-            "arguments_text": arguments_text,
-            "outcome": outcome,
-            "call_error": call_error,
-            "call_token": call_token,
-            "call_waited": call_waited,
+            **call,
         },
     )
+
+
+def _test_call(request: HttpRequest, tool: McpTool, *, needs_confirm: bool) -> dict[str, Any]:
+    """The test call part of the tool page: the arguments form built from the tool's inputSchema
+    (``ToolArgumentsForm``; none when ``call_form_problem`` says why) and the JSON box, and — on
+    a POST with ``action=call`` — the call sent with the form's arguments (``mode=form``) or the
+    JSON box's (``mode=json``, the default): queued for the task worker, its state read at once.
+    A form with errors, JSON that is no object, or a tool needing the confirmation box unticked
+    sends nothing."""
+    out: dict[str, Any] = {
+        "call_form": None,
+        "call_form_problem": call_form_problem(tool.input_schema),
+        "call_mode": "form",
+        "arguments_text": "{}",
+        "arguments_sent": "",
+        "outcome": None,
+        "call_error": "",
+        "call_token": "",
+        "call_waited": 0,
+    }
+    schema = tool.input_schema if out["call_form_problem"] is None else None
+    posted = request.method == "POST" and request.POST.get("action") == "call"
+    if not posted:
+        if schema is not None:
+            out["call_form"] = form = ToolArgumentsForm(schema=schema)
+            out["arguments_text"] = _pretty(form.initial_arguments())
+        return out
+    arguments: Any = None
+    if request.POST.get("mode") == "form" and schema is not None:
+        out["call_form"] = form = ToolArgumentsForm(request.POST, schema=schema)
+        if form.is_valid():
+            arguments = form.arguments
+            out["arguments_text"] = _pretty(arguments)
+        else:
+            out["arguments_text"] = request.POST.get("arguments", "{}")
+    elif request.POST.get("mode") == "form":  # no form for this schema: only a forged POST gets here
+        out["call_error"] = _("No form can be built from the inputSchema of %(name)s: %(why)s.") % {
+            "name": tool.name,
+            "why": out["call_form_problem"],
+        }
+    else:
+        out["call_mode"] = "json"
+        out["arguments_text"] = text = request.POST.get("arguments", "{}")
+        try:
+            arguments = json.loads(text or "{}")
+        except json.JSONDecodeError as exc:
+            out["call_error"] = _("The arguments are not JSON: %(cause)s (line %(line)s)") % {
+                "cause": exc.msg,
+                "line": exc.lineno,
+            }
+        else:
+            if not isinstance(arguments, dict):
+                out["call_error"] = _("The arguments must be a JSON object.")
+                arguments = None
+        if schema is not None:  # the form shows what the JSON holds, where a field can
+            out["call_form"] = ToolArgumentsForm(schema=schema, values=arguments)
+    if arguments is None:
+        return out
+    if needs_confirm and not request.POST.get("confirmed"):
+        out["call_error"] = _(
+            "%(name)s is not plainly read-only (readOnlyHint is not true, or its hints contradict "
+            "each other or are no booleans): tick the box to confirm that the call may change data "
+            "on the server."
+        ) % {"name": tool.name}
+        return out
+    out["arguments_sent"] = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    try:  # run by the task worker; the page polls for the answer (at once when inline)
+        token = tool_call_enqueue(tool=tool, arguments=arguments)
+    except SyncError as exc:
+        out["call_error"] = str(exc)
+        return out
+    state = tool_call_state(token, tool=tool)
+    out["outcome"], out["call_error"] = state.outcome, state.error
+    if state.pending:
+        out["call_token"], out["call_waited"] = token, state.waited
+    return out
 
 
 def _call_fragment(request: HttpRequest, tool: McpTool, token: str) -> HttpResponse:

@@ -4,6 +4,7 @@ decides (the diff, the scenario re-runs, unavailable and orphaned tools)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from skill_rule.catalog import Catalog
@@ -62,6 +63,17 @@ def release_latest() -> Release | None:
 def release_catalog(release: Release) -> Catalog:
     """The ``Catalog`` a release's snapshot describes (``Catalog.release`` = its number)."""
     return catalog_from_snapshot(release.snapshot, release=release.number)
+
+
+def release_hashes(release: Release) -> dict[str, str]:
+    """What a runtime can check a release by (docs/releases.md, docs/runtime-api.md "Caching"):
+    ``snapshot_sha256`` (the release's ``sha256``, the hash of its snapshot's canonical JSON),
+    ``etag`` (the strong ETag of ``GET runtime/catalog`` for it: that hash, quoted) and
+    ``body_sha256`` (the ``sha256`` field inside that body: the hash of the body without the field),
+    read from the body the API serves (this process's copy, else one query; never rebuilt)."""
+    pointer = runtime_cache.Pointer(release_id=release.pk, number=release.number, sha256=release.sha256)
+    body = json.loads(runtime_cache.entry(pointer).body_json)
+    return {"snapshot_sha256": release.sha256, "etag": f'"{release.sha256}"', "body_sha256": body["sha256"]}
 
 
 def label_list() -> list[ReleaseLabel]:

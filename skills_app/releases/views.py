@@ -179,7 +179,8 @@ def release_list(request: HttpRequest) -> HttpResponse:
 @role_required
 @require_safe
 def release_detail(request: HttpRequest, number: int) -> HttpResponse:
-    """One release: who, when, note, overrides, labels, what it serves, rollback."""
+    """One release: who, when, note, overrides, labels, what it serves and the hashes a runtime
+    checks it by (``release_hashes``), rollback."""
     release = releases_selectors.release_get(number=number)
     if release is None:  # named: not the generic 404's "a skill or scenario may have been renamed"
         reason = _("Release %(number)s does not exist: the releases are listed on the Releases page.")
@@ -192,6 +193,7 @@ def release_detail(request: HttpRequest, number: int) -> HttpResponse:
         {
             "release": release,
             "catalog": catalog,
+            "hashes": releases_selectors.release_hashes(release),
             "previous": previous,
             "labels": list(release.labels.all()),
             "can_publish": releases_selectors.can_publish(request.user),

@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.middleware.csrf import get_token
 from django.shortcuts import render, resolve_url
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext_lazy
@@ -65,7 +66,7 @@ def draft_html(request: HttpRequest, template: str, context: Callable[[], dict[s
     skill list, the tools page) renders its rows once per change instead of on every visit.
 
     The key holds everything else such a fragment may depend on: the template, the path and
-    every query parameter, the active language, the user's ``console_can`` flags and role (what
+    every query parameter, the active language and time zone, the user's ``console_can`` flags and role (what
     ``roles.context_processor`` gives the template: a viewer never gets an editor's buttons). A
     fragment never holds a CSRF token: it is rendered with a random placeholder in its place,
     kept with the HTML, and replaced by this request's token (``get_token``, as the template tag
@@ -77,6 +78,7 @@ def draft_html(request: HttpRequest, template: str, context: Callable[[], dict[s
         request.path,
         tuple(sorted(request.GET.lists())),
         get_language(),
+        timezone.get_current_timezone_name(),  # the times a fragment shows (core.zones)
         tuple(sorted(flags["console_can"].items())),
         flags["console_role"],
     )

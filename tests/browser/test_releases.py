@@ -65,3 +65,25 @@ def test_create_a_runtime_key_shown_once(page, console):
     page.goto(f"{console}/api-keys/")
     assert key not in page.content()
     assert page.locator("[data-key-row='ragent-prod'][data-revoked='0']").count() == 1
+
+
+def test_the_release_page_shows_the_hashes_the_runtime_api_serves(page, console):
+    """Issue 29, item 9: what the page names "snapshot sha256", "ETag" and "catalog body sha256"
+    is exactly what a runtime gets from the live server's ``GET /api/v1/runtime/catalog``."""
+    import json
+    import urllib.request
+
+    from skills_app.keys.services import api_key_create
+
+    release_publish(user=COMMAND_LINE, note="demo catalog 'bitmall'")
+    key = api_key_create(user=COMMAND_LINE, name="checker").key
+    request = urllib.request.Request(f"{console}/api/v1/runtime/catalog", headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        etag, body = answer.headers["ETag"], json.loads(answer.read())
+    login(page, console)
+    page.goto(f"{console}/releases/1/")
+    assert page.locator("[data-snapshot-sha256]").inner_text() == etag.strip('"') == Release.objects.get().sha256
+    assert page.locator("[data-etag]").inner_text() == f"ETag: {etag}"
+    assert page.locator("[data-body-sha256]").inner_text() == body["sha256"] != etag.strip('"')
+    assert page.locator("dl.meta dt").all_inner_texts()[:3] == ["快照 sha256", "运行时看到的 ETag", "目录正文 sha256"]
+    page.screenshot(path=str(SHOTS / "release-hashes.png"), full_page=True)

@@ -229,6 +229,8 @@ TABLE = {
     "node_create": DRAFT_FORM_REFUSED,
     "node_edit": DRAFT_FORM_REFUSED,
     "node_delete": DRAFT_ACTION,
+    # one's own time zone (kept in the session): any role; a POST saves and goes back (302)
+    "time_zone": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 302), "editor": (200, 302), "publisher": (200, 302)},
 }
 
 

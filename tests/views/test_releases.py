@@ -131,3 +131,19 @@ def test_label_with_a_bad_name_is_refused(staff_client, published):
     assert not LabelMove.objects.exists()
     with pytest.raises(ValidationError, match="release 9 does not exist"):
         label_move(user=COMMAND_LINE, label="x", number=9)
+
+
+def test_the_release_page_shows_what_a_runtime_checks_it_by(staff_client, api_client, published):
+    """Issue 29, item 9: the snapshot sha256, the ETag and the body's own sha256, each named, equal
+    to what ``GET runtime/catalog`` answers for the release (two different hashes by design)."""
+    services.skill_update(skill=Skill.objects.get(skill_code="iot_bundle"), name="IoT bundle")
+    release_publish(user=COMMAND_LINE, note="second")
+    served = api_client.get("/api/v1/runtime/catalog", {"release": 2})
+    assert served.status_code == 200
+    etag, body_sha256 = served["ETag"], served.json()["sha256"]
+    assert etag.strip('"') != body_sha256
+    doc = parse(staff_client.get("/releases/2/").content)
+    assert doc.one("data-snapshot-sha256").text() == Release.objects.get(number=2).sha256 == etag.strip('"')
+    assert doc.one("data-etag").text() == f"ETag: {etag}"
+    assert doc.one("data-body-sha256").text() == body_sha256
+    assert [dt.text() for dt in doc.by_tag("dt")][:3] == ["快照 sha256", "运行时看到的 ETag", "目录正文 sha256"]

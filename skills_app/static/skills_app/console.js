@@ -7,6 +7,8 @@
  *   [ / ]        previous / next page of a long list (the pager's links)
  *   ?            show the shortcut list
  *   Ctrl+Enter   (⌘+Enter on macOS) submit the form you are typing in
+ *   Enter        in a one-line field of an editor (<form data-enter-stays>): nothing — only
+ *                Ctrl+Enter or the Save button saves the editor
  *   Esc          leave the current field / close the dialog
  */
 (function () {
@@ -16,6 +18,12 @@
     if (!el) return false;
     var tag = el.tagName;
     return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
+  }
+
+  // An <input> the browser submits its form from on Enter (text, number, search, e-mail…).
+  var NOT_ONE_LINE = /^(submit|button|reset|image|checkbox|radio|file|hidden|range|color)$/;
+  function oneLineField(el) {
+    return !!el && el.tagName === "INPUT" && !NOT_ONE_LINE.test(el.type);
   }
 
   function go(selector) {
@@ -34,9 +42,22 @@
         document.querySelector("form[data-primary]");
       if (form) {
         e.preventDefault();
-        var submitter = form.querySelector("[data-default-submit]") || undefined;
+        // the submit button of the part of the form being typed in (data-submit-scope: the test
+        // call's JSON box sends the JSON), else the form's default one
+        var scope = document.activeElement && document.activeElement.closest &&
+          document.activeElement.closest("[data-submit-scope]");
+        var submitter = (scope && form.contains(scope) && scope.querySelector("button[type=submit]")) ||
+          form.querySelector("[data-default-submit]") || undefined;
         if (form.requestSubmit) form.requestSubmit(submitter); else form.submit();
       }
+      return;
+    }
+    // An editor (<form data-enter-stays>) is not submitted by Enter in one of its one-line fields
+    // (the browser's implicit submission would save a half-written skill); not while an input
+    // method is composing (Enter picks the characters there), never in a textarea or on a button.
+    if (e.key === "Enter" && !e.isComposing && oneLineField(e.target) &&
+        e.target.form && e.target.form.hasAttribute("data-enter-stays")) {
+      e.preventDefault();
       return;
     }
     if (e.key === "Escape") {
@@ -97,6 +118,28 @@
     var empty = scope.querySelector("[data-filter-empty]");
     if (empty) empty.hidden = shown !== 0;
   });
+
+  // A table wider than its box scrolls inside it (console.css): mark the box data-scrolls and put
+  // the hint (its text is the body's data-scroll-hint, in the page's language) above it.
+  function markScrollers() {
+    var text = document.body.getAttribute("data-scroll-hint");
+    document.querySelectorAll(".table-wrap").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      box.toggleAttribute("data-scrolls", scrolls);
+      var hint = box.previousElementSibling;
+      if (!hint || !hint.classList.contains("scroll-hint")) {
+        if (!scrolls || !text) return;
+        hint = document.createElement("p");
+        hint.className = "scroll-hint";
+        hint.textContent = text;
+        box.parentNode.insertBefore(hint, box);
+      }
+      hint.classList.toggle("is-shown", scrolls);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", markScrollers);
+  window.addEventListener("resize", markScrollers);
+  document.addEventListener("htmx:afterSettle", markScrollers);
 
   // The "?" button of the top bar opens the shortcut list (as the "?" key does).
   document.addEventListener("click", function (e) {
