@@ -76,10 +76,11 @@ NOT_PAGES = {
     "skills:release_rollback": "POST",
     "skills:mcp_server_sync": "POST",
     "skills:node_delete": "POST",
+    "logout": "POST",
 }
-#: Pages outside the console's own templates, measured too: Django's (registration), errors, and
+#: Pages outside the console's own templates, measured too: errors, and
 #: the runtime API's Swagger UI page (its bar leads back to the console).
-EXTRA = ["/accounts/password_reset/", "/no/such/page", "/api/v1/docs"]
+EXTRA = ["/no/such/page", "/api/v1/docs"]
 
 
 def _console_url_names() -> set[str]:
