@@ -61,18 +61,18 @@ def release(bitmall):
 
 def test_pages_name_their_zone_and_a_user_chooses_theirs(staff_client, release):
     page = staff_client.get("/releases/1/").content.decode()
-    assert "<dd>2026-01-15 20:00:00</dd>" in page
+    assert "<dd data-published-at>2026-01-15 20:00:00</dd>" in page
     assert '<span data-time-zone="UTC+08:00 Asia/Shanghai">UTC+08:00 Asia/Shanghai</span> （服务器默认）' in page
 
     answer = staff_client.post("/preferences/time-zone", {"time_zone": "Asia/Kolkata", "next": "/releases/1/"})
     assert (answer.status_code, answer["Location"]) == (302, "/releases/1/")
     page = staff_client.get("/releases/1/").content.decode()
     assert "时间现在按 UTC+05:30 Asia/Kolkata 显示。" in page
-    assert "<dd>2026-01-15 17:30:00</dd>" in page
+    assert "<dd data-published-at>2026-01-15 17:30:00</dd>" in page
     assert '<span data-time-zone="UTC+05:30 Asia/Kolkata">UTC+05:30 Asia/Kolkata</span> ·' in page
 
     staff_client.post("/preferences/time-zone", {"time_zone": ""})  # back to the server's default
-    assert "<dd>2026-01-15 20:00:00</dd>" in staff_client.get("/releases/1/").content.decode()
+    assert "<dd data-published-at>2026-01-15 20:00:00</dd>" in staff_client.get("/releases/1/").content.decode()
 
 
 def test_the_form_lists_every_zone_and_refuses_an_unknown_one(staff_client, release):
@@ -87,7 +87,7 @@ def test_the_form_lists_every_zone_and_refuses_an_unknown_one(staff_client, rele
         "“../../etc/passwd”不是 IANA 时区数据库中的时区；请从列表中选择（例如 Asia/Shanghai、Europe/Berlin 或 UTC）。"
         in answer.content.decode()
     )
-    assert "<dd>2026-01-15 20:00:00</dd>" in staff_client.get("/releases/1/").content.decode()
+    assert "<dd data-published-at>2026-01-15 20:00:00</dd>" in staff_client.get("/releases/1/").content.decode()
 
 
 @pytest.mark.django_db(transaction=True)
