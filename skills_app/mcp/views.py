@@ -8,10 +8,12 @@ import json
 from typing import Any
 
 from django.contrib import messages
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST, require_safe
 
 from skill_rule import providers
@@ -35,8 +37,17 @@ SYNCS_PER_PAGE = 20
 @staff_required
 @require_safe
 def server_list(request: HttpRequest) -> HttpResponse:
-    """Every server with its transport, tool counts and last sync outcome."""
-    servers = list(McpServer.objects.order_by("name"))
+    """Every server with its transport, tool counts and last sync outcome (the line of its last
+    finished sync in the active language, ``sync_line``; the server row keeps the English one of
+    the command line)."""
+    finished = (
+        McpSyncRecord.objects.filter(server=OuterRef("pk"))
+        .exclude(outcome=McpSyncRecord.Outcome.RUNNING)
+        .order_by("-started_at", "-id")
+        .values("pk")[:1]
+    )
+    servers = list(McpServer.objects.annotate(last_record=Subquery(finished)).order_by("name"))
+    last = McpSyncRecord.objects.in_bulk([s.last_record for s in servers if s.last_record])
     counts: dict[int, list[int]] = {}
     for t in McpTool.objects.filter(mcp_server__isnull=False).only("mcp_server_id", "removed_at"):
         c = counts.setdefault(t.mcp_server_id, [0, 0])
@@ -53,10 +64,18 @@ def server_list(request: HttpRequest) -> HttpResponse:
             "removed": counts.get(s.pk, [0, 0])[1],
             "running": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].running else None,
             "abandoned": unfinished[s.pk] if s.pk in unfinished and unfinished[s.pk].abandoned else None,
+            "last_line": _last_line(s, last.get(s.last_record)),
         }
         for s in servers
     ]
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
+
+
+def _last_line(server: McpServer, record: McpSyncRecord | None) -> str:
+    if record is None:
+        return server.last_sync_message
+    record.server = server
+    return sync_line(record)
 
 
 @role_required(read=roles.ADMINISTRATOR, write=roles.ADMINISTRATOR)
@@ -89,6 +108,20 @@ def sync_summary(record: McpSyncRecord) -> str:
     if record.broken_skills:
         text += "; " + _("broken skills") + ": " + ", ".join(b["skill"] for b in record.broken_skills)
     return text
+
+
+#: What started a sync, as the console and its commands record it (docs/mcp.md), in the active
+#: language; any other trigger (``sync_mcp --trigger cron``, ``make run``) is shown as it was given.
+TRIGGER_LABELS = {
+    "console": pgettext_lazy("sync trigger", "console"),
+    "command": pgettext_lazy("sync trigger", "command"),
+    "schedule": pgettext_lazy("sync trigger", "schedule"),
+}
+
+
+def trigger_label(trigger: str) -> str:
+    """``trigger`` in the active language when the console wrote it (``TRIGGER_LABELS``), else as given."""
+    return str(TRIGGER_LABELS.get(trigger, trigger))
 
 
 def _local(when) -> str:
@@ -166,13 +199,13 @@ def sync_history(request: HttpRequest, server: str) -> HttpResponse:
             raise Http404("no such sync record")
         record = get_object_or_404(obj.syncs, pk=pk)
         record.server = obj
-        record.summary = sync_line(record)
+        record.summary, record.trigger_label = sync_line(record), trigger_label(record.trigger)
         return render(request, "mcp/_sync.html", {"server": obj, "r": record})
     page = paginate(request, obj.syncs.order_by("-started_at", "-id"), SYNCS_PER_PAGE)
     records = list(page.object_list)
     for r in records:  # the line the page shows: what "Sync now" flashes, or the failure as recorded
         r.server = obj
-        r.summary = sync_line(r)
+        r.summary, r.trigger_label = sync_line(r), trigger_label(r.trigger)
     return render(request, "mcp/history.html", {"server": obj, "records": records, "page": page})
 
 

@@ -15,6 +15,17 @@ def _choices() -> list[tuple[str, str]]:
     return [("", default), *((name, name) for name in zones.zone_names())]
 
 
+class ZoneSelect(forms.Select):
+    """A select whose zone names are marked ``translate="no"`` (IANA identifiers, not words: a
+    browser's page translation leaves them alone); the server's default stays translatable."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value:
+            option["attrs"]["translate"] = "no"
+        return option
+
+
 class TimeZoneForm(forms.Form):
     """Validates the chosen zone; an unknown name is refused naming it."""
 
@@ -22,6 +33,7 @@ class TimeZoneForm(forms.Form):
         label=_("Time zone"),
         required=False,
         choices=_choices,
+        widget=ZoneSelect,
         error_messages={
             "invalid_choice": _(
                 "“%(value)s” is not a time zone of the IANA database; choose one of the list (for example "

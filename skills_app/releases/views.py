@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST, require_safe
 
 from skill_rule.releases import CatalogDiff, GateReason, ScenarioRun, catalog_diff, gate
@@ -38,12 +38,38 @@ SUGGESTED_LABELS = ("production", "staging")
 # --- presenting -------------------------------------------------------------------------------
 
 
+#: The field names of a diff (``skill_rule.releases.SKILL_FIELDS`` and ``TOOL_FIELDS``) in the active
+#: language, as the models name them (``Skill``, ``McpTool``, ``IntentNode.kind``); a field not
+#: listed is shown by its name.
+FIELD_LABELS = {
+    "name": gettext_lazy("name"),
+    "description": gettext_lazy("description"),
+    "tool_ids": gettext_lazy("gated tools"),
+    "sort_order": gettext_lazy("sort order"),
+    "version": gettext_lazy("version"),
+    "content": gettext_lazy("manual"),
+    "kind": gettext_lazy("kind"),
+    "title": gettext_lazy("title"),
+    "inputSchema": gettext_lazy("inputSchema"),
+    "annotations": gettext_lazy("annotations"),
+    "server": gettext_lazy("MCP server"),
+    "mcp_name": gettext_lazy("tool name on the server"),
+}
+
+
+def field_label(field: str) -> str:
+    """A diff's field name in the active language (``FIELD_LABELS``)."""
+    return str(FIELD_LABELS.get(field, field))
+
+
 @dataclass(frozen=True)
 class DiffPage:
-    """A ``CatalogDiff`` laid out for ``releases/_diff.html``: field changes with line kinds."""
+    """A ``CatalogDiff`` laid out for ``releases/_diff.html``: field changes with line kinds and
+    each field's name in the active language (``label``), skills' and tools'."""
 
     diff: CatalogDiff
     skills_changed: list[dict[str, Any]]
+    tools_changed: list[dict[str, Any]]
 
     @property
     def empty(self) -> bool:
@@ -57,6 +83,7 @@ def diff_page(diff: CatalogDiff) -> DiffPage:
         changes = [
             {
                 "field": c.field,
+                "label": field_label(c.field),
                 "before": c.before,
                 "after": c.after,
                 "lines": [(diff_line_kind(line), line) for line in c.lines],
@@ -64,7 +91,11 @@ def diff_page(diff: CatalogDiff) -> DiffPage:
             for c in item.changes
         ]
         rows.append({"code": item.name, "changes": changes})
-    return DiffPage(diff=diff, skills_changed=rows)
+    tools = [
+        {"name": item.name, "changes": [{"field": c.field, "label": field_label(c.field)} for c in item.changes]}
+        for item in diff.tools_changed
+    ]
+    return DiffPage(diff=diff, skills_changed=rows, tools_changed=tools)
 
 
 def reason_sentence(reason: GateReason) -> SafeString:

@@ -1,7 +1,7 @@
 """Every console page on a phone (issue 29, item 4): at 390 px no page is wider than the viewport,
 in Chinese and in English; the row actions of the skill list and the MCP server list are on screen
 without scrolling sideways; keyboard hints are hidden on a touch screen. The pages are every GET
-URL pattern of ``skills_app/urls.py`` and ``console/urls.py`` (the width test
+URL pattern of ``skills_app/urls.py`` and ``console/urls.py`` (``tests/pages.py``: the width test
 fails when a new one is neither measured nor named as not a page). Screenshots:
 /tmp/shots/mobile-*.png."""
 
@@ -11,95 +11,18 @@ import threading
 
 import pytest
 from django.core.management import call_command
-from django.urls import URLPattern, URLResolver, get_resolver
 
-from skills_app.catalog import services
-from skills_app.models import Release, Skill
-from skills_app.releases.services import COMMAND_LINE, release_publish
 from tests.browser.conftest import SHOTS
+from tests.pages import ADMIN, ADMIN_PASSWORD, EXTRA, PAGES, demo_with_releases, unnamed_url_names
 
 pytestmark = pytest.mark.browser
 
 WIDTH = 390
-ADMIN, ADMIN_PASSWORD = "admin", "admin-pass-123"
-
-#: URL name (namespace ``skills`` unless it has one) → the page measured for it.
-PAGES = {
-    "skills:home": "/",
-    "skills:skill_list": "/skills/",
-    "skills:skill_create": "/skills/new",
-    "skills:skill_import": "/skills/import",
-    "skills:skill_detail": "/skills/order_change/",
-    "skills:skill_edit": "/skills/order_change/edit",
-    "skills:skill_history": "/skills/fault_diagnosis/history",
-    "skills:preview": "/preview/?scenario=cancel-iphone",
-    "skills:scenario_list": "/scenarios/",
-    "skills:scenario_create": "/scenarios/new",
-    "skills:scenario_edit": "/scenarios/cancel-iphone/edit",
-    "skills:restriction_list": "/restrictions/",
-    "skills:restriction_create": "/restrictions/profile/new",
-    "skills:restriction_edit": "/restrictions/stage/checkout/edit",
-    "skills:tool_tree": "/tools/",
-    "skills:release_list": "/releases/",
-    "skills:release_diff": "/releases/diff?from=1&to=2",
-    "skills:release_detail": "/releases/3/",
-    "skills:publish": "/publish/",
-    "skills:api_keys": "/api-keys/",
-    "skills:mcp_server_list": "/mcp/",
-    "skills:mcp_server_create": "/mcp/new",
-    "skills:mcp_server_edit": "/mcp/bitmall/edit",
-    "skills:mcp_sync_history": "/mcp/bitmall/syncs",
-    "skills:mcp_tool_detail": "/tools/mcp/query_order/",
-    "skills:node_create": "/tools/nodes/new",
-    "skills:node_edit": "/tools/nodes/query_order_topic/edit",
-    "skills:audit": "/audit/",
-    "skills:time_zone": "/preferences/time-zone",
-    "login": "/accounts/login/",
-    "healthz": None,  # JSON for the load balancer
-}
-#: URL names that are no page of their own: a POST action, a fragment htmx puts into a page, a download.
-NOT_PAGES = {
-    "skills:skill_preview_new": "htmx fragment of the editor",
-    "skills:skill_preview": "htmx fragment of the editor",
-    "skills:skill_export": "zip download",
-    "skills:skill_restore": "POST",
-    "skills:skill_set_enabled": "POST",
-    "skills:skill_delete": "POST",
-    "skills:skill_revert": "POST",
-    "skills:preview_result_json": "JSON download",
-    "skills:preview_payload": "htmx fragment of the preview",
-    "skills:scenario_from_preview": "POST",
-    "skills:scenario_result": "htmx fragment of the scenario list",
-    "skills:scenario_result_json": "JSON download",
-    "skills:tool_options": "htmx fragment of the tool picker",
-    "skills:label_move": "POST",
-    "skills:release_rollback": "POST",
-    "skills:mcp_server_sync": "POST",
-    "skills:node_delete": "POST",
-    "logout": "POST",
-}
-#: Pages outside the console's own templates, measured too: errors, and
-#: the runtime API's Swagger UI page (its bar leads back to the console).
-EXTRA = ["/no/such/page", "/api/v1/docs"]
-
-
-def _console_url_names() -> set[str]:
-    """Every named URL pattern of the console's pages and of the project's own (not the admin,
-    the API, Django's i18n view or the auth views but the login)."""
-    names: set[str] = set()
-    for entry in get_resolver().url_patterns:
-        if isinstance(entry, URLResolver) and entry.namespace == "skills":
-            names |= {f"skills:{p.name}" for p in entry.url_patterns if isinstance(p, URLPattern)}
-        elif isinstance(entry, URLPattern) and entry.name:
-            names.add(entry.name)
-    return names | {"login"}
 
 
 @pytest.fixture
 def catalog(console, django_user_model):
-    """The demo as make run leaves it — release 1, the demo MCP server synced (its sync history,
-    release 2 with its call targets) — plus release 3 with a changed manual, and a superuser."""
-    release_publish(user=COMMAND_LINE, note="demo catalog 'bitmall'")
+    """The demo as make run leaves it plus release 3 and a superuser (``tests.pages.demo_with_releases``)."""
     # the MCP sync runs its own event loop: in a thread of its own, away from Playwright's
     errors: list[BaseException] = []
 
@@ -109,15 +32,13 @@ def catalog(console, django_user_model):
         except BaseException as exc:  # noqa: BLE001 — reported below
             errors.append(exc)
 
-    worker = threading.Thread(target=sync)
-    worker.start()
-    worker.join(120)
-    assert not errors and Release.objects.count() == 2
-    skill = Skill.objects.get(skill_code="fault_diagnosis")
-    services.skill_update(skill=skill, content=skill.content + "\n\n## 新增\n先确认设备型号。")
-    services.stage_save(name="checkout", description="结算", tools=["query_cart", "create_order"], create=True)
-    release_publish(user=COMMAND_LINE, note="fault_diagnosis: " + "型号" * 40)
-    django_user_model.objects.create_superuser(username=ADMIN, password=ADMIN_PASSWORD)
+    def sync_in_a_thread():
+        worker = threading.Thread(target=sync)
+        worker.start()
+        worker.join(120)
+        assert not errors
+
+    demo_with_releases(django_user_model, sync=sync_in_a_thread)
     return console
 
 
@@ -156,7 +77,7 @@ MEASURE = """(width) => {
 
 @pytest.mark.parametrize("language", ["zh-CN", "en-US"])
 def test_no_console_page_is_wider_than_a_phone(browser, catalog, language):
-    assert _console_url_names() == set(PAGES) | set(NOT_PAGES)  # every page is measured
+    assert unnamed_url_names() == set()  # every page is measured
     context, page = _phone(browser, language)
     try:
         _log_in(page, catalog)
