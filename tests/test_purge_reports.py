@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from django.utils.timezone import localtime
 
 from skill_rule.reports import parse_reports
-from skills_app.models import ReportRollup, RuntimeInstance, RuntimeReport
+from skills_app.models import ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
 from skills_app.reports.selectors import rollup_table
 from skills_app.reports.services import reports_ingest
 
@@ -67,6 +67,8 @@ def test_purge_deletes_the_old_raw_rows_and_keeps_the_new_rows_the_rollups_and_t
         == 1
     )
     assert list(RuntimeInstance.objects.values_list("instance", "last_seen")) == instances
+    # the conversations silent since before the cutoff's day go with the raw rows
+    assert sorted(ReportConversation.objects.values_list("conversation", flat=True)) == ["conv-c", "conv-d"]
     cutoff = (datetime.now(UTC) - timedelta(days=30)).isoformat(timespec="seconds")
     assert out.startswith("deleted 4 raw report row(s) from before ")
     assert out.strip().endswith("(kept: 30 days); rollups and instances kept")

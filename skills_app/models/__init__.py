@@ -28,7 +28,7 @@ from skills_app.models.releases import (
     Release,
     ReleaseLabel,
 )
-from skills_app.models.reports import ReportRollup, RuntimeInstance, RuntimeReport
+from skills_app.models.reports import ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
 from skills_app.models.simulation import Scenario
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "PUBLISH_PERMISSION",
     "Release",
     "ReleaseLabel",
+    "ReportConversation",
     "ReportRollup",
     "Restriction",
     "RuntimeInstance",

@@ -1,12 +1,15 @@
 """Records of runtime reports (docs/runtime-api.md "POST runtime/reports", docs/design.md "Reports").
 
-Three tables:
+Four tables:
 
 - ``RuntimeReport`` — one raw record as a runtime sent it (``skill_rule.reports.Report``), kept
   for the retention period (``manage.py purge_reports``), stored once per key and record id;
 - ``ReportRollup`` — per-day counters ``(day, release, dimension, key) → count``, kept up to date
   by every ingest in the same transaction and never purged: the insight pages read these, never
   the raw rows;
+- ``ReportConversation`` — one row per (key, release, conversation) seen in a round, so a
+  conversation adds to the ``conversations`` rollup once, on the day it was first seen; purged with
+  the raw rows once it has been silent for the retention period;
 - ``RuntimeInstance`` — one row per runtime instance (per key), upserted by its heartbeats: the
   release and label it holds, its client version, stale flag and last refresh, when it was last seen.
 
@@ -86,6 +89,29 @@ class ReportRollup(models.Model):  # noqa: DJ008 — read as numbers by the sele
             models.UniqueConstraint(fields=["day", "release", "dimension", "key"], name="report_rollup_once")
         ]
         indexes = [models.Index(fields=["dimension", "key", "day"], name="report_rollup_by_key")]
+
+
+class ReportConversation(models.Model):  # noqa: DJ008 — only counted, never shown
+    """A conversation the console has seen rounds of, per runtime key and release (0 = the draft).
+
+    Exists so that ``conversations`` counts each conversation once (``skill_rule.reports.conversation_firsts``):
+    an ingest upserts one row per (key, release, conversation) of its new rounds; a row it inserted
+    (``batch`` = that ingest's UUID) adds 1 to ``conversations`` on ``first_day``; a row already
+    there only moves ``last_day`` (the latest day of a round). ``manage.py purge_reports`` deletes
+    the rows whose ``last_day`` is past the retention period: a conversation silent that long that
+    speaks again counts once more. Days are dates in the console's ``TIME_ZONE``."""
+
+    key_prefix = models.CharField(max_length=KEY_PREFIX_MAX_LENGTH)
+    release = models.PositiveIntegerField()
+    conversation = models.CharField(max_length=REPORT_ID_MAX_CHARS)
+    first_day = models.DateField()
+    last_day = models.DateField(db_index=True)
+    batch = models.UUIDField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["key_prefix", "release", "conversation"], name="report_conversation_once")
+        ]
 
 
 class RuntimeInstance(models.Model):  # noqa: DJ008 — the fleet page lists them by their fields

@@ -4,6 +4,13 @@
 transaction: the raw rows in bulk, the per-day rollups and the heartbeats' instances, so a batch is
 stored whole or not at all. ``reports_purge`` deletes raw rows past the retention period.
 
+Conversations count once. ``conversations`` is the one rollup an ingest cannot count from its own
+records: a conversation's rounds come in many batches. ``ReportConversation`` holds one row per
+(key, release, conversation) seen; the rows an ingest inserts (its ``batch`` again) are the new
+conversations, each adding 1 on the day of its first round (``skill_rule.reports.conversation_firsts``).
+Exact, and small beside the raw rows (one row per conversation, not one per record); purged with
+them once silent for the retention period.
+
 Counting once. Raw rows are unique per (runtime key, record id); the insert skips a row already
 stored (``bulk_create(ignore_conflicts=True)``: ``INSERT … ON CONFLICT DO NOTHING`` on SQLite and
 PostgreSQL). Every row carries the UUID of the ingest that inserted it (``batch``), so after the
@@ -21,9 +28,10 @@ same order.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from itertools import islice
 from typing import Any
 
@@ -31,8 +39,8 @@ from django.conf import settings
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 
-from skill_rule.reports import HEARTBEAT, Report, report_flags, rollup_counts
-from skills_app.models import Release, ReportRollup, RuntimeInstance, RuntimeReport
+from skill_rule.reports import HEARTBEAT, ROUND, Report, RollupKey, conversation_firsts, report_flags, rollup_counts
+from skills_app.models import Release, ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
 from skills_app.runtime import cache as runtime_cache
 
 #: Parameters in one upsert statement: under SQLite's oldest limit (999) on every build.
@@ -164,10 +172,46 @@ def _upsert(
             cursor.execute(head + ", ".join([one] * len(chunk)) + tail, params)
 
 
-def _add_rollups(reports: Sequence[tuple[Report, tuple[str, ...]]]) -> None:
-    """Add the reports' counters to the rollups; days are dates in the console's time zone
-    (``TIME_ZONE``), the days its staff read."""
-    counts = rollup_counts(reports, tz=timezone.get_default_timezone())
+def _new_conversations(key_prefix: str, reports: Sequence[Report], batch: uuid.UUID) -> Counter[RollupKey]:
+    """Upsert one ``ReportConversation`` per (release, conversation) of the new rounds
+    (``conversation_firsts``) and return the ``conversations`` counters of those the console had
+    not seen under this key: 1 on the day each was first seen. A row already there keeps its
+    ``first_day`` and ``batch`` and only moves ``last_day`` forward, so the rows holding this
+    ingest's ``batch`` are exactly the new conversations (one query, as for the raw rows)."""
+    firsts = conversation_firsts(reports, tz=timezone.get_default_timezone())
+    if not firsts:
+        return Counter()
+    lasts: dict[tuple[int, str], date] = {}
+    for report in reports:
+        if report.kind == ROUND and report.conversation is not None:
+            key, day = (report.release or 0, report.conversation), report.day(timezone.get_default_timezone())
+            lasts[key] = max(day, lasts.get(key, day))
+    rows = [
+        (key_prefix, release, conversation, first, lasts[(release, conversation)], batch)
+        for (release, conversation), first in sorted(firsts.items())
+    ]
+
+    def update(q: Callable[[str], str], stored: Callable[[str], str]) -> str:
+        later = f"excluded.{q('last_day')}"
+        return f"{q('last_day')} = CASE WHEN {later} > {stored('last_day')} THEN {later} ELSE {stored('last_day')} END"
+
+    _upsert(
+        ReportConversation,
+        ("key_prefix", "release", "conversation", "first_day", "last_day", "batch"),
+        rows,
+        unique=("key_prefix", "release", "conversation"),
+        update=update,
+    )
+    new = ReportConversation.objects.filter(
+        key_prefix=key_prefix, conversation__in={c for _, c in firsts}, batch=batch
+    ).values_list("release", "first_day")
+    return Counter((first_day, release, "conversations", "") for release, first_day in new)
+
+
+def _add_rollups(reports: Sequence[tuple[Report, tuple[str, ...]]], conversations: Counter[RollupKey]) -> None:
+    """Add the reports' counters and the new ``conversations`` to the rollups; days are dates in
+    the console's time zone (``TIME_ZONE``), the days its staff read."""
+    counts = rollup_counts(reports, tz=timezone.get_default_timezone()) + conversations
     rows = [(*key, n) for key, n in sorted(counts.items()) if n]
     if rows:
         _upsert(
@@ -247,7 +291,7 @@ def reports_ingest(*, key_prefix: str, reports: Sequence[Report], received_at: d
         ).values_list("record_id", flat=True)
     )
     stored = [(report, flags) for report, flags in flagged if report.id in new]
-    _add_rollups(stored)
+    _add_rollups(stored, _new_conversations(key_prefix, [report for report, _ in stored], batch))
     _see_instances(key_prefix, [report for report, _ in stored if report.kind == HEARTBEAT])
     marked = tuple(Marked(index, report.id, flags) for index, (report, flags) in enumerate(flagged) if flags)
     return Ingested(received=len(reports), stored=len(stored), marked=marked)
@@ -259,8 +303,10 @@ def reports_purge(
     """Delete the raw report rows whose ``at`` is older than ``days`` (default: the retention
     setting) before ``now``; returns (rows deleted — or that would be, with ``dry_run`` —, the
     cutoff). One day of rows per transaction, oldest first, so a long backlog never holds one huge
-    transaction (an interrupted purge leaves whole days and is finished by the next run). The
-    rollups and the instances are kept."""
+    transaction (an interrupted purge leaves whole days and is finished by the next run). Then the
+    ``ReportConversation`` rows last seen before the cutoff's day (in the console's time zone) go
+    too, in one statement (not counted in the number returned). The rollups and the instances are
+    kept."""
     days = retention_days() if days is None else days
     if days < 1:
         raise ValueError(f"the retention period must be 1 or more days, got {days}")
@@ -272,6 +318,8 @@ def reports_purge(
     while True:
         oldest = old.order_by("at").values_list("at", flat=True).first()
         if oldest is None:
+            last_day = timezone.localtime(cutoff, timezone.get_default_timezone()).date()
+            ReportConversation.objects.filter(last_day__lt=last_day).delete()
             return deleted, cutoff
         until = min(oldest + timedelta(days=1), cutoff)
         with transaction.atomic():

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from skill_rule.limits import REPORT_MAX_BATCH_BYTES, REPORT_MAX_LIST_ITEMS, REPORT_MAX_RECORDS
 from skill_rule.reports import parse_reports
-from skills_app.models import Release, ReportRollup, RuntimeInstance, RuntimeReport
+from skills_app.models import Release, ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
 from skills_app.reports import services
 from skills_app.reports.selectors import instance_list, rollup_table, rollup_totals
 from tests.api.support import BITMALL_GATED, error_of
@@ -79,6 +79,7 @@ def expected_rollups(day) -> dict:
         (day, 1, "loaded", "order_change"): 2,
         (day, 1, "masked_call", "cancel_order:order_change"): 1,
         (day, 1, "refused", "masked"): 1,
+        (day, 1, "outdated", ""): 1,
         (day, 1, "rounds", ""): 3,
         (day, 1, "tools_chars", "4000"): 1,
         (day, 1, "tools_chars", "4800"): 2,
@@ -197,6 +198,29 @@ def test_the_same_batch_sent_again_stores_nothing_and_counts_nothing_twice(send,
         t0 + timedelta(seconds=60),
         t0 + timedelta(seconds=7),
     )
+
+
+def test_a_conversation_counts_once_across_batches_on_the_day_it_was_first_seen(send, sha256):
+    """``conversations`` is distinct conversations, not rounds numbered 1: the cancel-iphone
+    conversation's later rounds in other batches add nothing, a conversation whose round 1 never
+    arrived still counts, and a conversation seen under the draft counts there too."""
+    t0 = base_time()
+    batch = cancel_iphone_batch(t0, sha256)
+    assert send(batch[:1]).json()["stored"] == 1  # round 1 alone
+    assert send(batch[1:]).json()["stored"] == 6  # rounds 2 and 3 later
+    joined = {**batch[3], "id": "r-9", "conversation": "conv-joined", "round": 4}  # its rounds 1–3 were lost
+    draft = {**batch[3], "id": "r-10", "release": None, "round": 5}  # the same conversation on the draft
+    assert send([joined, draft]).json()["stored"] == 2
+    day = local_day(t0)
+    counts = rollup_table(since=day, until=day)
+    assert counts[(day, 1, "rounds", "")] == 4
+    assert counts[(day, 1, "conversations", "")] == 2
+    assert counts[(day, 0, "conversations", "")] == 1
+    assert sorted(ReportConversation.objects.values_list("release", "conversation", "first_day", "last_day")) == [
+        (0, "conv-7f3a", day, day),
+        (1, "conv-7f3a", day, day),
+        (1, "conv-joined", day, day),
+    ]
 
 
 def test_a_late_heartbeat_never_overwrites_a_newer_one(send, sha256):

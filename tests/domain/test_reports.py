@@ -14,10 +14,15 @@ from skill_rule.reports import (
     DIMENSIONS,
     Report,
     ReportError,
+    conversation_firsts,
+    masked_call_key,
+    masked_call_parts,
     parse_reports,
     report_flags,
     rollup_counts,
     tools_chars_bucket,
+    tools_chars_bucket_upper,
+    tools_chars_percentiles,
 )
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
@@ -340,8 +345,8 @@ def test_the_day_is_the_date_in_the_time_zone_given_utc_by_default():
     assert report.day(CST) == date(2026, 12, 1)
     assert list(rollup_counts([(report, ())], tz=CST)) == [
         (date(2026, 12, 1), 3, "rounds", ""),
-        (date(2026, 12, 1), 3, "conversations", ""),
     ]
+    assert conversation_firsts([report], tz=CST) == {(3, "conv-1"): date(2026, 12, 1)}
 
 
 # --- marks --------------------------------------------------------------------------------------
@@ -415,7 +420,7 @@ def test_rollups_count_each_dimension_of_a_conversation():
     assert counts == Counter(
         {
             (day, 3, "rounds", ""): 2,
-            (day, 3, "conversations", ""): 1,
+            (day, 3, "outdated", ""): 1,
             (day, 3, "loaded", "order_change"): 1,
             (day, 3, "warning", "manual_outdated"): 2,
             (day, 3, "withheld", ""): 2,
@@ -435,3 +440,59 @@ def test_rollups_count_each_dimension_of_a_conversation():
         }
     )
     assert {dimension for (_, _, dimension, _) in counts} <= set(DIMENSIONS)
+
+
+def test_conversations_are_counted_apart_on_the_day_of_their_first_round():
+    """``rollup_counts`` has no ``conversations``: the console counts a conversation once, on the
+    earliest day of its rounds, per release (0 = the draft); calls and heartbeats name none."""
+    records = parse(
+        [
+            changed(ROUND, id="r-2", round=2, at="2026-12-01T09:00:00+08:00"),
+            changed(ROUND, id="r-1", round=1, at="2026-11-30T09:00:00+08:00"),
+            changed(ROUND, id="r-3", round=1, conversation="conv-2", at="2026-12-01T09:00:00+08:00"),
+            changed(ROUND, id="r-4", round=3, release=None, at="2026-12-01T09:00:00+08:00"),
+            CALL,
+            HEARTBEAT,
+        ]
+    )
+    assert conversation_firsts(records, tz=CST) == {
+        (3, "conv-1"): date(2026, 11, 30),
+        (3, "conv-2"): date(2026, 12, 1),
+        (0, "conv-1"): date(2026, 12, 1),
+    }
+    assert not any(dimension == "conversations" for (_, _, dimension, _) in rollup_counts((r, ()) for r in records))
+
+
+@pytest.mark.parametrize(
+    ("bucket", "upper"),
+    [(0, 0), (42, 42), (99, 99), (100, 109), (980, 989), (990, 999), (1000, 1099), (4000, 4099), (9900, 9999),
+     (10_000, 10_999), (120_000, 129_999), (2_100_000_000, 2_199_999_999)],
+)  # fmt: skip
+def test_a_bucket_ends_below_the_next_one(bucket, upper):
+    assert tools_chars_bucket_upper(bucket) == upper
+    assert tools_chars_bucket(upper) == bucket and tools_chars_bucket(upper + 1) != bucket
+
+
+PERCENTILE_ROWS = [
+    ("no rounds", {}, None),
+    ("an empty bucket only", {4000: 0}, None),
+    ("one round", {4000: 1}, {50: 4099, 90: 4099, 95: 4099, 99: 4099, 100: 4099}),
+    # the cancel-iphone rounds: 4014, 4820, 4820 → p50 is the 2nd value (4820's bucket)
+    ("three rounds", {4000: 1, 4800: 2}, {50: 4899, 90: 4899, 95: 4899, 99: 4899, 100: 4899}),
+    # 100 rounds: 50 of 42 chars, 40 in 980–989, 9 in 4000–4099, 1 in 10,000–10,999
+    ("a hundred rounds", {42: 50, 980: 40, 4000: 9, 10_000: 1}, {50: 42, 90: 989, 95: 4099, 99: 4099, 100: 10_999}),
+    ("one more round moves p50", {42: 50, 980: 41, 4000: 9, 10_000: 1},
+     {50: 989, 90: 989, 95: 4099, 99: 4099, 100: 10_999}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("buckets", "expected"), [pytest.param(b, e, id=n) for n, b, e in PERCENTILE_ROWS])
+def test_percentiles_are_the_upper_bounds_of_the_nearest_rank_buckets(buckets, expected):
+    assert tools_chars_percentiles(buckets) == expected
+
+
+def test_a_masked_call_key_splits_at_its_last_colon():
+    assert masked_call_key("cancel_order", "order_change") == "cancel_order:order_change"
+    assert masked_call_parts("cancel_order:order_change") == ("cancel_order", "order_change")
+    assert masked_call_parts(masked_call_key("mcp:cancel", None)) == ("mcp:cancel", "")
+    assert masked_call_parts(masked_call_key("mcp:cancel", "order_change")) == ("mcp:cancel", "order_change")

@@ -51,7 +51,13 @@ reads ``records[2].round: must be an integer from 1 to 2147483647, got 0``.
 
 **Rollups.** ``rollup_counts`` turns records into counters keyed ``(day, release, dimension, key)``
 (``DIMENSIONS``; day = the date of ``at`` in the time zone given — the console's own —, release 0
-= none or the draft).
+= none or the draft). Conversations are counted apart, since counting one once takes what the
+console already holds: ``conversation_firsts`` gives the day each conversation of a batch was first
+seen, and the console counts those it had not seen before (``skills_app.reports.services``).
+
+**Reading them back.** ``tools_chars_percentiles`` reads percentiles from the ``tools_chars``
+buckets (``tools_chars_bucket``: the bounds are fixed, so buckets of any days and releases add up);
+``masked_call_parts`` splits a ``masked_call`` key into the tool and the manual to load.
 """
 
 from __future__ import annotations
@@ -91,13 +97,18 @@ VERDICTS = (ALLOWED, REFUSED, CONFIRM)
 #: ``skill_client.client``'s ``Refresh.outcome`` values.
 REFRESH_OUTCOMES = ("fetched", "not_modified", "stale")
 
+#: The round warning of a retained manual older than the skill (``transcript.outdated_warnings``).
+OUTDATED_WARNING = "manual_outdated"
+
 UNKNOWN_RELEASE, UNKNOWN_SKILL, UNKNOWN_TOOL = "unknown_release", "unknown_skill", "unknown_tool"
 FLAGS = (UNKNOWN_RELEASE, UNKNOWN_SKILL, UNKNOWN_TOOL)
 
 #: Rollup dimensions: what each counts, by which key (``rollup_counts``).
 DIMENSIONS: Mapping[str, str] = {
     "rounds": "round records (key '')",
-    "conversations": "round records with round 1: conversations begun (key '')",
+    "conversations": "conversations first seen on that release that day (key ''): each (key, release, "
+    "conversation) counts once, on the day of its first round the console stored (conversation_firsts)",
+    "outdated": "rounds that served an outdated manual: rounds carrying the manual_outdated warning (key '')",
     "loaded": "rounds in which a skill was loaded (key: skill code)",
     "warning": "warnings in rounds (key: warning code)",
     "withheld": "tools withheld, summed over rounds (key '')",
@@ -539,14 +550,82 @@ def report_flags(
 
 def tools_chars_bucket(chars: int) -> int:
     """The lower bound of the rollup bucket of a ``tools_chars`` value: the value with all but its
-    two leading digits set to zero (4014 → 4000, 4820 → 4800, 987 → 980, 42 → 42). Each bucket is
-    at most 10 % wide, so a percentile read from the counts is within 10 % below the true value."""
+    two leading digits set to zero (4014 → 4000, 4820 → 4800, 987 → 980, 42 → 42). The bounds are
+    fixed (``tools_chars_bucket_upper``) and each bucket is at most 10 % wide, so a percentile read
+    from the counts (``tools_chars_percentiles``: the bucket's upper bound) is at most 10 % above
+    the true value."""
     if chars < 100:
         return chars
     step = 10 ** (int(math.log10(chars)) - 1)
     while chars // step >= 100:  # log10 of a power of ten may round below it
         step *= 10
     return chars // step * step
+
+
+def tools_chars_bucket_upper(bucket: int) -> int:
+    """The largest ``tools_chars`` value in the bucket whose lower bound is ``bucket``
+    (``tools_chars_bucket``): 0–99 are buckets of one value each, then each power of ten is cut in
+    90 steps of a tenth of it — 100–109 … 990–999, 1,000–1,099 … 9,900–9,999, 10,000–10,999 and so
+    on (4000 → 4099, 980 → 989, 42 → 42)."""
+    if bucket < 100:
+        return bucket
+    step = 10 ** (len(str(bucket)) - 2)
+    return bucket + step - 1
+
+
+#: The percentiles the insight pages show of ``tools_chars``.
+PERCENTILES = (50, 90, 95, 99)
+
+
+def tools_chars_percentiles(buckets: Mapping[int, int], percents: Iterable[int] = PERCENTILES) -> dict[int, int] | None:
+    """Percentiles of ``tools_chars`` read from bucket counts (lower bound → rounds, the ``tools_chars``
+    rollups of any days and releases summed): percent → the **upper bound** of the bucket holding the
+    nearest-rank value (the smallest value with at least ``percent`` % of the rounds at or below it),
+    so the true percentile is at most the number given and at least the bucket's lower bound (within
+    10 % below). Key 100 is the largest bucket's upper bound (the maximum). ``None`` when no round
+    counted a ``tools_chars``."""
+    ordered = sorted((bucket, n) for bucket, n in buckets.items() if n > 0)
+    total = sum(n for _, n in ordered)
+    if total == 0:
+        return None
+    out: dict[int, int] = {}
+    for percent in [*percents, 100]:
+        rank = max(1, -(-percent * total // 100))  # ceil(percent × total / 100), integers only
+        seen = 0
+        for bucket, n in ordered:
+            seen += n
+            if seen >= rank:
+                out[percent] = tools_chars_bucket_upper(bucket)
+                break
+    return out
+
+
+def masked_call_key(tool: str, skill_code: str | None) -> str:
+    """The ``masked_call`` rollup key of a call to ``tool`` refused as masked: ``tool:skill_code``
+    (the manual to load; empty when the runtime named none)."""
+    return f"{tool}:{skill_code or ''}"
+
+
+def masked_call_parts(key: str) -> tuple[str, str]:
+    """``(tool, skill_code)`` of a ``masked_call`` key (``masked_call_key``), cut at its last ``:``:
+    a console's skill codes hold no ``:``, a tool name may."""
+    tool, _, skill_code = key.rpartition(":")
+    return tool, skill_code
+
+
+def conversation_firsts(reports: Iterable[Report], *, tz: tzinfo = UTC) -> dict[tuple[int, str], date]:
+    """``(release, conversation) → day`` of the rounds of ``reports``: the earliest day (``at`` in
+    ``tz``) each conversation has a round on under that release (0 = the draft). The console counts a
+    conversation under ``conversations`` on this day when it had not seen that key, release and
+    conversation before."""
+    firsts: dict[tuple[int, str], date] = {}
+    for report in reports:
+        if report.kind != ROUND or report.conversation is None:
+            continue
+        key, day = (report.release or 0, report.conversation), report.day(tz)
+        if key not in firsts or day < firsts[key]:
+            firsts[key] = day
+    return firsts
 
 
 RollupKey = tuple[date, int, str, str]
@@ -565,8 +644,8 @@ def rollup_counts(reports: Iterable[tuple[Report, tuple[str, ...]]], *, tz: tzin
 
         if report.kind == ROUND:
             add("rounds")
-            if report.round == 1:
-                add("conversations")
+            if OUTDATED_WARNING in report.warnings:
+                add("outdated")
             for code in report.loaded:
                 add("loaded", code)
             for code in report.warnings:
@@ -580,7 +659,7 @@ def rollup_counts(reports: Iterable[tuple[Report, tuple[str, ...]]], *, tz: tzin
             if report.verdict == REFUSED:
                 add("refused", report.reason or "")
                 if report.reason == REASON_MASKED:
-                    add("masked_call", f"{report.tool}:{report.skill_code or ''}")
+                    add("masked_call", masked_call_key(report.tool or "", report.skill_code))
             elif report.verdict == CONFIRM:
                 add("confirm", report.tool or "")
             elif report.tool == LOAD_SKILL and report.skill_code is not None:
