@@ -54,6 +54,8 @@ PAGES = {
     "skills:node_edit": "/tools/nodes/query_order_topic/edit",
     "skills:audit": "/audit/",
     "skills:time_zone": "/preferences/time-zone",
+    "skills:insights": "/insights/",
+    "skills:fleet": "/fleet/",
     "login": "/accounts/login/",
     "healthz": None,  # JSON for the load balancer
 }
