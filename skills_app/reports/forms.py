@@ -65,8 +65,11 @@ class InsightsFilterForm(forms.Form):
 FIELDS = ("release", "since", "until")
 
 
-def bound_filter(query: Mapping[str, Any], *, releases: Iterable[int]) -> InsightsFilterForm:
+def bound_filter(query: Mapping[str, Any], *, releases: Iterable[int], today: date) -> InsightsFilterForm:
     """The filter bound to ``query`` (a request's ``GET``) when it sets any of ``FIELDS``, else
-    unbound (the defaults: every release, the last ``DEFAULT_DAYS`` days)."""
-    bound = any(query.get(name) for name in FIELDS)
-    return InsightsFilterForm(query if bound else None, releases=releases)
+    unbound, showing the defaults it stands for: every release, the last ``DEFAULT_DAYS`` days up
+    to ``today``."""
+    if any(query.get(name) for name in FIELDS):
+        return InsightsFilterForm(query, releases=releases)
+    since = today - timedelta(days=DEFAULT_DAYS - 1)
+    return InsightsFilterForm(None, releases=releases, initial={"since": since, "until": today})

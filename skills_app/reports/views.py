@@ -28,7 +28,8 @@ from skills_app.web.common import role_required
 
 def filter_form(request: HttpRequest) -> InsightsFilterForm:
     """The release and date-range filter of ``request``'s query string, every release a choice."""
-    return bound_filter(request.GET, releases=[number for number, _note in releases_selectors.release_choices()])
+    releases = [number for number, _note in releases_selectors.release_choices()]
+    return bound_filter(request.GET, releases=releases, today=console_today())
 
 
 def reason_label(reason: str) -> str:
@@ -107,12 +108,16 @@ def fleet(request: HttpRequest) -> HttpResponse:
     release."""
     rows = selectors.fleet()
     per_release = Counter(r.instance.release for r in rows)
+    known = {r.instance.release for r in rows if r.known}
     return render(
         request,
         "reports/fleet.html",
         {
             "rows": rows,
-            "per_release": sorted(per_release.items(), key=lambda item: (item[0] is None, -(item[0] or 0))),
+            "per_release": [
+                (number, n, number in known)
+                for number, n in sorted(per_release.items(), key=lambda item: (item[0] is None, -(item[0] or 0)))
+            ],
             "stale": sum(1 for r in rows if r.instance.stale),
             "unlabelled": sum(1 for r in rows if r.unlabelled),
             "labels": releases_selectors.label_list(),

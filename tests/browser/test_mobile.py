@@ -78,6 +78,7 @@ NOT_PAGES = {
     "skills:release_rollback": "POST",
     "skills:mcp_server_sync": "POST",
     "skills:node_delete": "POST",
+    "logout": "POST (Django's LogoutView)",
 }
 #: Pages outside the console's own templates, measured too: Django's (registration), errors, and
 #: the runtime API's Swagger UI page (its bar leads back to the console).
@@ -119,7 +120,24 @@ def catalog(console, django_user_model):
     services.stage_save(name="checkout", description="结算", tools=["query_cart", "create_order"], create=True)
     release_publish(user=COMMAND_LINE, note="fault_diagnosis: " + "型号" * 40)
     django_user_model.objects.create_superuser(username=ADMIN, password=ADMIN_PASSWORD)
+    _report(Release.objects.get(number=1).sha256, Release.objects.get(number=2).sha256)
     return console
+
+
+def _report(sha1: str, sha2: str) -> None:
+    """An hour of runtime reports through the ingest service, so the insights page, the fleet and
+    a skill's page are measured with their charts and tables filled."""
+    from django.utils import timezone
+
+    from skill_rule.reports import parse_reports
+    from skills_app.reports.services import reports_ingest, retention_days
+    from tests.api.test_reports import base_time, cancel_iphone_batch
+    from tests.views.test_insights import batch_b, draft_and_heartbeats
+
+    t0 = base_time()
+    records = cancel_iphone_batch(t0, sha1) + batch_b(t0, sha2) + draft_and_heartbeats(t0, sha2)
+    reports = parse_reports({"records": records}, now=timezone.now(), retention_days=retention_days())
+    reports_ingest(key_prefix="mobile01", reports=reports)
 
 
 def _phone(browser, language: str):

@@ -205,7 +205,8 @@ def _production(request: HttpRequest, skill: Skill) -> dict:
     masked tool that named it as the manual to load, the confirmations asked for the tools it
     gates, and a chart of its loads per day. A bad filter shows its error and no numbers (the page
     itself still answers)."""
-    form = bound_filter(request.GET, releases=[n for n, _note in releases_selectors.release_choices()])
+    releases = [n for n, _note in releases_selectors.release_choices()]
+    form = bound_filter(request.GET, releases=releases, today=console_today())
     context: dict = {"production_form": form, "production": None, "days_zone": days_zone()}
     if form.is_bound and not form.is_valid():
         return context

@@ -30,6 +30,15 @@
     var grid = cssValue("--border", "#e2e5ea");
     var value = { beginAtZero: true, ticks: { precision: 0 }, grid: { color: grid } };
     var category = { grid: { display: false }, ticks: { autoSkip: !spec.horizontal } };
+    if (spec.horizontal) {
+      // a long name would push the bars off a narrow chart: cut it (the table beside it and the
+      // tooltip give it whole)
+      category.ticks.callback = function (value) {
+        var label = String(this.getLabelForValue(value));
+        var most = canvas.parentElement.clientWidth < 520 ? 16 : 34;
+        return label.length > most ? label.slice(0, most - 1) + "…" : label;
+      };
+    }
     new Chart(canvas, {
       type: "bar",
       data: {
