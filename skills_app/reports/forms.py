@@ -15,6 +15,8 @@ from django.utils.translation import gettext_lazy as _
 DEFAULT_DAYS = 30
 #: The longest range one page shows (a year and a day): its charts and tables stay readable.
 MAX_DAYS = 367
+#: How a date input holds its value (``<input type="date">`` takes nothing else).
+ISO_DATE = "%Y-%m-%d"
 #: The ``release`` value for the draft (reports of ``release: null``; rollups of release 0).
 DRAFT = 0
 
@@ -25,8 +27,13 @@ class InsightsFilterForm(forms.Form):
     ``until`` before ``since`` and a range longer than ``MAX_DAYS`` are refused with a message."""
 
     release = forms.TypedChoiceField(label=_("Release"), required=False, coerce=int, empty_value=None)
-    since = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    # ISO dates whatever the language: a type=date input shows nothing for "2026/11/06" (zh's format)
+    since = forms.DateField(
+        label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}, format=ISO_DATE)
+    )
+    until = forms.DateField(
+        label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}, format=ISO_DATE)
+    )
 
     def __init__(self, *args: Any, releases: Iterable[int] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -288,6 +288,14 @@ def test_the_insights_page_speaks_chinese_by_default(staff_client, reported):
     assert stats(doc)["rounds"] == "6"
     nav = doc.one("data-nav", "insights")
     assert nav.text() == "运行洞察" and nav["aria-current"] == "page"
+    # the date inputs hold ISO dates in Chinese too (type=date shows nothing for zh's 2026/11/06)
+    today = console_today()
+    assert (doc.one("name", "since")["value"], doc.one("name", "until")["value"]) == (
+        str(today - timedelta(days=29)),
+        str(today),
+    )
+    bound = parse(staff_client.get(f"/insights/?since={today - timedelta(days=2)}&until={today}").content)
+    assert bound.one("name", "since")["value"] == str(today - timedelta(days=2))
 
 
 # --- the fleet page and a release's page ----------------------------------------------------------
