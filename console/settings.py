@@ -16,7 +16,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from skill_rule.limits import IMPORT_MAX_FILES
+from skill_rule.limits import IMPORT_MAX_FILES, REPORTS_RETENTION_DAYS_DEFAULT
 from skills_app.core.private import narrow_var, private_dir, private_file, write_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -254,6 +254,16 @@ Q_CLUSTER = {
 #: Seconds the runtime API caches which release a selector (default, ``?release=N``, ``?label=``)
 #: points at; every publish, label move and rollback invalidates it at once (docs/runtime-api.md).
 SKILL_CONSOLE_RUNTIME_LOOKUP_TTL = float(os.environ.get("SKILL_CONSOLE_RUNTIME_LOOKUP_TTL", "5"))
+
+#: Days raw runtime reports are kept (``manage.py purge_reports`` deletes older rows; the per-day
+#: rollups are kept). A record older than this is refused on ingest (docs/runtime-api.md, "Reports").
+SKILL_CONSOLE_REPORTS_RETENTION_DAYS = int(
+    os.environ.get("SKILL_CONSOLE_REPORTS_RETENTION_DAYS", str(REPORTS_RETENTION_DAYS_DEFAULT))
+)
+if SKILL_CONSOLE_REPORTS_RETENTION_DAYS < 1:
+    raise ImproperlyConfigured(
+        f"SKILL_CONSOLE_REPORTS_RETENTION_DAYS must be 1 or more days, got {SKILL_CONSOLE_REPORTS_RETENTION_DAYS}"
+    )
 
 LOGGING = {
     "version": 1,

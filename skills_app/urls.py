@@ -8,6 +8,7 @@ from skills_app.io import views as skill_files
 from skills_app.mcp import views as mcp
 from skills_app.preferences import views as preferences
 from skills_app.releases import views as releases
+from skills_app.reports import views as reports
 from skills_app.simulation.views import preview, scenarios
 
 app_name = "skills"
@@ -48,6 +49,8 @@ urlpatterns = [
     path("releases/<int:number>/rollback", releases.release_rollback, name="release_rollback"),
     path("publish/", releases.publish, name="publish"),
     path("api-keys/", releases.api_keys, name="api_keys"),
+    path("insights/", reports.insights, name="insights"),
+    path("fleet/", reports.fleet, name="fleet"),
     path("mcp/", mcp.server_list, name="mcp_server_list"),
     path("mcp/new", mcp.server_edit, name="mcp_server_create"),
     path("mcp/<str:server>/edit", mcp.server_edit, name="mcp_server_edit"),

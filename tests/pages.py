@@ -46,6 +46,8 @@ PAGES = {
     "skills:node_edit": "/tools/nodes/query_order_topic/edit",
     "skills:audit": "/audit/",
     "skills:time_zone": "/preferences/time-zone",
+    "skills:insights": "/insights/",
+    "skills:fleet": "/fleet/",
     "login": "/accounts/login/",
     "healthz": None,  # JSON for the load balancer
 }
@@ -117,4 +119,21 @@ def demo_with_releases(django_user_model, *, sync: Callable[[], None] | None = N
     services.skill_update(skill=skill, content=skill.content + "\n\n## 新增\n先确认设备型号。")
     services.stage_save(name="checkout", description="结算", tools=["query_cart", "create_order"], create=True)
     release_publish(user=COMMAND_LINE, note="fault_diagnosis: " + "型号" * 40)
+    _report(Release.objects.get(number=1).sha256, Release.objects.get(number=2).sha256)
     return django_user_model.objects.create_superuser(username=ADMIN, password=ADMIN_PASSWORD)
+
+
+def _report(sha1: str, sha2: str) -> None:
+    """An hour of runtime reports through the ingest service, so the insights page, the fleet and
+    a skill's page are shown with their charts and tables filled."""
+    from django.utils import timezone
+
+    from skill_rule.reports import parse_reports
+    from skills_app.reports.services import reports_ingest, retention_days
+    from tests.api.test_reports import base_time, cancel_iphone_batch
+    from tests.views.test_insights import batch_b, draft_and_heartbeats
+
+    t0 = base_time()
+    records = cancel_iphone_batch(t0, sha1) + batch_b(t0, sha2) + draft_and_heartbeats(t0, sha2)
+    reports = parse_reports({"records": records}, now=timezone.now(), retention_days=retention_days())
+    reports_ingest(key_prefix="mobile01", reports=reports)

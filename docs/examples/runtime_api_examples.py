@@ -124,6 +124,34 @@ def main():
     show("error: malformed code", client.get("/api/v1/runtime/skills/Order%20Change"))
     show("error: no token", APIClient().get("/api/v1/runtime/catalog"))
 
+    # POST runtime/reports: round 1 of cancel-iphone, its refused call and a heartbeat, as the
+    # runtime reports them (times a minute ago, in the runtime's own offset)
+    from datetime import UTC, datetime, timedelta, timezone
+
+    sha256 = r["ETag"].strip('"')
+    when = (datetime.now(UTC) - timedelta(minutes=1)).astimezone(timezone(timedelta(hours=8)))
+    at = lambda s: (when + timedelta(seconds=s)).isoformat(timespec="seconds")  # noqa: E731
+    common = {"instance": "ragent-7f9c:worker-2", "release": 1, "sha256": sha256, "conversation": "c-5f2a91"}
+    batch = {
+        "records": [
+            {"id": "0f7c2d6e-r1", "kind": "round", "at": at(0), **common, "label": "production", "round": 1,
+             "loaded": [], "masked": list(round_1_masked := post("/api/v1/runtime/rounds", round_1).json()["masked"]),
+             "withheld": 0, "tools_chars": 4014, "warnings": []},
+            {"id": "0f7c2d6e-c1", "kind": "call", "at": at(2), **common, "round": 1, "tool": "cancel_order",
+             "verdict": "refused", "reason": "masked", "skill_code": round_1_masked["cancel_order"]},
+            {"id": "0f7c2d6e-h1", "kind": "heartbeat", "at": at(3), "instance": common["instance"],
+             "client_version": "skill-console-client/0.1.0", "stale": False, "release": 1, "sha256": sha256,
+             "label": "production", "refresh": "not_modified"},
+        ]
+    }  # fmt: skip
+    show("reports, a batch", post("/api/v1/runtime/reports", batch), batch)
+    show("reports, the same batch again", post("/api/v1/runtime/reports", batch))
+    unknown = {"records": [{**batch["records"][1], "id": "0f7c2d6e-c2", "tool": "refund_all", "reason": "unknown_tool",
+                            "skill_code": None}]}  # fmt: skip
+    show("reports, a tool the console does not know", post("/api/v1/runtime/reports", unknown), unknown)
+    bad = {"records": [batch["records"][0], batch["records"][1], {**batch["records"][2], "id": "x", "stale": "no"}]}
+    show("error: reports, a bad record", post("/api/v1/runtime/reports", bad))
+
 
 if __name__ == "__main__":
     main()

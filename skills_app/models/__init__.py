@@ -1,4 +1,4 @@
-"""Records of docs/design.md, one module a feature (catalog, mcp, simulation, releases, keys),
+"""Records of docs/design.md, one module a feature (catalog, mcp, simulation, releases, keys, reports),
 re-exported here so ``from skills_app.models import Skill`` keeps working and Django finds them."""
 
 from skills_app.models.catalog import (
@@ -28,6 +28,7 @@ from skills_app.models.releases import (
     Release,
     ReleaseLabel,
 )
+from skills_app.models.reports import ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
 from skills_app.models.simulation import Scenario
 
 __all__ = [
@@ -46,8 +47,12 @@ __all__ = [
     "PUBLISH_PERMISSION",
     "Release",
     "ReleaseLabel",
+    "ReportConversation",
+    "ReportRollup",
     "Restriction",
+    "RuntimeInstance",
     "RuntimeKey",
+    "RuntimeReport",
     "SECRET_MASK",
     "Scenario",
     "Skill",

@@ -29,6 +29,7 @@ from skills_app.keys import selectors as keys_selectors
 from skills_app.keys import services as keys_services
 from skills_app.releases import selectors as releases_selectors
 from skills_app.releases import services as releases_services
+from skills_app.reports import selectors as reports_selectors
 from skills_app.web.common import forbidden, paginate, role_required
 from skills_app.web.presenters import diff_line_kind, failure_sentence, payload_problem_sentence, say
 
@@ -211,7 +212,8 @@ def release_list(request: HttpRequest) -> HttpResponse:
 @require_safe
 def release_detail(request: HttpRequest, number: int) -> HttpResponse:
     """One release: who, when, note, overrides, labels, what it serves and the hashes a runtime
-    checks it by (``release_hashes``), rollback."""
+    checks it by (``release_hashes``), how many runtime instances hold it (their latest heartbeat),
+    rollback."""
     release = releases_selectors.release_get(number=number)
     if release is None:  # named: not the generic 404's "a skill or scenario may have been renamed"
         reason = _("Release %(number)s does not exist: the releases are listed on the Releases page.")
@@ -229,6 +231,7 @@ def release_detail(request: HttpRequest, number: int) -> HttpResponse:
             "labels": list(release.labels.all()),
             "can_publish": releases_selectors.can_publish(request.user),
             "latest": releases_selectors.release_latest(),
+            "instances": reports_selectors.instances_serving(number=release.number, sha256=release.sha256),
         },
     )
 

@@ -7,6 +7,8 @@
   held from when it could (``skills_app.runtime.cache``); an unknown key is never accepted.
 - A logged-in console user (any role, docs/roles.md) may call it too; a console login never needs a key.
 - Runtime keys open the runtime API only: console pages use Django sessions and ignore the header.
+- Runtime reports (``POST runtime/reports``) take a runtime key only (``IsRuntimeKey``): a key may
+  write reports and no endpoint reads them back — keys have no other scope than ``read_drafts``.
 """
 
 from __future__ import annotations
@@ -127,6 +129,21 @@ class IsRuntimeClient(BasePermission):
             return True
         user = getattr(request, "user", None)
         return bool(user is not None and is_console_user(user))
+
+
+class IsRuntimeKey(BasePermission):
+    """A valid runtime key only (``POST runtime/reports``): reports are what a runtime saw in
+    production, stored per key; a console session is no runtime and is refused (403
+    ``runtime_key_required``). No key at all answers 401, as everywhere."""
+
+    message = (
+        "reports are written by an agent runtime with its runtime API key (Authorization: Bearer <key>); "
+        "a console session cannot write them"
+    )
+    code = "runtime_key_required"
+
+    def has_permission(self, request, view) -> bool:
+        return request_key(request) is not None
 
 
 def may_read_drafts(request) -> bool:

@@ -9,6 +9,7 @@ errors without one answer 400).
 from __future__ import annotations
 
 from skill_rule import DomainError
+from skill_rule.limits import REPORT_MAX_BATCH_BYTES
 from skill_rule.validation import validate_skill_code
 
 
@@ -110,4 +111,20 @@ class SkillNotFoundError(ApiError):
         super().__init__(
             message or f"skill '{skill_code}' is unknown or disabled; skills on offer: {on_offer}",
             details={"skill_code": skill_code, "known": known},
+        )
+
+
+class ReportTooLargeError(ApiError):
+    """A ``POST runtime/reports`` body over ``REPORT_MAX_BATCH_BYTES`` (413 ``report_too_large``):
+    nothing of it is read or stored. ``length`` is the body's ``Content-Length`` when sent."""
+
+    code = "report_too_large"
+    status_code = 413
+
+    def __init__(self, length: int | None = None) -> None:
+        size = f"{length} bytes" if length is not None else "the batch"
+        super().__init__(
+            f"{size} is more than REPORT_MAX_BATCH_BYTES ({REPORT_MAX_BATCH_BYTES} bytes) in one batch; "
+            "send fewer records per batch",
+            details={"limit": "REPORT_MAX_BATCH_BYTES", "max": REPORT_MAX_BATCH_BYTES, "bytes": length},
         )

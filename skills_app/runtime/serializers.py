@@ -10,6 +10,7 @@ console and the CLI.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from django.core.validators import MaxLengthValidator
@@ -21,6 +22,17 @@ from skill_rule.limits import (
     MAX_CALLS_PER_ROUND,
     MAX_CALLS_PER_SCRIPT,
     MAX_MESSAGES,
+    REPORT_CODE_MAX_CHARS,
+    REPORT_CODE_PATTERN,
+    REPORT_ID_MAX_CHARS,
+    REPORT_ID_PATTERN,
+    REPORT_MAX_FUTURE_SECONDS,
+    REPORT_MAX_INT,
+    REPORT_MAX_LIST_ITEMS,
+    REPORT_NAME_MAX_CHARS,
+    REPORT_TIME_MAX_CHARS,
+    REPORT_VERSION_MAX_CHARS,
+    REPORT_VERSION_PATTERN,
     SKILL_CODE_MAX_LENGTH,
     SKILL_CODE_MIN_LENGTH,
     SKILL_CODE_PATTERN,
@@ -35,6 +47,7 @@ from skill_rule.messages import (
     free_text_problem,
     parse_arguments,
 )
+from skill_rule.reports import FLAGS
 
 # --- errors -----------------------------------------------------------------------------------
 
@@ -516,3 +529,190 @@ class AnthropicToolSerializer(serializers.Serializer):
 )
 class ToolsPayloadField(serializers.JSONField):
     """The ``tools`` array of ``skill_rule.payload.tools_payload``, passed through as built."""
+
+
+# --- reports (POST runtime/reports) -----------------------------------------------------------
+#
+# The shape of a batch is read by ``skill_rule.reports.parse_reports`` (one rule for every
+# record, with the index and field in its 400); these serializers only state it in the OpenAPI
+# schema, with the limits of ``skill_rule.limits``.
+
+
+def json_pattern(pattern: re.Pattern[str]) -> str:
+    """A Python ``\\A…\\Z`` pattern as a JSON Schema (ECMA-262) ``^…$`` pattern."""
+    return "^" + pattern.pattern.removeprefix("\\A").removesuffix("\\Z") + "$"
+
+
+def _documented(schema: dict[str, Any], **kwargs: Any) -> serializers.Field:
+    """A field stated in the schema as ``schema`` (plus its ``help_text``, ``allow_null`` and
+    ``default``); never used to read a request."""
+    return extend_schema_field(schema)(type("ReportValueField", (serializers.JSONField,), {}))(**kwargs)
+
+
+_ID = {"type": "string", "minLength": 1, "maxLength": REPORT_ID_MAX_CHARS, "pattern": json_pattern(REPORT_ID_PATTERN)}
+_NAME = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": REPORT_NAME_MAX_CHARS,
+    "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$",
+}
+_CODE = {"type": "string", "maxLength": REPORT_CODE_MAX_CHARS, "pattern": json_pattern(REPORT_CODE_PATTERN)}
+_SHA256 = {"type": "string", "minLength": 64, "maxLength": 64, "pattern": "^[0-9a-f]{64}$"}
+_LABEL = {"type": "string", "maxLength": SKILL_CODE_MAX_LENGTH, "pattern": json_pattern(SKILL_CODE_PATTERN)}
+
+
+def _integer(minimum: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": minimum, "maximum": REPORT_MAX_INT}
+
+
+def _names(item: dict[str, Any], *, unique: bool) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": item,
+        "maxItems": REPORT_MAX_LIST_ITEMS,
+        **({"uniqueItems": True} if unique else {}),
+    }
+
+
+class _ReportCommon(serializers.Serializer):
+    id = _documented(
+        _ID,
+        help_text="Made by the runtime, unique per record (a UUID): a batch sent again is stored once "
+        "(one record per runtime key and id).",
+    )
+    at = _documented(
+        {"type": "string", "format": "date-time", "maxLength": REPORT_TIME_MAX_CHARS},
+        help_text="When it happened: ISO 8601 with an offset. At most "
+        f"{REPORT_MAX_FUTURE_SECONDS} s after the console's clock, and not older than the retention period "
+        "(`SKILL_CONSOLE_REPORTS_RETENTION_DAYS`, default 30 days).",
+    )
+    instance = _documented(_ID, help_text="The runtime instance (process) that reports, e.g. `host-3:worker-2`.")
+
+
+def _release(*, optional: bool) -> serializers.Field:
+    extra: dict[str, Any] = {"required": False, "default": None} if optional else {}
+    return _documented(_integer(1), allow_null=True, help_text="The release number held; null = the draft.", **extra)
+
+
+def _sha256(*, optional: bool) -> serializers.Field:
+    extra: dict[str, Any] = {"required": False, "default": None} if optional else {}
+    return _documented(
+        _SHA256,
+        allow_null=optional,
+        help_text="The release's sha256: the catalog's ETag without quotes. A release number the console does "
+        "not have with this sha256 is stored and marked `unknown_release`.",
+        **extra,
+    )
+
+
+def _conversation() -> serializers.Field:
+    return _documented(
+        _ID, help_text="A pseudonymous conversation id made by the runtime (e.g. an HMAC); never user text."
+    )
+
+
+def _round() -> serializers.Field:
+    return _documented(_integer(1), help_text="The round's position in the conversation: 1 = its first.")
+
+
+@extend_schema_serializer(component_name="RoundReport")
+class RoundReportSerializer(_ReportCommon):
+    """One round: what the model was given (``POST runtime/rounds`` or ``RuntimeClient.round``)."""
+
+    kind = serializers.ChoiceField(choices=["round"])
+    release = _release(optional=False)
+    sha256 = _sha256(optional=False)
+    label = _documented(
+        _LABEL, required=False, allow_null=True, default=None, help_text="The label the runtime pins; null = default."
+    )
+    conversation = _conversation()
+    round = _round()
+    loaded = _documented(_names(_NAME, unique=True), help_text="Skills loaded in this round.")
+    masked = _documented(_names(_NAME, unique=True), help_text="Tools masked in this round.")
+    withheld = _documented(
+        _integer(0), required=False, default=0, help_text="MCP tools the access profile or stage left out."
+    )
+    tools_chars = _documented(
+        _integer(0), required=False, allow_null=True, default=None, help_text="The size of the round's tools array."
+    )
+    warnings = _documented(
+        _names(_CODE, unique=False), required=False, default=list, help_text="The round's warning codes."
+    )
+
+
+@extend_schema_serializer(component_name="CallReport")
+class CallReportSerializer(_ReportCommon):
+    """One guarded call: the guard's verdict (``POST runtime/check-call`` or ``RuntimeClient.check_call``)."""
+
+    kind = serializers.ChoiceField(choices=["call"])
+    release = _release(optional=False)
+    sha256 = _sha256(optional=False)
+    conversation = _conversation()
+    round = _round()
+    tool = _documented(
+        _NAME, help_text="The tool the model called (any name: an unknown one is marked `unknown_tool`)."
+    )
+    verdict = serializers.ChoiceField(choices=["allowed", "refused", "confirm"])
+    reason = _documented(
+        _CODE,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Set exactly when `verdict` is `refused`: `masked`, `unknown_tool`, `not_permitted` …",
+    )
+    skill_code = _documented(
+        _NAME,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The manual to load (`masked`), or the code a load_skill call asks for.",
+    )
+
+
+@extend_schema_serializer(component_name="HeartbeatReport")
+class HeartbeatReportSerializer(_ReportCommon):
+    """One heartbeat of a runtime instance: what it holds (the fleet)."""
+
+    kind = serializers.ChoiceField(choices=["heartbeat"])
+    client_version = _documented(
+        {"type": "string", "maxLength": REPORT_VERSION_MAX_CHARS, "pattern": json_pattern(REPORT_VERSION_PATTERN)},
+        help_text="E.g. `skill-console-client/0.1.0`.",
+    )
+    stale = serializers.BooleanField(help_text="The runtime answers from a copy it could not refresh.")
+    release = _release(optional=True)
+    sha256 = _sha256(optional=True)
+    label = _documented(_LABEL, required=False, allow_null=True, default=None)
+    refresh = _documented(
+        {"type": "string", "enum": ["fetched", "not_modified", "stale"]},
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The last refresh's outcome; null = never refreshed.",
+    )
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="Report",
+        serializers={
+            "round": RoundReportSerializer,
+            "call": CallReportSerializer,
+            "heartbeat": HeartbeatReportSerializer,
+        },
+        resource_type_field_name="kind",
+    )
+)
+class ReportRecordField(serializers.JSONField):
+    """One record of a batch (documentation only: ``skill_rule.reports`` reads it)."""
+
+
+@extend_schema_serializer(component_name="MarkedReport")
+class MarkedReportSerializer(serializers.Serializer):
+    """A record of a batch naming something the console does not know (stored all the same)."""
+
+    index = serializers.IntegerField(min_value=0, help_text="0-based position in `records`.")
+    id = serializers.CharField()
+    flags = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(FLAGS)),
+        help_text="`unknown_release` (no release with this number and sha256), `unknown_skill`, `unknown_tool`.",
+    )

@@ -23,6 +23,7 @@ urlpatterns = [
     path("runtime/rounds", views.RoundsApi.as_view(), name="runtime-rounds"),
     path("runtime/load-skill", views.LoadSkillApi.as_view(), name="runtime-load-skill"),
     path("runtime/check-call", views.CheckCallApi.as_view(), name="runtime-check-call"),
+    path("runtime/reports", views.ReportsApi.as_view(), name="runtime-reports"),
     # OpenAPI 3 schema: YAML by default, ``?format=json`` for JSON.
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     # The schema as a readable page: Swagger UI served from drf-spectacular-sidecar (no CDN).

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from django.http import HttpResponse, HttpResponseNotModified
+from django.utils import timezone
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
@@ -26,10 +27,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from skill_rule import check_call, compute_round, load_skill
-from skill_rule.limits import CATALOG_PLACEMENTS, is_valid_skill_code
+from skill_rule.limits import CATALOG_PLACEMENTS, REPORT_MAX_BATCH_BYTES, REPORT_MAX_RECORDS, is_valid_skill_code
 from skill_rule.payload import NAMES, TOOLS_FORMATS, catalog_text, payload_chars, tools_payload
 from skill_rule.providers import payload_problems, targets_for_format
-from skills_app.runtime.auth import may_read_drafts
+from skill_rule.reports import parse_reports
+from skills_app.reports.services import reports_ingest, retention_days
+from skills_app.runtime.auth import IsRuntimeKey, may_read_drafts, request_key
 from skills_app.runtime.catalog_reads import (
     RELEASE_HEADER,
     STALE_HEADER,
@@ -38,7 +41,7 @@ from skills_app.runtime.catalog_reads import (
     runtime_served,
 )
 from skills_app.runtime.errors import InvalidSkillCodeError, SkillNotFoundError
-from skills_app.runtime.parsers import StrictJSONParser
+from skills_app.runtime.parsers import ReportsParser, StrictJSONParser
 from skills_app.runtime.renderers import RuntimeJSONRenderer
 from skills_app.runtime.serializers import (
     SKILL_CODE_SCHEMA,
@@ -49,11 +52,13 @@ from skills_app.runtime.serializers import (
     DraftField,
     ErrorSerializer,
     LabelField,
+    MarkedReportSerializer,
     McpToolSerializer,
     MessagesField,
     PayloadProblemSerializer,
     ReleaseField,
     ReleaseQuerySerializer,
+    ReportRecordField,
     RestrictionSerializer,
     RoundInputSerializer,
     SkillCodeField,
@@ -522,6 +527,78 @@ class CheckCallApi(RuntimeApi):
             self.OutputSerializer({"release": catalog.release, **verdict.as_dict(), "target": verdict.target}).data,
             headers=served.headers(),
         )
+
+
+class ReportsApi(RuntimeApi):
+    """``POST runtime/reports`` — a batch of records from a runtime: rounds, guarded calls and
+    heartbeats (docs/runtime-api.md, "Reports"). Runtime keys only (``IsRuntimeKey``); a key
+    writes reports and no endpoint reads them back.
+
+    The body is read by ``skill_rule.reports.parse_reports`` — a bad record refuses the whole
+    batch, 400 ``invalid_report`` naming its index and field — and stored by
+    ``skills_app.reports.services.reports_ingest`` in one transaction, once per key and record id.
+    """
+
+    parser_classes = [ReportsParser]
+    permission_classes = [IsRuntimeKey]
+
+    @extend_schema_serializer(component_name="ReportBatch")
+    class InputSerializer(serializers.Serializer):
+        records = serializers.ListField(
+            child=ReportRecordField(),
+            min_length=1,
+            max_length=REPORT_MAX_RECORDS,
+            help_text=f"1 to {REPORT_MAX_RECORDS} records (`REPORT_MAX_RECORDS`), at most "
+            f"{REPORT_MAX_BATCH_BYTES} bytes of JSON in all (`REPORT_MAX_BATCH_BYTES`, else 413 "
+            "`report_too_large`). One bad record refuses the batch: nothing of it is stored.",
+        )
+
+    @extend_schema_serializer(component_name="ReportsStored")
+    class OutputSerializer(serializers.Serializer):
+        received = serializers.IntegerField(min_value=0, help_text="Records in the batch.")
+        stored = serializers.IntegerField(min_value=0, help_text="Records stored now.")
+        duplicates = serializers.IntegerField(
+            min_value=0, help_text="Records stored before under the same key and id (a batch sent again): skipped."
+        )
+        marked = MarkedReportSerializer(
+            many=True,
+            help_text="The records of this batch (stored now or before) naming a release, skill or tool the "
+            "console does not know.",
+        )
+
+    @extend_schema(
+        tags=[TAG],
+        operation_id="runtime_reports",
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(
+                ErrorSerializer,
+                description="`invalid_report`: `details` = `{index, field, cause}` (+ `limit`, `max` past a "
+                "named limit); `malformed_json`.",
+            ),
+            401: _errors(401)[401],
+            403: OpenApiResponse(
+                ErrorSerializer,
+                description="A console session is authenticated but refused: reports take a runtime key "
+                "(`runtime_key_required`).",
+            ),
+            413: OpenApiResponse(
+                ErrorSerializer, description="Over `REPORT_MAX_BATCH_BYTES` (`report_too_large`) or Django's limit."
+            ),
+            503: OpenApiResponse(
+                ErrorSerializer,
+                description="The database cannot be reached (`database_unavailable`, with `Retry-After`): "
+                "nothing was stored; send the batch again.",
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        now = timezone.now()
+        reports = parse_reports(request.data, now=now, retention_days=retention_days())
+        key = request_key(request)  # never None here: IsRuntimeKey let the request in
+        ingested = reports_ingest(key_prefix=key.prefix, reports=reports, received_at=now)
+        return Response(ingested.as_dict())
 
 
 @extend_schema(exclude=True)

@@ -171,6 +171,8 @@ NAV_SECTIONS = {
     "mcp_tool_detail": "tools",
     "node_create": "tools",
     "node_edit": "tools",
+    "insights": "insights",
+    "fleet": "fleet",
 }
 
 

@@ -14,7 +14,10 @@ PATHS = {
     "/api/v1/runtime/rounds": ("post", "RoundsInput", "Round"),
     "/api/v1/runtime/load-skill": ("post", "LoadSkillInput", "LoadSkillResult"),
     "/api/v1/runtime/check-call": ("post", "CheckCallInput", "CheckCallVerdict"),
+    "/api/v1/runtime/reports": ("post", "ReportBatch", "ReportsStored"),
 }
+#: Error statuses each operation documents besides 400 and 401 (reports names no release or skill).
+ERRORS = dict.fromkeys(PATHS, ("404",)) | {"/api/v1/runtime/reports": ("403", "413")}
 
 
 @pytest.fixture
@@ -39,7 +42,7 @@ def test_each_operation_documents_its_bodies_and_errors(schema, path):
     if request:
         assert operation["requestBody"]["content"]["application/json"]["schema"] == ref(request)
     assert operation["responses"]["200"]["content"]["application/json"]["schema"] == ref(response)
-    for status in ("400", "401", "404"):
+    for status in ("400", "401", *ERRORS[path]):
         assert operation["responses"][status]["content"]["application/json"]["schema"] == ref("Error")
     assert {"runtimeKey": []} in operation["security"]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import schemathesis
@@ -55,11 +56,22 @@ RUNTIME_OPERATIONS = [
     "GET /api/v1/runtime/skills/{code}",
     "POST /api/v1/runtime/check-call",
     "POST /api/v1/runtime/load-skill",
+    "POST /api/v1/runtime/reports",
     "POST /api/v1/runtime/rounds",
 ]
 
 
 USER = {"role": "user", "content": "cancel my order"}
+#: A heartbeat of a minute ago: generated times (``format: date-time``) mostly fall outside the
+#: bounds a record's ``at`` must keep (docs/runtime-api.md, "Reports") and are refused with a 400.
+HEARTBEAT = {
+    "id": "fuzz-heartbeat-1",
+    "kind": "heartbeat",
+    "at": (datetime.now(UTC) - timedelta(minutes=1)).isoformat(),
+    "instance": "fuzz-host",
+    "client_version": "skill-console-client/0.1.0",
+    "stale": False,
+}
 #: One request per operation that the published bitmall demo serves with 200 (tests/api holds
 #: the exact answers): the keyword arguments of ``APIOperation.Case``.
 VALID = {
@@ -67,6 +79,7 @@ VALID = {
     "GET /api/v1/runtime/skills/{code}": {"path_parameters": {"code": "order_change"}},
     "POST /api/v1/runtime/check-call": {"body": {"messages": [USER], "call": {"name": "query_order", "arguments": {}}}},
     "POST /api/v1/runtime/load-skill": {"body": {"messages": [USER], "skill_code": "order_change"}},
+    "POST /api/v1/runtime/reports": {"body": {"records": [HEARTBEAT]}},
     "POST /api/v1/runtime/rounds": {"body": {"messages": [USER]}},
 }
 

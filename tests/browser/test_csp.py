@@ -31,6 +31,8 @@ PAGES = [
     "/api-keys/",
     "/mcp/",
     "/audit/",
+    "/insights/",
+    "/fleet/",
     "/admin/",
     "/admin/skills_app/skill/",
     "/admin/skills_app/skill/add/",

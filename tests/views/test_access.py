@@ -211,6 +211,8 @@ TABLE = {
     # runtime API keys are the publisher's alone, even to look at (a created key: 200, shown once)
     "api_keys": {"anonymous": LOGIN_REDIRECT, "viewer": (403, 403), "editor": (403, 403), "publisher": (200, 200)},
     "audit": PAGE,
+    "insights": PAGE,
+    "fleet": PAGE,
     # import: viewers see the page (the export box); checking or importing files takes an editor
     "skill_import": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 200), "publisher": (200, 200)},
     "skill_export": {"anonymous": LOGIN_REDIRECT, "viewer": (200, 403), "editor": (200, 200), "publisher": (200, 200)},

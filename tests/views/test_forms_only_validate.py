@@ -14,6 +14,7 @@ from skills_app.catalog import selectors
 from skills_app.catalog.forms import IntentNodeForm, RestrictionForm, SkillForm
 from skills_app.mcp.forms import McpServerForm
 from skills_app.models import AccessProfile, IntentNode, McpServer, Scenario, Skill, Stage
+from skills_app.reports.forms import InsightsFilterForm
 from skills_app.simulation.forms import PreviewForm, ScenarioForm
 from tests.views.test_scenarios import SCRIPT
 
@@ -136,6 +137,9 @@ FORMS = {
     "mcp-server": _server_new,
     "intent-node": _node_new,
     "preview": _preview,
+    "insights-filter": lambda: InsightsFilterForm(
+        bound({"release": "1", "since": "2026-11-01", "until": "2026-11-30"}), releases=[1]
+    ),
 }
 
 

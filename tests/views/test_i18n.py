@@ -19,6 +19,8 @@ def test_default_language_is_chinese(staff_client, bitmall):
         "restrictions": "访问配置与阶段",
         "tools": "工具",
         "releases": "发布",
+        "insights": "运行洞察",
+        "fleet": "运行实例",
         "audit": "审计",
     }
 
@@ -29,6 +31,7 @@ def test_switching_to_english(staff_client, bitmall):
     doc = parse(staff_client.get(response["Location"]).content)
     assert doc.by_tag("html")[0]["lang"] == "en"
     assert nav(doc)["skills"] == "Skills" and nav(doc)["restrictions"] == "Profiles & stages"
+    assert (nav(doc)["insights"], nav(doc)["fleet"]) == ("Insights", "Fleet")
     assert "Round 1" in doc.one("data-round", "1").text()
     lang = {b["data-lang"]: b["aria-pressed"] for b in doc.select("data-lang")}
     assert lang == {"zh-hans": "false", "en": "true"}

@@ -31,6 +31,8 @@ PAGES = [
     "/preview/?scenario=cancel-iphone",
     "/audit/?kind=skill",
     "/api-keys/",
+    "/insights/",
+    "/fleet/",
 ]
 TOOLS = ["query_cart", "update_cart_item", "query_coupons", "cancel_order"]
 

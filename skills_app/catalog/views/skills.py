@@ -23,7 +23,11 @@ from skills_app.catalog.forms import SkillForm, tool_picker
 from skills_app.core.message_catalog import error_sentences
 from skills_app.core.roles import EDITOR
 from skills_app.models import Skill
+from skills_app.releases import selectors as releases_selectors
+from skills_app.reports import selectors as reports_selectors
+from skills_app.reports.forms import bound_filter
 from skills_app.templatetags.console import render_markdown
+from skills_app.web.charts import PRIMARY, SOFT, Chart, console_today, day_label, days_zone
 from skills_app.web.common import draft_html, paginate, role_required, safe_next, save_with
 from skills_app.web.presenters import (
     DRAFT_CODE,
@@ -177,7 +181,8 @@ def _live_or_404(code: str) -> Skill:
 @role_required
 @require_safe
 def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
-    """One skill: fields, gated tools, the manual as safe HTML and what loading it changes."""
+    """One skill: fields, gated tools, the manual as safe HTML, what loading it changes, and what
+    production did with it (``_production``; ``?release=&since=&until=`` as on the insights page)."""
     skill = _live_or_404(code)
     catalog = selectors.catalog_draft()
     stored = next(s for s in catalog.skills if s.code == skill.skill_code)
@@ -189,8 +194,40 @@ def skill_detail(request: HttpRequest, code: str) -> HttpResponse:
             "effect": manual_effect(catalog, stored),
             "mcp_names": set(catalog.mcp_tool_names),
             "gated_by": catalog.gating_skills,
+            **_production(request, skill),
         },
     )
+
+
+def _production(request: HttpRequest, skill: Skill) -> dict:
+    """The "In production" card of a skill's page, read from the report rollups
+    (``reports.selectors.skill_insights``): its loads, the rounds it was loaded in, the calls to a
+    masked tool that named it as the manual to load, the confirmations asked for the tools it
+    gates, and a chart of its loads per day. A bad filter shows its error and no numbers (the page
+    itself still answers)."""
+    releases = [n for n, _note in releases_selectors.release_choices()]
+    form = bound_filter(request.GET, releases=releases, today=console_today())
+    context: dict = {"production_form": form, "production": None, "days_zone": days_zone()}
+    if form.is_bound and not form.is_valid():
+        return context
+    since, until, release = form.period(console_today())
+    data = reports_selectors.skill_insights(
+        code=skill.skill_code, tools=tuple(skill.tool_ids), since=since, until=until, release=release
+    )
+    context.update(
+        production=data,
+        production_chart=Chart(
+            "chart-skill-loads",
+            _("Loads of this skill per day"),
+            [day_label(day) for day, _loads, _rounds in data.per_day],
+            [
+                (_("load_skill calls"), PRIMARY, [loads for _day, loads, _rounds in data.per_day]),
+                (_("Rounds with it loaded"), SOFT, [rounds for _day, _loads, rounds in data.per_day]),
+            ],
+        ),
+        production_share=round(100 * data.rounds / data.all_rounds) if data.all_rounds else None,
+    )
+    return context
 
 
 def _editor_context(form: SkillForm, catalog: Catalog, skill: Skill | None) -> dict:

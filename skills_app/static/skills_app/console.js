@@ -2,7 +2,8 @@
  *
  * Shortcuts (also listed in the "?" dialog):
  *   /            focus the page's search / filter box (or its first field)
- *   g s / g p / g c / g r / g t   go to Skills, Preview, Scenarios, Profiles & stages, Tools
+ *   g s / g p / g c / g r / g t / g e / g i   go to Skills, Preview, Scenarios, Profiles & stages,
+ *                Tools, Releases, Insights
  *   n            "new" on pages that have one (the new form opens with its first field focused)
  *   [ / ]        previous / next page of a long list (the pager's links)
  *   ?            show the shortcut list
@@ -71,7 +72,7 @@
     if (pendingG) {
       pendingG = false;
       clearTimeout(pendingTimer);
-      var map = { s: "skills", p: "preview", c: "scenarios", r: "restrictions", t: "tools", e: "releases" };
+      var map = { s: "skills", p: "preview", c: "scenarios", r: "restrictions", t: "tools", e: "releases", i: "insights" };
       if (map[e.key]) { e.preventDefault(); go('[data-nav="' + map[e.key] + '"]'); }
       return;
     }

@@ -113,3 +113,37 @@ IMPORT_MAX_FILES = 500
 IMPORT_MAX_FILE_BYTES = 1_000_000
 IMPORT_MAX_TOTAL_BYTES = 20_000_000
 IMPORT_MAX_UPLOAD_BYTES = 10_000_000
+
+#: Runtime reports (``POST runtime/reports``, docs/runtime-api.md "Reports"; ``skill_rule.reports``):
+#: a batch past any of these is refused whole — 400 ``invalid_report`` naming the record and the
+#: field, or 413 ``report_too_large`` for the bytes — and nothing of it is stored.
+#: Records in one batch.
+REPORT_MAX_RECORDS = 500
+#: Bytes of one batch's JSON body (under Django's 2,621,440-byte request limit, so this one answers).
+REPORT_MAX_BATCH_BYTES = 2_000_000
+#: A record id, an instance id and a conversation id: 1–64 ASCII letters, digits, ``.``, ``_``,
+#: ``:`` or ``-`` (a UUID, a hex digest, ``host-3:worker-2``) — never free text.
+REPORT_ID_MAX_CHARS = 64
+REPORT_ID_PATTERN = re.compile(r"\A[A-Za-z0-9._:-]{1,64}\Z")
+#: A tool name or skill code a report names: whatever the model called or asked for (it may be a
+#: name the console does not know, which is kept and marked), at most this long, no control character.
+REPORT_NAME_MAX_CHARS = TOOL_NAME_MAX_LENGTH
+#: A warning code or a refusal reason: a lowercase letter, then lowercase letters, digits and ``_``.
+REPORT_CODE_MAX_CHARS = 64
+REPORT_CODE_PATTERN = re.compile(r"\A[a-z][a-z0-9_]{0,63}\Z")
+#: A client version (``skill-console-client/0.1.0``): 1–64 printable ASCII characters, no space.
+REPORT_VERSION_MAX_CHARS = 64
+REPORT_VERSION_PATTERN = re.compile(r"\A[!-~]{1,64}\Z")
+#: Items of one list in a record (``loaded``, ``masked``, ``warnings``): a round of a 2,000-tool
+#: catalog may mask nearly all of them.
+REPORT_MAX_LIST_ITEMS = 2_000
+#: Every integer of a record (release, round, withheld, tools_chars) is 0 or 1 up to this: what an
+#: integer column holds on SQLite and PostgreSQL alike.
+REPORT_MAX_INT = 2_147_483_647
+#: Seconds a record's ``at`` may lie after the console's clock (clock skew); later is refused.
+REPORT_MAX_FUTURE_SECONDS = 300
+#: Characters of a record's ``at`` text (``2026-12-01T10:00:00.123456+08:00`` is 32).
+REPORT_TIME_MAX_CHARS = 40
+#: Days raw report rows are kept (``SKILL_CONSOLE_REPORTS_RETENTION_DAYS``, ``manage.py
+#: purge_reports``); a record older than the retention period is refused on ingest.
+REPORTS_RETENTION_DAYS_DEFAULT = 30
