@@ -87,7 +87,12 @@ def test_the_packages_have_modules_to_scan() -> None:
         "validation.py",
         "runtime_catalog.py",
     }
-    assert {p.name for p in PACKAGES["skill_client"][0].glob("*.py")} == {"__init__.py", "client.py", "conformance.py"}
+    assert {p.name for p in PACKAGES["skill_client"][0].glob("*.py")} == {
+        "__init__.py",
+        "client.py",
+        "conformance.py",
+        "reporting.py",
+    }
 
 
 @pytest.mark.parametrize(
@@ -122,7 +127,7 @@ def test_importing_the_packages_loads_no_django_module(tmp_path: Path) -> None:
         check=True,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": path},
     )
-    assert out.stdout.strip() == "[] ['skill_client.client', 'skill_client.conformance']"
+    assert out.stdout.strip() == "[] ['skill_client.client', 'skill_client.conformance', 'skill_client.reporting']"
 
 
 def _project(directory: Path) -> dict:

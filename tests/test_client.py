@@ -18,6 +18,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections import Counter
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -76,14 +77,23 @@ def bitmall_live(live_server, key) -> str:
 
 @pytest.fixture
 def make_client(tmp_path, key):
-    """``make_client(url, **options)`` → a ``RuntimeClient`` with the test's key and its own cache folder."""
+    """``make_client(url, **options)`` → a ``RuntimeClient`` with the test's key and its own cache folder,
+    reporting off unless ``report=True`` is given (then closed when the test ends): a sender thread
+    left running would post into the next test's database. Reporting is tested in
+    tests/test_client_reports.py."""
+    made: list[RuntimeClient] = []
 
     def make(url: str, **options: Any) -> RuntimeClient:
         options.setdefault("cache_dir", tmp_path / "cache")
         options.setdefault("timeout", 30)  # a loaded CI machine; the server answers in milliseconds
-        return RuntimeClient(url, options.pop("api_key", key), **options)
+        options.setdefault("report", False)
+        client = RuntimeClient(url, options.pop("api_key", key), **options)
+        made.append(client)
+        return client
 
-    return make
+    yield make
+    for client in made:
+        client.close(timeout=10)
 
 
 def server_post(url: str, key: str, endpoint: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -659,7 +669,9 @@ def test_the_client_imports_no_django():
 
 
 def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_path):
-    """The README's agent loop, as written, against the live server (its URL swapped in)."""
+    """The README's agent loop, as written, against the live server (its URL swapped in); it reports,
+    and once it exits the console holds its three rounds, its three calls (one ``confirm``) and its
+    heartbeats, under a pseudonym of its conversation id (issue 26, item 2)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Wiring an agent with the Python client", 1)[1]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
@@ -674,7 +686,10 @@ def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_pa
         timeout=60,
         env={
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "PYTHONPATH": str(ROOT),
+            # this checkout's rule and client, not whichever the environment installed
+            "PYTHONPATH": os.pathsep.join(
+                str(ROOT / p) for p in ("packages/skill-rule/src", "packages/skill-client/src", ".")
+            ),
             "SKILL_CONSOLE_KEY": key,
             "XDG_CACHE_HOME": str(tmp_path / "cache"),
         },
@@ -686,6 +701,44 @@ def test_the_readme_example_runs_against_a_live_server(bitmall_live, key, tmp_pa
         "round 3: 13 tools, cancel_order: confirm",
     ]
     assert (tmp_path / "cache" / "skill-console").is_dir()
+
+    # What it reported, sent as it exited: nothing is left to wait for.
+    from skills_app.models import RuntimeReport
+    from skills_app.reports.selectors import instance_list, rollup_totals
+
+    release = Release.objects.get(number=1)
+    chat = RuntimeClient(bitmall_live, key, report=False).pseudonym("chat-1001")
+    rounds = RuntimeReport.objects.filter(kind="round").order_by("round")
+    assert [(r.conversation, r.round, r.loaded, len(r.masked), r.flags) for r in rounds] == [
+        (chat, 1, [], 6, []),
+        (chat, 2, ["order_change"], 4, []),
+        (chat, 3, ["order_change"], 4, []),
+    ]
+    assert {(r.release, r.release_sha256, r.label, r.withheld) for r in rounds} == {(1, release.sha256, "", 0)}
+    assert [r.tools_chars for r in rounds] == [4014, 4820, 4820]  # payload_chars of the arrays printed
+    calls = RuntimeReport.objects.filter(kind="call").order_by("round")
+    assert [(c.conversation, c.round, c.tool, c.verdict, c.reason, c.skill_code) for c in calls] == [
+        (chat, 1, "load_skill", "allowed", "", "order_change"),
+        (chat, 2, "query_order", "allowed", "", ""),
+        (chat, 3, "cancel_order", "confirm", "", ""),
+    ]
+    beats = RuntimeReport.objects.filter(kind="heartbeat").order_by("at")
+    assert [(b.release, b.stale, b.refresh) for b in beats] == [(1, False, "fetched"), (1, False, "fetched")]
+    assert beats[0].client_version == "skill-console-client/0.1.0"
+    assert len({r.instance for r in RuntimeReport.objects.all()}) == 1 and "chat-1001" not in str(
+        list(RuntimeReport.objects.values_list("conversation", flat=True))
+    )
+    totals = rollup_totals(since=rounds[0].at.date() - timedelta(days=1), until=rounds[0].at.date() + timedelta(days=1))
+    assert totals["rounds"] == {"": 3} and totals["conversations"] == {"": 1}
+    assert totals["confirm"] == {"cancel_order": 1} and totals["load"] == {"order_change": 1}
+    assert totals["loaded"] == {"order_change": 2} and "dropped" not in totals
+    (instance,) = instance_list()
+    assert (instance.instance, instance.release, instance.stale, instance.refresh) == (
+        beats[0].instance,
+        1,
+        False,
+        "fetched",
+    )
 
 
 def test_the_transcript_table_gets_the_same_answers_locally(bitmall_live, make_client):

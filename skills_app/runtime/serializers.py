@@ -689,6 +689,13 @@ class HeartbeatReportSerializer(_ReportCommon):
         default=None,
         help_text="The last refresh's outcome; null = never refreshed.",
     )
+    dropped = _documented(
+        _integer(0),
+        required=False,
+        default=0,
+        help_text="Records the runtime dropped unsent (its queue full, a batch refused) since the last "
+        "heartbeat it sent: summed over heartbeats, every record lost. Absent = 0.",
+    )
 
 
 @extend_schema_field(

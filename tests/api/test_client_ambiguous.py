@@ -27,7 +27,7 @@ def make_local_client(api_client, tmp_path) -> RuntimeClient:
     """A ``RuntimeClient`` holding the served release as its copy (no HTTP: the round is local)."""
     body = api_client.get(CATALOG).json()
     manuals = {s["code"]: api_client.get(skill_url(s["code"])).json()["content"] for s in body["skills"]}
-    client = RuntimeClient("http://127.0.0.1:9", "unused", cache_dir=tmp_path)
+    client = RuntimeClient("http://127.0.0.1:9", "unused", cache_dir=tmp_path, report=False)  # nowhere to report
     client._copy = _Copy(
         body=body, manuals=manuals, etag=None, catalog=catalog_from_runtime(body, manuals), checked_at=time.time()
     )

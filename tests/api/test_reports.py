@@ -430,6 +430,9 @@ def test_the_schema_states_the_limits():
     assert round_report["id"]["pattern"] == "^[A-Za-z0-9._:-]{1,64}$"
     assert round_report["masked"]["items"]["maxLength"] == 128
     assert components["Report"]["discriminator"]["propertyName"] == "kind"
+    dropped = components["HeartbeatReport"]["properties"]["dropped"]  # optional: older clients send none
+    assert (dropped["type"], dropped["minimum"], dropped["maximum"]) == ("integer", 0, 2_147_483_647)
+    assert "dropped" not in components["HeartbeatReport"].get("required", [])
     operation = schema["paths"]["/api/v1/runtime/reports"]["post"]
     assert {"runtimeKey": []} in operation["security"]  # a session is authenticated, then refused (403)
     assert set(operation["responses"]) == {"200", "400", "401", "403", "413", "503"}

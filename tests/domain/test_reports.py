@@ -209,6 +209,12 @@ RECORD_RULES = [
      "must be one of fetched, not_modified, stale, got 'ok'"),
     ("a release without its sha256", changed(HEARTBEAT, release=3), "sha256",
      "a release is named by its number and its sha256; sha256 is null"),
+    ("dropped negative", changed(HEARTBEAT, dropped=-1), "dropped", "must be an integer from 0 to 2147483647, got -1"),
+    ("dropped null", changed(HEARTBEAT, dropped=None), "dropped", "must be an integer from 0 to 2147483647, got null"),
+    ("dropped true", changed(HEARTBEAT, dropped=True), "dropped", "must be an integer from 0 to 2147483647, got true"),
+    ("dropped on a round", changed(ROUND, dropped=3), "dropped",
+     "unknown field for a round record; fields: id, kind, at, instance, release, sha256, label, conversation, "
+     "round, loaded, masked, withheld, tools_chars, warnings"),
 ]  # fmt: skip
 
 
@@ -317,13 +323,14 @@ def test_a_valid_batch_reads_as_reports_in_utc_with_the_defaults():
         "order_change",
         None,
     )
-    assert (beat.client_version, beat.stale, beat.release, beat.sha256, beat.label, beat.refresh) == (
+    assert (beat.client_version, beat.stale, beat.release, beat.sha256, beat.label, beat.refresh, beat.dropped) == (
         "skill-console-client/0.1.0",
         False,
         None,
         None,
         None,
         None,
+        0,  # a heartbeat of a runtime that does not count its drops (before issue 26 item 2): none
     )
     assert round_.day() == date(2026, 12, 1)
 
@@ -412,9 +419,11 @@ def test_rollups_count_each_dimension_of_a_conversation():
             changed(CALL, id="c-4", verdict="allowed", reason=None, skill_code=None, tool="query_order"),
             changed(CALL, id="c-5", tool="frobnicate", reason="unknown_tool", skill_code=None, release=None),
             HEARTBEAT,
+            changed(HEARTBEAT, id="h-2", dropped=7),
+            changed(HEARTBEAT, id="h-3", dropped=5),
         ]
     )
-    flags = [(), (), (), (), (), (), (), ()]
+    flags = [(), (), (), (), (), (), (), (), (), ()]
     flags[1] = ("unknown_tool",)
     counts = rollup_counts(zip(records, flags))
     assert counts == Counter(
@@ -436,7 +445,8 @@ def test_rollups_count_each_dimension_of_a_conversation():
             (day, 3, "flag", "unknown_tool"): 1,
             (day, 0, "calls", "refused"): 1,
             (day, 0, "refused", "unknown_tool"): 1,
-            (day, 0, "heartbeats", ""): 1,
+            (day, 0, "heartbeats", ""): 3,
+            (day, 0, "dropped", ""): 12,  # the drops the heartbeats count, summed
         }
     )
     assert {dimension for (_, _, dimension, _) in counts} <= set(DIMENSIONS)

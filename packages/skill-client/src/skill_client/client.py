@@ -22,13 +22,24 @@ Failure handling (fail closed):
   unknown label or release; any other 4xx) → ``ApiError`` / ``AuthenticationError`` at once, never
   masked by a stale copy: those are for an operator to fix, not to wait out.
 
+Reporting (``skill_client.reporting``; docs/runtime-api.md, "Reporting"): unless made with
+``report=False``, the client tells the console what it answered — a ``round`` record per round
+(``round()``, ``visible_tools()``), a ``call`` record per ``check_call()``, a ``heartbeat`` after
+each refresh, every ``heartbeat_interval`` seconds and on ``close()`` — through a bounded queue and
+a background thread that sends batches of ``POST runtime/reports``. A round only enqueues; nothing
+of reporting ever raises into the agent's code or makes it wait. Conversation ids are sent as
+pseudonyms (``pseudonym()``: an HMAC-SHA256), never as given.
+
 Plain Python: the standard library's ``urllib`` and ``skill_rule`` (no Django import), so it
 runs inside an agent process that has no Django settings.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
+import importlib.metadata
 import json
 import logging
 import os
@@ -39,8 +50,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.client import HTTPException
@@ -63,10 +75,27 @@ from skill_rule import (
     load_skill,
     parse_messages,
 )
-from skill_rule.messages import ambiguous_call, call_ambiguity, carrier_conflict, free_text_problem
-from skill_rule.payload import NAMES, PAYLOAD_FORMATS, UnknownToolsFormatError, catalog_text, tools_payload
+from skill_rule.limits import REPORT_ID_PATTERN, REPORT_VERSION_PATTERN
+from skill_rule.messages import (
+    ambiguous_call,
+    call_ambiguity,
+    carrier_conflict,
+    free_text_problem,
+    parse_arguments,
+)
+from skill_rule.payload import (
+    NAMES,
+    PAYLOAD_FORMATS,
+    UnknownToolsFormatError,
+    catalog_text,
+    payload_json,
+    tools_payload,
+)
 from skill_rule.providers import PayloadProblem, payload_problems, targets_for_format
+from skill_rule.rules import call_round
 from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
+
+from .reporting import Reporter, default_instance
 
 __all__ = [
     "ApiError",
@@ -94,6 +123,26 @@ CACHE_FORMAT = 1
 #: An answer longer than this (bytes) is refused as not a catalog.
 MAX_BODY_BYTES = 32 * 1024 * 1024
 API_PREFIX = "/api/v1/runtime/"
+#: The conversation id of a round or call reported without one (``conversation=None``).
+NO_CONVERSATION = "unnamed"
+_SHA256_HEX = re.compile(r"\A[0-9a-f]{64}\Z")
+
+
+def client_version() -> str:
+    """``skill-console-client/<version>``: the version of this distribution as installed (its
+    metadata), ``…/unknown`` when it runs from a source tree that was never installed."""
+    try:
+        version = importlib.metadata.version("skill-console-client")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    text = "".join(c for c in f"skill-console-client/{version}" if "!" <= c <= "~")[:64]
+    return text if REPORT_VERSION_PATTERN.fullmatch(text) else "skill-console-client/unknown"
+
+
+def _pseudonym(salt: bytes, conversation: str | None) -> str:
+    if conversation is None:
+        return NO_CONVERSATION
+    return hmac.new(salt, conversation.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
 
 
 class ClientError(Exception):
@@ -170,6 +219,13 @@ class _Copy:
     etag: str | None
     catalog: Catalog
     checked_at: float
+
+    @functools.cached_property
+    def release_sha256(self) -> str:
+        """The release's sha256 as reports name it: the ETag without its quotes (the sha256 the
+        console stores with the release), else the body's own ``sha256``."""
+        tag = (self.etag or "").removeprefix("W/").strip('"')
+        return tag if _SHA256_HEX.fullmatch(tag) else str(self.body["sha256"])
 
 
 def _sha256_text(text: str) -> str:
@@ -274,6 +330,17 @@ class RuntimeClient:
     ``refresh()`` from a timer thread while rounds are computed (a refresh swaps the copy whole).
     After each refresh: ``stale`` / ``stale_reason``, ``last_refresh`` and ``stats`` (a
     ``Counter`` of ``Refresh.outcome``).
+
+    Reporting (see the module; ``report=False`` turns it off: no thread, no record):
+    ``instance`` names this runtime instance in every record (default: the host name and a UUID
+    made once per process, ``.2``, ``.3`` … for more clients in one process); ``report_queue``
+    bounds the records held (default 10,000: when full the oldest is dropped and counted,
+    ``dropped_reports``); ``report_interval`` is the seconds between sends while records wait;
+    ``heartbeat_interval`` the seconds between heartbeats (``0``: only on refresh and close);
+    ``report_backoff`` the longest wait between two tries while the console does not answer;
+    ``report_salt`` the key of the conversation pseudonyms (default: derived from ``api_key``, so
+    every process of a deployment makes the same pseudonym of a conversation). ``close()`` (or a
+    ``with`` block) sends what is queued; so does the exit of the interpreter.
     """
 
     def __init__(
@@ -285,9 +352,18 @@ class RuntimeClient:
         release: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         timeout: float = 10.0,
+        report: bool = True,
+        instance: str | None = None,
+        report_queue: int = 10_000,
+        report_interval: float = 2.0,
+        heartbeat_interval: float = 60.0,
+        report_backoff: float = 60.0,
+        report_salt: str | bytes | None = None,
     ) -> None:
         if label and release is not None:
             raise ValueError("give label or release, not both")
+        if instance is not None and REPORT_ID_PATTERN.fullmatch(instance) is None:
+            raise ValueError(f"instance must be 1–64 of A–Z a–z 0–9 . _ : -, got {instance!r}")
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.label = label or None
@@ -306,6 +382,158 @@ class RuntimeClient:
         self.last_refresh: Refresh | None = None
         self.stats: Counter[str] = Counter()
         self._status: int | None = None  # HTTP status of the last catalog request
+        if isinstance(report_salt, str):
+            report_salt = report_salt.encode("utf-8")
+        self._salt = (
+            report_salt or hashlib.sha256(b"skill-console conversation pseudonyms\0" + api_key.encode()).digest()
+        )
+        self._sizes: tuple[Catalog | None, dict[tuple[str, str], int]] = (None, {})
+        self._reporter: Reporter | None = None
+        if report:
+            self._reporter = Reporter(
+                self.base_url + API_PREFIX + "reports",
+                api_key,
+                instance=instance,
+                client_version=client_version(),
+                conversation=functools.partial(_pseudonym, self._salt),
+                beat=_weak_beat(self),
+                timeout=timeout,
+                max_queue=report_queue,
+                interval=report_interval,
+                heartbeat_interval=heartbeat_interval,
+                max_backoff=report_backoff,
+            )
+            finalizer = weakref.finalize(self, self._reporter.stop)
+            finalizer.atexit = False  # at exit the reporters are closed, each with its last heartbeat
+            self.instance = self._reporter.instance
+        else:
+            self.instance = instance or default_instance()
+
+    # --- reporting -----------------------------------------------------------------------------
+
+    @property
+    def reporting(self) -> bool:
+        """Whether this client reports (``report=True``, the default)."""
+        return self._reporter is not None
+
+    @property
+    def dropped_reports(self) -> int:
+        """Records dropped unsent since the client was made: the queue full (the oldest go), a
+        batch the console refused, or left at ``close()``. 0 without reporting."""
+        return self._reporter.dropped if self._reporter is not None else 0
+
+    @property
+    def pending_reports(self) -> int:
+        """Records queued or being sent."""
+        return self._reporter.pending if self._reporter is not None else 0
+
+    @property
+    def report_stats(self) -> Counter[str]:
+        """What reporting did: ``batches`` and ``records`` delivered (``stored`` new, ``duplicates``
+        the console had), ``retries``, ``refused`` batches, ``dropped`` records (and by why:
+        ``dropped_queue_full``, ``dropped_refused``, ``dropped_unsent``)."""
+        return Counter(self._reporter.stats) if self._reporter is not None else Counter()
+
+    def pseudonym(self, conversation: str) -> str:
+        """The id reports carry for the agent's conversation id ``conversation``: the first 32 hex
+        digits of HMAC-SHA256(``report_salt``, the id in UTF-8). The same for every process with
+        the same salt; the console never sees the id itself."""
+        return _pseudonym(self._salt, str(conversation))
+
+    def flush_reports(self, timeout: float = 10.0) -> bool:
+        """Send the records queued now, waiting at most ``timeout`` seconds; ``True`` when all of
+        them were sent (or dropped), ``False`` when the console did not answer in time (they stay
+        queued and are sent once it does). Never raises."""
+        return self._reporter.flush(timeout) if self._reporter is not None else True
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop reporting: a last heartbeat, then everything queued is sent within ``timeout``
+        seconds; what is left is dropped (``dropped_reports``). ``True`` when nothing was left.
+        The client still answers rounds afterwards (unreported). Never raises."""
+        if self._reporter is None:
+            return True
+        try:
+            return self._reporter.close(timeout)
+        except Exception:  # noqa: BLE001 — reporting never raises into the agent
+            LOG.exception("runtime reports: close failed")
+            return False
+
+    def __enter__(self) -> RuntimeClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _beat_fields(self) -> dict[str, Any]:
+        """A heartbeat's fields of the client now (``skill_rule.reports``)."""
+        copy, last = self._copy, self.last_refresh
+        return {
+            "stale": bool(self.stale),
+            "release": copy.catalog.release if copy is not None else None,
+            "sha256": copy.release_sha256 if copy is not None else None,
+            "label": self.label,
+            "refresh": last.outcome if last is not None else None,
+        }
+
+    def _report_round(
+        self, copy: _Copy, msgs: tuple[Message, ...], view: RoundView, conversation: Any, tools_chars: int | None
+    ) -> None:
+        """Queue the ``round`` record of a round just computed (cheap; never raises)."""
+        reporter = self._reporter
+        if reporter is None:
+            return
+        try:
+            position = 1 + sum(1 for m in msgs if m.role == "assistant")
+            conv = None if conversation is None or conversation == "" else str(conversation)
+            entry = ("round", time.time(), copy.catalog.release, copy.release_sha256, self.label, conv, position)
+            reporter.add((*entry, view, tools_chars))
+        except Exception:  # noqa: BLE001 — reporting never breaks a round
+            LOG.exception("runtime reports: a round could not be reported")
+
+    def _report_call(
+        self,
+        copy: _Copy,
+        msgs: tuple[Message, ...],
+        call: ToolCall | Mapping[str, Any],
+        verdict: Verdict,
+        conversation: Any,
+    ) -> None:
+        """Queue the ``call`` record of a guarded call (cheap; never raises). Its round is the
+        round of the call (docs/rule.md): the assistant messages before the one carrying it."""
+        reporter = self._reporter
+        if reporter is None:
+            return
+        try:
+            if not isinstance(call, ToolCall):
+                call_id = call.get("id")
+                if isinstance(call_id, str) and call_id:
+                    call = ToolCall(name=verdict.name, id=call_id)
+                else:
+                    arguments, _ = parse_arguments(call.get("arguments", {}), name=verdict.name)
+                    call = ToolCall(name=verdict.name, arguments=arguments)
+            position = 1 + sum(1 for m in call_round(msgs, call) if m.role == "assistant")
+            conv = None if conversation is None or conversation == "" else str(conversation)
+            release, sha256 = copy.catalog.release, copy.release_sha256
+            entry = ("call", time.time(), release, sha256, conv, position, verdict.name, verdict.verdict)
+            reporter.add((*entry, verdict.reason, verdict.skill_code))
+        except Exception:  # noqa: BLE001 — reporting never breaks a call check
+            LOG.exception("runtime reports: a call could not be reported")
+
+    def _tools_chars(self, catalog: Catalog, fmt: str, tools: list[Any]) -> int:
+        """``payload_chars(tools)`` from the size of each tool's definition, measured once per
+        catalog and format (a definition depends on the catalog alone): no JSON text per round."""
+        held, sizes = self._sizes
+        if held is not catalog:
+            sizes = {}
+            self._sizes = (catalog, sizes)
+        total = 2 + max(0, len(tools) - 1)  # [ ] and the commas
+        for tool in tools:
+            name = tool["function"]["name"] if fmt == "openai" else tool["name"]
+            size = sizes.get((fmt, name))
+            if size is None:
+                size = sizes[(fmt, name)] = len(payload_json([tool])) - 2
+            total += size
+        return total
 
     # --- the copy ------------------------------------------------------------------------------
 
@@ -313,12 +541,15 @@ class RuntimeClient:
     def catalog(self) -> Catalog:
         """The domain ``Catalog`` answered from (refreshing once if none is held yet). Raises
         ``CatalogUnavailableError``, ``ApiError`` like ``refresh()``."""
+        return self._held().catalog
+
+    def _held(self) -> _Copy:
         copy = self._copy
         if copy is None:
             self.refresh()
             copy = self._copy
             assert copy is not None
-        return copy.catalog
+        return copy
 
     @property
     def release(self) -> int | None:
@@ -340,8 +571,16 @@ class RuntimeClient:
         warning logged (``stale``). Raises ``CatalogUnavailableError`` (``CacheCorruptError`` for
         a corrupt disk copy) when there is no good copy at all, ``AuthenticationError`` on 401/403
         and ``ApiError`` on another 4xx — never masked by a copy (a copy held still answers, with
-        ``stale`` set: the agent decides whether to go on).
+        ``stale`` set: the agent decides whether to go on). With reporting on, a heartbeat with the
+        outcome is queued.
         """
+        try:
+            return self._refresh()
+        finally:
+            if self._reporter is not None:
+                self._reporter.heartbeat()
+
+    def _refresh(self) -> Refresh:
         with self._lock:
             held, disk_problem = self._copy, None
             if held is None:  # a new process: the copy on disk, used once the console confirms it or is gone
@@ -531,20 +770,40 @@ class RuntimeClient:
         access_profile: str | None = None,
         stage: str | None = None,
         allowed_tools: Iterable[str] | None = None,
+        conversation: str | None = None,
     ) -> RoundView:
         """What the model is given this round (docs/rule.md), as ``POST runtime/rounds`` answers:
         ``RoundView`` with ``visible`` (names, registration order), ``masked`` (tool → skill to
         load), ``loaded``, ``withheld``, ``warnings``, ``count``; ``as_dict()`` gives the JSON
         fields. ``messages``: the messages retained in context now (docs/runtime-api.md shape,
         OpenAI or Anthropic). Raises ``MessageError`` (the server's 400 ``invalid_messages``),
-        ``UnknownRestrictionError`` (400 ``unknown_restriction``)."""
-        return compute_round(
-            self.catalog,
-            _messages(messages),
+        ``UnknownRestrictionError`` (400 ``unknown_restriction``).
+
+        Reported as one ``round`` record (call ``round()`` or ``visible_tools()`` once per model
+        call, not both): ``conversation`` is the agent's id of the conversation (sent as
+        ``pseudonym(conversation)``; ``None`` → ``"unnamed"``), the round's position is 1 + the
+        assistant messages retained."""
+        copy, msgs, view = self._round(messages, access_profile, stage, allowed_tools)
+        self._report_round(copy, msgs, view, conversation, None)
+        return view
+
+    def _round(
+        self,
+        messages: Iterable[Message | Mapping[str, Any]],
+        access_profile: str | None,
+        stage: str | None,
+        allowed_tools: Iterable[str] | None,
+    ) -> tuple[_Copy, tuple[Message, ...], RoundView]:
+        copy = self._held()
+        msgs = _messages(messages)
+        view = compute_round(
+            copy.catalog,
+            msgs,
             access_profile=access_profile or None,
             stage=stage or None,
             allowed_tools=allowed_tools,
         )
+        return copy, msgs, view
 
     def visible_tools(
         self,
@@ -554,18 +813,28 @@ class RuntimeClient:
         access_profile: str | None = None,
         stage: str | None = None,
         allowed_tools: Iterable[str] | None = None,
+        conversation: str | None = None,
     ) -> list[Any]:
         """The tools to give the model this round: with ``tools_format`` ``openai`` (default) or
         ``anthropic`` the exact array for the chat API (the ``tools`` of ``POST runtime/rounds``,
         ``load_skill`` generated from the enabled skills, docs/runtime-api.md "What the model
         sees"); with ``names`` the tool names. Raises ``UnknownToolsFormatError`` for another
-        format, and what ``round()`` raises."""
+        format, and what ``round()`` raises. Reported as ``round()`` is (``conversation``), with
+        the array's ``tools_chars``."""
         if tools_format not in (NAMES, *PAYLOAD_FORMATS):
             raise UnknownToolsFormatError(tools_format)
-        view = self.round(messages, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
+        copy, msgs, view = self._round(messages, access_profile, stage, allowed_tools)
         if tools_format == NAMES:
+            self._report_round(copy, msgs, view, conversation, None)
             return list(view.visible)
-        return tools_payload(self.catalog, view.visible, tools_format)
+        tools = tools_payload(copy.catalog, view.visible, tools_format)
+        if self._reporter is not None:
+            try:
+                chars: int | None = self._tools_chars(copy.catalog, tools_format, tools)
+            except Exception:  # noqa: BLE001 — reporting never breaks a round
+                chars = None
+            self._report_round(copy, msgs, view, conversation, chars)
+        return tools
 
     def payload_problems(
         self,
@@ -587,8 +856,8 @@ class RuntimeClient:
         ``round()`` raises."""
         if tools_format not in PAYLOAD_FORMATS:
             raise UnknownToolsFormatError(tools_format)
-        view = self.round(messages, access_profile=access_profile, stage=stage, allowed_tools=allowed_tools)
-        catalog = self.catalog
+        copy, _, view = self._round(messages, access_profile, stage, allowed_tools)  # not reported: a look at a round
+        catalog = copy.catalog
         return payload_problems(catalog, view.visible, targets_for_format(catalog, tools_format))
 
     def catalog_text(self) -> str | None:
@@ -619,6 +888,7 @@ class RuntimeClient:
         access_profile: str | None = None,
         stage: str | None = None,
         allowed_tools: Iterable[str] | None = None,
+        conversation: str | None = None,
     ) -> Verdict:
         """The guard before a tool runs (docs/rule.md, "The guard"), as ``POST runtime/check-call``
         answers. ``call``: ``{"name", "arguments"}`` (an object or JSON text), OpenAI's ``{"id",
@@ -627,15 +897,20 @@ class RuntimeClient:
         ``unknown_tool``, ``invalid_arguments`` …), ``skill_code``, ``message``, and ``target``
         (``{"server", "tool"}`` for an allowed or confirm call to a synced MCP tool). Raises
         ``MessageError`` for a call without a text ``name`` (the server's 400) or a message list
-        the server refuses, ``UnknownRestrictionError``."""
-        return check_call(
-            self.catalog,
-            _messages(messages),
-            _call(call),
+        the server refuses, ``UnknownRestrictionError``. Reported as one ``call`` record
+        (``conversation`` as in ``round()``; its round is the round of the call)."""
+        copy = self._held()
+        msgs, parsed = _messages(messages), _call(call)
+        verdict = check_call(
+            copy.catalog,
+            msgs,
+            parsed,
             access_profile=access_profile or None,
             stage=stage or None,
             allowed_tools=allowed_tools,
         )
+        self._report_call(copy, msgs, parsed, verdict, conversation)
+        return verdict
 
     def call_target(self, name: str) -> dict[str, str] | None:
         """Where a call to the model-facing tool ``name`` goes: ``{"server": <MCP server record
@@ -650,6 +925,17 @@ class RuntimeClient:
             offer = ", ".join(t.name for t in self.catalog.registered_tools) or "none"
             raise LookupError(f"unknown tool {name!r}; tools on offer: {offer}")
         return tool.call_target
+
+
+def _weak_beat(client: RuntimeClient) -> Callable[[], Mapping[str, Any] | None]:
+    """The heartbeat fields of ``client`` without keeping it alive (``None`` once it is gone)."""
+    ref = weakref.ref(client)
+
+    def beat() -> Mapping[str, Any] | None:
+        held = ref()
+        return held._beat_fields() if held is not None else None
+
+    return beat
 
 
 def _messages(messages: Iterable[Message | Mapping[str, Any]]) -> tuple[Message, ...]:

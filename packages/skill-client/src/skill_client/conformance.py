@@ -552,7 +552,10 @@ def client_implementation(base_url: str, catalog_name: str, cache_dir: str | Pat
     from .client import FETCHED, RuntimeClient
 
     client = RuntimeClient(
-        f"{base_url}/{urllib.parse.quote(catalog_name, safe='')}", "conformance", cache_dir=cache_dir
+        f"{base_url}/{urllib.parse.quote(catalog_name, safe='')}",
+        "conformance",
+        cache_dir=cache_dir,
+        report=False,  # a static server with no reports endpoint: the corpus is no production
     )
     refresh = client.refresh()
     if refresh.outcome != FETCHED:

@@ -137,7 +137,7 @@ REPORT_VERSION_PATTERN = re.compile(r"\A[!-~]{1,64}\Z")
 #: Items of one list in a record (``loaded``, ``masked``, ``warnings``): a round of a 2,000-tool
 #: catalog may mask nearly all of them.
 REPORT_MAX_LIST_ITEMS = 2_000
-#: Every integer of a record (release, round, withheld, tools_chars) is 0 or 1 up to this: what an
+#: Every integer of a record (release, round, withheld, tools_chars, dropped) is 0 or 1 up to this: what an
 #: integer column holds on SQLite and PostgreSQL alike.
 REPORT_MAX_INT = 2_147_483_647
 #: Seconds a record's ``at`` may lie after the console's clock (clock skew); later is refused.

@@ -34,6 +34,9 @@ with the keys of its kind and no other (``?`` = optional, then its default)::
                 label?     str | null (null)
                 refresh?   str | null (null)   the last refresh's outcome: "fetched" |
                                  "not_modified" | "stale"; null = never refreshed
+                dropped?   int ≥ 0 (0)  records the runtime dropped unsent (its queue full, a
+                                 batch refused) since the last heartbeat it sent; a heartbeat
+                                 dropped hands its count on, so the sum is every record lost
 
 ``name`` is 1–``REPORT_NAME_MAX_CHARS`` characters without a control character; ``code`` a
 lowercase letter, then lowercase letters, digits and ``_`` (``REPORT_CODE_PATTERN``). Integers are
@@ -119,6 +122,7 @@ DIMENSIONS: Mapping[str, str] = {
     "confirm": "calls stopped for the user's confirmation (key: tool)",
     "load": "load_skill calls allowed (key: the skill code asked for)",
     "heartbeats": "heartbeat records (key '')",
+    "dropped": "records the runtimes dropped unsent, summed over heartbeats (key '')",
     "flag": "records marked (key: flag)",
 }
 
@@ -158,6 +162,7 @@ FIELDS: Mapping[str, Mapping[str, Any]] = {
         "sha256": None,
         "label": None,
         "refresh": None,
+        "dropped": 0,
     },
 }
 
@@ -188,6 +193,7 @@ class Report:
     client_version: str | None = None
     stale: bool | None = None
     refresh: str | None = None
+    dropped: int | None = None
 
     def day(self, tz: tzinfo = UTC) -> date:
         """The date of ``at`` in ``tz``: the day a rollup counts it on."""
@@ -383,6 +389,7 @@ _READERS: Mapping[str, Callable[[Any], Any]] = {
     "client_version": _version,
     "stale": _boolean,
     "refresh": _nullable(_choice(REFRESH_OUTCOMES)),
+    "dropped": _integer(0),
 }
 
 
@@ -666,6 +673,8 @@ def rollup_counts(reports: Iterable[tuple[Report, tuple[str, ...]]], *, tz: tzin
                 add("load", report.skill_code)
         else:
             add("heartbeats")
+            if report.dropped:
+                add("dropped", n=report.dropped)
         for flag in flags:
             add("flag", flag)
     return counts
