@@ -23,9 +23,10 @@ piece of one).
   console is in the reader's language (the rest of the API speaks English, ``ApiInEnglishMiddleware``).
 - English: no Chinese character, and no msgstr shown verbatim.
 
-The site is crawled twice, as ``make run`` leaves it and after the demo MCP server changed (a
-removed tool, a broken skill, a refused publish). A failure lists each finding as ``language URL
-[who]: <element>: "text"``.
+The site is crawled three times: as ``make run`` leaves it, after the demo MCP server changed (a
+removed tool, a broken skill, a refused publish), and after syncs that warn and fail (every kind of
+the console's own sync messages: ``servers_failing``, with the pages that show them). A failure
+lists each finding as ``language URL [who]: <element>: "text"``.
 """
 
 from __future__ import annotations
