@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from skills_app.catalog import services as catalog_services
@@ -35,6 +35,7 @@ from skills_app.models import (
     Skill,
     Stage,
 )
+from skills_app.web.presenters import naming_warning_html, sync_cause_html, sync_message_html
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -186,6 +187,7 @@ class McpToolAdmin(admin.ModelAdmin):
     list_display = ("name", "tool_name", "mcp_server", "title", "removed_at", "require_confirm_override")
     list_filter = ("mcp_server", ("removed_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "tool_name", "title", "description")
+    exclude = ("naming_warning",)  # written by the sync; shown in the reader's language (naming_warning_shown)
     SYNCED = (
         "name",
         "tool_name",
@@ -196,7 +198,7 @@ class McpToolAdmin(admin.ModelAdmin):
         "input_schema",
         "output_schema",
         "annotations",
-        "naming_warning",
+        "naming_warning_shown",
         "synced_at",
         "removed_at",
         "confirm_set_by",
@@ -206,7 +208,14 @@ class McpToolAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and obj.mcp_server_id is not None:
             return self.SYNCED
+        if obj is not None and obj.naming_warning:
+            return ("name", "naming_warning_shown", "confirm_set_by", "confirm_set_at")
         return ("name", "confirm_set_by", "confirm_set_at") if obj is not None else ("confirm_set_by", "confirm_set_at")
+
+    @admin.display(description=_("naming warning"))
+    def naming_warning_shown(self, obj: McpTool) -> str:
+        """Why the tool got a name other than its own, in the reader's language (``naming_warning``)."""
+        return naming_warning_html(obj.naming_warning) if obj.naming_warning else "—"
 
     def save_model(self, request, obj: McpTool, form, change) -> None:
         if obj.mcp_server_id is not None:
@@ -233,8 +242,15 @@ class McpServerAdmin(admin.ModelAdmin):
     each value as ``SECRET_MASK``, and never puts them in a form; edit them on the console page."""
 
     list_display = ("name", "transport", "enabled", "last_sync_at", "last_sync_ok", "console_link")
-    exclude = ("headers", "env")
-    readonly_fields = ("env_names", "header_names", "last_sync_at", "last_sync_ok", "last_sync_message")
+    exclude = ("headers", "env", "last_sync_message")  # last_sync_message: shown as last_sync_shown
+    readonly_fields = ("env_names", "header_names", "last_sync_at", "last_sync_ok", "last_sync_shown")
+
+    @admin.display(description=_("last sync outcome"))
+    def last_sync_shown(self, obj: McpServer) -> str:
+        """The last sync's line (English, as the command line wrote it); why it failed in the reader's language."""
+        if obj.last_sync_ok is False:
+            return sync_cause_html(obj.last_sync_message)
+        return obj.last_sync_message or "—"
 
     @admin.display(description=_("headers"))
     def header_names(self, obj: McpServer) -> str:
@@ -257,6 +273,19 @@ class McpSyncRecordAdmin(ReadOnlyAdmin):
 
     list_display = ("server", "started_at", "trigger", "started_by_name", "outcome", "tool_count")
     list_filter = ("server", "outcome")
+    # the outcome and the warnings in the reader's language (the stored English is what the command
+    # line prints; the pages show the same sentences)
+    exclude = ("message", "warnings")
+    readonly_fields = ("message_shown", "warnings_shown")
+
+    @admin.display(description=_("message"))
+    def message_shown(self, obj: McpSyncRecord) -> str:
+        return sync_cause_html(obj.message) if obj.outcome == McpSyncRecord.Outcome.FAILED else obj.message
+
+    @admin.display(description=_("warnings"))
+    def warnings_shown(self, obj: McpSyncRecord) -> str:
+        lines = [sync_message_html(w) for w in obj.warnings or []]
+        return format_html_join("", "<p>{}</p>", ((line,) for line in lines)) if lines else "—"
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return roles.can_administer(request.user)

@@ -14,6 +14,11 @@ code in the user's language. Look a code up here — never build its sentence el
   reasons and matrix states (the template filters of ``templatetags/console.py``).
 - ``AUTO_RELEASE_NOTES``: the notes the console writes on a release itself (stored in English);
   ``release_note_text`` shows one in the page's language.
+- ``SYNC_MESSAGES``: the sentences an MCP sync records (its warnings, the cause of a failure, a
+  tool's naming warning), English templates by code. A sync stores each warning as a
+  ``sync_entry`` (code, params, English text: what the command line prints); pages show it in
+  their language (``web.presenters.sync_message_html``), the server's own words in it kept as the
+  server wrote them.
 
 ``translate_error`` and ``problem_text`` fill a sentence with an error's params. A code not listed
 shows the English sentence, which still names the value. The msgids are those of
@@ -29,7 +34,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from skill_rule.errors import Problem
@@ -572,3 +577,188 @@ def release_note_text(note: str) -> str:
         if values is not None:
             return gettext(template) % values
     return note
+
+
+#: The sentences of an MCP sync (``mcp.sync``, ``mcp.tasks``; the naming rule's own are
+#: ``skill_rule.naming``'s, the hints', bounds' and definitions' ``skill_rule.tooldefs``'), English
+#: templates by code (``gettext_noop``: stored in English, as the command line and the admin read
+#: them; tests/mcp/test_sync_messages.py keeps the domain's templates equal to these). A warning is
+#: stored as a ``sync_entry``; the cause of a failure (``McpSyncRecord.message``, a text) and a
+#: tool's ``naming_warning`` are stored as their English sentence, which pages match against these
+#: templates (``web.presenters.sync_cause_html``, ``naming_warning_html``). In the params, a text is
+#: what the server (or its record) says — a name, an error, its stderr — and stays as written; an
+#: entry (or a list of them, joined by ``SYNC_LIST_SEPARATOR``) is a sentence of its own.
+SYNC_MESSAGES: dict[str, str] = {
+    # why a sync failed (``McpSyncRecord.message``): "server 'x': <cause>", the end of its stderr after
+    "sync_failed": gettext_noop("server '%(server)s': %(cause)s"),
+    "sync_failed_stderr": gettext_noop("server '%(server)s': %(cause)s (server stderr: %(stderr)s)"),
+    "sync_disabled": gettext_noop("server '%(server)s' is disabled; enable it to sync"),
+    "sync_abandoned": gettext_noop(
+        "abandoned: still running at its deadline (%(deadline)s, the server's time limit plus the task margin); "
+        "the worker running it was stopped or killed, or no task worker is running (manage.py qcluster); the "
+        "previous tools were kept"
+    ),
+    # the console's own causes (any other cause is the server's, or its SDK's, error as it was raised)
+    "sync_time_limit": gettext_noop("no complete answer within the time limit of %(limit)s seconds"),
+    "sync_no_tool_list": gettext_noop("tools/list answered without a list of tools"),
+    "sync_not_a_page": gettext_noop("tools/list answered a page that is not a tools/list result (%(error)s)"),
+    "sync_cursor_repeated": gettext_noop("tools/list repeated cursor %(cursor)s; the list never ends"),
+    "sync_endless": gettext_noop("tools/list still had a next cursor after %(pages)s pages"),
+    "sync_task_stopped": gettext_noop("the task stopped: %(error)s"),
+    "sync_not_queued": gettext_noop("the sync could not be queued: %(error)s"),
+    # warnings of a sync that succeeded (``McpSyncRecord.warnings``)
+    "sync_refused_bounds": gettext_noop(
+        "server '%(server)s' lists tool '%(tool)s' past the bounds of a synced definition (%(problems)s); "
+        "it is not offered"
+    ),
+    "sync_refused_schema": gettext_noop(
+        "server '%(server)s' lists tool '%(tool)s' with a definition the MCP schema refuses (%(error)s); "
+        "it is not offered"
+    ),
+    "sync_refused_copy": gettext_noop(
+        "server '%(server)s' lists tool '%(tool)s' again with a definition the MCP schema accepts; with one "
+        "copy refused, neither is offered"
+    ),
+    "sync_hint": gettext_noop("server '%(server)s': %(problem)s"),
+    "sync_invalid_definition": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' has an invalid definition: %(problems)s (the publish gate "
+        "refuses it while an MCP node registers it)"
+    ),
+    "sync_provider_refuses": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' would make %(target)s refuse every request that offers it: %(problems)s"
+    ),
+    # model-facing names (``skill_rule.naming``): a warning, and the tool's ``naming_warning``
+    "naming_listed_twice": gettext_noop(
+        "server '%(server)s' lists tool '%(tool)s' %(count)s times; none of them is offered"
+    ),
+    "naming_builtin": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': '%(base)s' is the name of a builtin tool"
+    ),
+    "naming_other_server": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': '%(base)s' is the name of server '%(holder)s'"
+    ),
+    "naming_typed_in": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': '%(base)s' is the name of a tool "
+        "definition typed in without a server"
+    ),
+    "naming_collision": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': its name becomes '%(base)s', like %(others)s"
+    ),
+    "naming_collision_held": gettext_noop(
+        "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': its name becomes '%(base)s', like "
+        "another tool's held name '%(held)s'"
+    ),
+    # the domain's problems inside a warning (``skill_rule.tooldefs``), by their own codes
+    "annotations_invalid": gettext_noop(
+        "tool %(tool)s: %(where)s is %(value)s, which MCP does not allow there (a hint is true or false, the "
+        "annotations an object); its calls need confirmation"
+    ),
+    "annotations_contradictory": gettext_noop(
+        "tool %(tool)s: annotations say readOnlyHint true and destructiveHint true, which contradict each "
+        "other; its calls need confirmation"
+    ),
+    "tool_title_too_long": gettext_noop("%(field)s is %(size)s characters; the limit is %(limit)s"),
+    "tool_description_too_long": gettext_noop("%(field)s is %(size)s characters; the limit is %(limit)s"),
+    "tool_schema_too_large": gettext_noop("%(field)s is %(size)s bytes of canonical JSON; the limit is %(limit)s"),
+    "tool_name_invalid": gettext_noop(
+        "tool name %(name)s must be 1–64 ASCII letters, digits, '_' or '-' (what OpenAI and Anthropic accept)"
+    ),
+    "input_schema_not_object": gettext_noop("inputSchema must be a JSON object, got %(kind)s"),
+    "input_schema_type": gettext_noop('inputSchema must have "type": "object", got %(value)s'),
+    "input_schema_dialect": gettext_noop(
+        "inputSchema $schema %(dialect)s names a JSON Schema dialect the console does not know (it knows drafts "
+        "3, 4, 6, 7, 2019-09 and 2020-12); the schema is not validated as another one"
+    ),
+    "input_schema_invalid": gettext_noop("inputSchema is not a valid JSON Schema at %(where)s: %(cause)s"),
+    "input_schema_ref": gettext_noop("inputSchema $ref %(ref)s does not resolve"),
+    # what a provider target refuses in a tool (``skill_rule.providers.problem_text``), ``sync_payload_<rule>``
+    # (``…_at``: at a path of the schema)
+    "sync_payload_tool_count": gettext_noop("%(actual)s tools in one request; at most %(limit)s"),
+    "sync_payload_name_pattern": gettext_noop("tool name '%(tool)s' does not match %(limit)s"),
+    "sync_payload_name_length": gettext_noop("tool name '%(tool)s' has %(actual)s characters; at most %(limit)s"),
+    "sync_payload_description_length": gettext_noop(
+        "the description of '%(tool)s' has %(actual)s characters; at most %(limit)s"
+    ),
+    "sync_payload_object_without_properties": gettext_noop(
+        "the schema of '%(tool)s' has an object without 'properties'"
+    ),
+    "sync_payload_object_without_properties_at": gettext_noop(
+        "the schema of '%(tool)s' has an object without 'properties' at '%(path)s'"
+    ),
+    "sync_payload_array_without_items": gettext_noop("the schema of '%(tool)s' has an array without 'items'"),
+    "sync_payload_array_without_items_at": gettext_noop(
+        "the schema of '%(tool)s' has an array without 'items' at '%(path)s'"
+    ),
+    "sync_payload_top_level_combinator": gettext_noop("the schema of '%(tool)s' has '%(actual)s' at the top level"),
+    "sync_payload_payload_budget": gettext_noop("the tools payload is %(actual)s characters; the budget is %(limit)s"),
+}
+#: Between the sentences of one sync message (the bounds a tool breaks, the problems of its definition).
+SYNC_LIST_SEPARATOR = pgettext_lazy("between the sentences of one sync message", "; ")
+#: The codes of ``SYNC_MESSAGES`` a failed sync's cause is matched against, the most specific first.
+SYNC_FAILURE_CODES = ("sync_abandoned", "sync_disabled", "sync_failed_stderr", "sync_failed")
+#: The console's own causes inside ``sync_failed`` (any other is the server's error, as raised).
+SYNC_CAUSE_CODES = (
+    "sync_time_limit",
+    "sync_no_tool_list",
+    "sync_not_a_page",
+    "sync_cursor_repeated",
+    "sync_endless",
+    "sync_task_stopped",
+    "sync_not_queued",
+)
+#: The codes of ``SYNC_MESSAGES`` a tool's ``naming_warning`` is matched against.
+NAMING_CODES = (
+    "naming_listed_twice",
+    "naming_builtin",
+    "naming_other_server",
+    "naming_typed_in",
+    "naming_collision_held",
+    "naming_collision",
+)
+
+
+def _english(value: Any) -> Any:
+    """A param of a ``sync_entry`` as its English sentence fills it: an entry's text, a list of
+    entries joined by ``; ``, anything else as it is."""
+    if isinstance(value, dict):
+        return value.get("text", "")
+    if isinstance(value, list):
+        return "; ".join(str(_english(v)) for v in value)
+    return value
+
+
+def sync_entry(code: str, **params: Any) -> dict[str, Any]:
+    """A sync message as stored: ``{"code", "params", "text"}``, ``text`` the English sentence of
+    ``SYNC_MESSAGES[code]`` filled with ``params`` (an entry param by its text, a list of entries
+    joined by ``; ``)."""
+    return {"code": code, "params": params, "text": SYNC_MESSAGES[code] % {k: _english(v) for k, v in params.items()}}
+
+
+def problem_entry(problem: Problem | str) -> dict[str, Any]:
+    """A domain ``Problem`` as a ``sync_entry``-shaped dict (its code, params and English sentence);
+    plain text as an entry of no code (shown as it is)."""
+    if isinstance(problem, Problem):
+        return {"code": problem.code, "params": dict(problem.params), "text": str(problem)}
+    return {"code": "", "params": {}, "text": str(problem)}
+
+
+def sync_entry_consistent(entry: Any) -> bool:
+    """True when ``entry`` is a dict whose code is in ``SYNC_MESSAGES`` and whose English text is
+    that template filled with its params — what a page may show translated. Anything else (an old
+    plain-text warning, an entry from a template since reworded) is shown as stored."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("params"), dict):
+        return False
+    template = SYNC_MESSAGES.get(entry.get("code") or "")
+    if template is None:
+        return False
+    try:
+        return template % {k: _english(v) for k, v in entry["params"].items()} == entry.get("text")
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def sync_message_plain(message: Any) -> str:
+    """A stored sync message's English text: an entry's ``text``, anything else as a string."""
+    if isinstance(message, dict):
+        return str(message.get("text", ""))
+    return str(message)

@@ -29,7 +29,7 @@ from skill_rule.limits import TOOL_TITLE_MAX_LENGTH
 from skill_rule.naming import assign_model_names
 from skill_rule.tooldefs import read_annotations, synced_tool_bound_problems, validate_tool_definition
 from skills_app.catalog import selectors
-from skills_app.core.message_catalog import AUTO_RELEASE_NOTES
+from skills_app.core.message_catalog import AUTO_RELEASE_NOTES, SYNC_MESSAGES, problem_entry, sync_entry
 from skills_app.models import ConsoleSettings, IntentNode, McpServer, McpSyncRecord, McpTool, Skill
 
 #: A server that keeps answering with new cursors is cut off after this many pages.
@@ -40,7 +40,15 @@ WIRE = {"input_schema": "inputSchema", "output_schema": "outputSchema"}
 
 
 class SyncError(Exception):
-    """Talking to the server failed; the message says how (and carries the end of its stderr)."""
+    """Talking to the server failed; the message says how (and carries the end of its stderr), in
+    English: a sentence of ``SYNC_MESSAGES`` (the pages match it to show it in their language,
+    ``web.presenters.sync_cause_html``) or the error the server or its SDK raised."""
+
+
+def _say(code: str, **params: Any) -> str:
+    """The English sentence of ``SYNC_MESSAGES[code]`` with ``params`` (a failure's cause, stored as
+    text: ``McpSyncRecord.message``)."""
+    return SYNC_MESSAGES[code] % params
 
 
 @dataclass(frozen=True)
@@ -124,11 +132,13 @@ class RefusedTool:
     a text, else ``#<n>`` (its 0-based position in the whole list). ``reason`` ``schema``: the
     SDK's own model of a tool refuses it, ``cause`` the first validation error as ``field:
     message``; ``bounds``: it is past a bound of a synced definition
-    (``tooldefs.synced_tool_bound_problems``), ``cause`` every bound it breaks, joined by ``; ``."""
+    (``tooldefs.synced_tool_bound_problems``), ``cause`` every bound it breaks, joined by ``; ``,
+    and ``problems`` those bounds (``Problem``: a page translates them)."""
 
     name: str
     cause: str
     reason: str = "schema"
+    problems: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -215,12 +225,12 @@ def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], li
     from pydantic import ValidationError
 
     if not isinstance(raw, dict) or not isinstance(raw.get("tools"), list):
-        raise SyncError("tools/list answered without a list of tools")
+        raise SyncError(_say("sync_no_tool_list"))
     try:
         _surface_check(version, {**raw, "tools": []})
         page = types.ListToolsResult.model_validate({**raw, "tools": []}, by_name=False)
     except ValidationError as exc:
-        raise SyncError(f"tools/list answered a page that is not a tools/list result ({_first_error(exc)})") from None
+        raise SyncError(_say("sync_not_a_page", error=_first_error(exc))) from None
     tools: list[ListedTool] = []
     refused: list[RefusedTool] = []
     for k, item in enumerate(raw["tools"]):
@@ -240,7 +250,7 @@ def _read_page(raw: Any, version: str, start: int) -> tuple[list[ListedTool], li
             output_schema=listed.output_schema,
         )
         if bounds:
-            refused.append(RefusedTool(label, "; ".join(bounds), reason="bounds"))
+            refused.append(RefusedTool(label, "; ".join(bounds), reason="bounds", problems=bounds))
             continue
         if isinstance(item.get("annotations"), dict):  # as written, not as the SDK's model reads them
             listed = dataclasses.replace(listed, annotations=dict(item["annotations"]))
@@ -266,9 +276,9 @@ async def _list_all(server: McpServer, errlog: Any) -> Listing:
             if not cursor:
                 return listing
             if cursor in seen:
-                raise SyncError(f"tools/list repeated cursor {cursor!r}; the list never ends")
+                raise SyncError(_say("sync_cursor_repeated", cursor=repr(cursor)))
             seen.add(cursor)
-    raise SyncError(f"tools/list still had a next cursor after {MAX_PAGES} pages")
+    raise SyncError(_say("sync_endless", pages=MAX_PAGES))
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -285,6 +295,21 @@ def _describe(exc: BaseException) -> str:
     exc = _leaf(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{exc.__class__.__name__}: {text}" if text else exc.__class__.__name__
+
+
+def payload_entry(problem: providers.PayloadProblem) -> dict[str, Any]:
+    """What a provider target refuses in a tool, as an entry of a sync warning: code
+    ``sync_payload_<rule>`` (``…_at`` at a path of the schema), its params, and the English
+    sentence ``providers.problem_text`` says (an entry of no code for a rule the catalog does not
+    know: shown as it is)."""
+    code = f"sync_payload_{problem.rule}"
+    if problem.path and f"{code}_at" in SYNC_MESSAGES:  # a schema rule, at a path
+        code += "_at"
+    text = providers.problem_text(problem)
+    params = {"tool": problem.tool, "limit": problem.limit, "actual": problem.actual, "path": problem.path}
+    if code not in SYNC_MESSAGES:
+        return {"code": "", "params": {}, "text": text}
+    return {"code": code, "params": params, "text": text}
 
 
 def _run(server: McpServer, work) -> Any:
@@ -307,14 +332,16 @@ def _run(server: McpServer, work) -> Any:
         except (Exception, BaseExceptionGroup) as exc:  # noqa: B036 — transport, protocol, spawn errors and task groups wrapping a cancellation
             leaf = _leaf(exc)
             if isinstance(leaf, SyncError):
-                raise SyncError(f"server '{server.name}': {leaf}") from None
+                raise SyncError(_say("sync_failed", server=server.name, cause=str(leaf))) from None
             if scopes and scopes[0].cancel_called:
-                cause = f"no complete answer within the time limit of {limit:g} seconds"
+                cause = _say("sync_time_limit", limit=f"{limit:g}")
             else:
                 cause = _describe(leaf)
         errlog.seek(0)
         tail = errlog.read()[-400:].strip()
-    raise SyncError(f"server '{server.name}': {cause}" + (f" (server stderr: {tail})" if tail else ""))
+    if tail:
+        raise SyncError(_say("sync_failed_stderr", server=server.name, cause=cause, stderr=tail))
+    raise SyncError(_say("sync_failed", server=server.name, cause=cause))
 
 
 def fetch_tools(server: McpServer) -> Listing:
@@ -470,11 +497,7 @@ def sync_deadline(server: McpServer, start: Any = None) -> Any:
 
 def abandoned_message(record: McpSyncRecord) -> str:
     """The recorded cause of an abandoned sync (English, like every recorded message)."""
-    return (
-        f"abandoned: still running at its deadline ({timezone.localtime(record.deadline_at):%Y-%m-%d %H:%M:%S}, "
-        "the server's time limit plus the task margin); the worker running it was stopped or killed, or no "
-        "task worker is running (manage.py qcluster); the previous tools were kept"
-    )
+    return _say("sync_abandoned", deadline=f"{timezone.localtime(record.deadline_at):%Y-%m-%d %H:%M:%S}")
 
 
 def sync_begin(*, server: McpServer, trigger: str, user: Any = None) -> McpSyncRecord:
@@ -534,7 +557,7 @@ def mcp_sync_run(record: McpSyncRecord) -> McpSyncRecord:
     """Do the sync a ``running`` record stands for and finish the record."""
     server = record.server
     if not server.enabled:
-        return sync_finish(server, record, ok=False, message=f"server '{server.name}' is disabled; enable it to sync")
+        return sync_finish(server, record, ok=False, message=_say("sync_disabled", server=server.name))
     try:
         listing = fetch_tools(server)
     except SyncError as exc:
@@ -583,20 +606,17 @@ def _apply(
     )
     names = naming.by_tool()
     notes = {t.tool_name: t.warning for t in naming.tools}
+    # each warning a ``sync_entry``: its code and params, and the English sentence (docs/mcp.md)
     warnings = [
-        f"server '{server.name}' lists tool '{r.name}' past the bounds of a synced definition ({r.cause}); "
-        "it is not offered"
+        sync_entry(
+            "sync_refused_bounds", server=server.name, tool=r.name, problems=[problem_entry(p) for p in r.problems]
+        )
         if r.reason == "bounds"
-        else f"server '{server.name}' lists tool '{r.name}' with a definition the MCP schema refuses "
-        f"({r.cause}); it is not offered"
+        else sync_entry("sync_refused_schema", server=server.name, tool=r.name, error=str(r.cause))
         for r in refused or ()
     ]
-    warnings += [
-        f"server '{server.name}' lists tool '{n}' again with a definition the MCP schema accepts; with "
-        "one copy refused, neither is offered"
-        for n in dict.fromkeys(clashes)
-    ]
-    warnings += naming.warnings
+    warnings += [sync_entry("sync_refused_copy", server=server.name, tool=n) for n in dict.fromkeys(clashes)]
+    warnings += [problem_entry(w) for w in naming.warnings]
     targets = list(ConsoleSettings.current().payload_targets)
     added, changed, kept = [], [], set()
     for tool in listed:
@@ -618,13 +638,16 @@ def _apply(
         row.input_schema, row.output_schema, row.annotations = tool.input_schema, tool.output_schema, tool.annotations
         row.naming_warning, row.synced_at, row.removed_at = notes[tool.name], now, None  # "" when not renamed
         for hint in read_annotations(tool.annotations, tool=tool.name).problems:
-            warnings.append(f"server '{server.name}': {hint}")
+            warnings.append(sync_entry("sync_hint", server=server.name, problem=problem_entry(hint)))
         problems = validate_tool_definition(model_name, tool.input_schema)
         if problems:
             warnings.append(
-                f"tool '{tool.name}' of server '{server.name}' has an invalid definition: "
-                + "; ".join(str(p) for p in problems)
-                + " (the publish gate refuses it while an MCP node registers it)"
+                sync_entry(
+                    "sync_invalid_definition",
+                    tool=tool.name,
+                    server=server.name,
+                    problems=[problem_entry(p) for p in problems],
+                )
             )
         # what each configured provider target refuses in it (docs/providers.md): a warning per tool and target
         refusals = [
@@ -634,9 +657,13 @@ def _apply(
         ]
         for target in dict.fromkeys(p.target for p in refusals):
             warnings.append(
-                f"tool '{model_name}' of server '{server.name}' would make {providers.PROFILES[target].label} "
-                "refuse every request that offers it: "
-                + "; ".join(providers.problem_text(p) for p in refusals if p.target == target)
+                sync_entry(
+                    "sync_provider_refuses",
+                    tool=model_name,
+                    server=server.name,
+                    target=providers.PROFILES[target].label,
+                    problems=[payload_entry(p) for p in refusals if p.target == target],
+                )
             )
         row.save()
         kept.add(row.pk)

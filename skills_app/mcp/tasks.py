@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 
+from skills_app.core.message_catalog import SYNC_MESSAGES
 from skills_app.mcp.sync import (
     CallOutcome,
     SyncAlreadyRunning,
@@ -77,7 +78,11 @@ def sync_task(record_id: int) -> str:
             record.server,
             record,
             ok=False,
-            message=f"server '{record.server.name}': the task stopped: {exc.__class__.__name__}: {exc}",
+            message=SYNC_MESSAGES["sync_failed"]
+            % {
+                "server": record.server.name,
+                "cause": SYNC_MESSAGES["sync_task_stopped"] % {"error": f"{exc.__class__.__name__}: {exc}"},
+            },
         )
         raise
 
@@ -101,7 +106,11 @@ def sync_enqueue(*, server: McpServer, trigger: str, user: Any = None) -> McpSyn
                 server,
                 record,
                 ok=False,
-                message=f"server '{server.name}': the sync could not be queued: {exc.__class__.__name__}: {exc}",
+                message=SYNC_MESSAGES["sync_failed"]
+                % {
+                    "server": server.name,
+                    "cause": SYNC_MESSAGES["sync_not_queued"] % {"error": f"{exc.__class__.__name__}: {exc}"},
+                },
             )
         logger.exception("the inline sync of MCP server %s failed", server.name)
     record.refresh_from_db()

@@ -12,6 +12,8 @@ from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST, require_safe
@@ -28,7 +30,12 @@ from skills_app.mcp.sync import SyncAlreadyRunning, SyncError
 from skills_app.mcp.tasks import sync_enqueue, tool_call_enqueue, tool_call_state
 from skills_app.models import ConsoleSettings, IntentNode, McpServer, McpSyncRecord, McpTool
 from skills_app.web.common import paginate, role_required, save_with, staff_required
-from skills_app.web.presenters import payload_problem_sentence
+from skills_app.web.presenters import (
+    naming_warning_html,
+    payload_problem_sentence,
+    sync_cause_html,
+    sync_message_html,
+)
 
 #: Syncs per page of a server's sync history.
 SYNCS_PER_PAGE = 20
@@ -71,9 +78,9 @@ def server_list(request: HttpRequest) -> HttpResponse:
     return render(request, "mcp/servers.html", {"rows": rows, "broken": selectors.broken_skills()})
 
 
-def _last_line(server: McpServer, record: McpSyncRecord | None) -> str:
-    if record is None:
-        return server.last_sync_message
+def _last_line(server: McpServer, record: McpSyncRecord | None) -> str | SafeString:
+    if record is None:  # its records were deleted: the server row's (English) line
+        return server.last_sync_message if server.last_sync_ok else sync_cause_html(server.last_sync_message)
     record.server = server
     return sync_line(record)
 
@@ -128,9 +135,10 @@ def _local(when) -> str:
     return timezone.localtime(when).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def sync_line(record: McpSyncRecord) -> str:
+def sync_line(record: McpSyncRecord) -> str | SafeString:
     """The line the history page shows for a record: the counts of a successful sync, the cause of
-    a failed one as recorded, why an abandoned one is read as failed, or how a running one stands."""
+    a failed one (in the active language: ``sync_cause_html``; the server's own words as it wrote
+    them), why an abandoned one is read as failed, or how a running one stands."""
     if record.outcome == McpSyncRecord.Outcome.OK:
         return sync_summary(record)
     if record.abandoned:
@@ -145,7 +153,21 @@ def sync_line(record: McpSyncRecord) -> str:
             "Running: the task worker is asking the server (time limit %(limit)s s); this record is "
             "updated when it ends."
         ) % {"limit": f"{record.server.timeout_seconds:g}"}
-    return record.message
+    return sync_cause_html(record.message)
+
+
+def _shown(record: McpSyncRecord, server: McpServer) -> McpSyncRecord:
+    """``record`` with what its card shows in the active language: ``summary`` (``sync_line``),
+    ``trigger_label`` and ``warning_lines`` (each warning: ``sync_message_html``)."""
+    record.server = server
+    record.summary, record.trigger_label = sync_line(record), trigger_label(record.trigger)
+    record.warning_lines = [sync_message_html(w) for w in record.warnings or []]
+    return record
+
+
+def _with(template: str, **values: Any) -> SafeString:
+    """``template`` (translated) as safe HTML, each value escaped unless already safe."""
+    return mark_safe(conditional_escape(template) % {k: conditional_escape(v) for k, v in values.items()})  # noqa: S308
 
 
 @role_required(read=roles.EDITOR, write=roles.EDITOR)
@@ -177,12 +199,15 @@ def server_sync(request: HttpRequest, server: str) -> HttpResponse:
             request, _("Synced %(name)s: %(message)s") % {"name": obj.name, "message": sync_summary(record)}
         )
         for warning in record.warnings:
-            messages.warning(request, warning)
+            messages.warning(request, sync_message_html(warning))
     else:
         messages.error(
             request,
-            _("Sync of %(name)s failed; the previous tools were kept: %(message)s")
-            % {"name": obj.name, "message": record.message},
+            _with(
+                _("Sync of %(name)s failed; the previous tools were kept: %(message)s"),
+                name=obj.name,
+                message=sync_cause_html(record.message),
+            ),
         )
     return redirect("skills:mcp_sync_history", server=obj.name)
 
@@ -197,15 +222,11 @@ def sync_history(request: HttpRequest, server: str) -> HttpResponse:
         pk = request.GET["record"]
         if not pk.isdigit():
             raise Http404("no such sync record")
-        record = get_object_or_404(obj.syncs, pk=pk)
-        record.server = obj
-        record.summary, record.trigger_label = sync_line(record), trigger_label(record.trigger)
+        record = _shown(get_object_or_404(obj.syncs, pk=pk), obj)
         return render(request, "mcp/_sync.html", {"server": obj, "r": record})
     page = paginate(request, obj.syncs.order_by("-started_at", "-id"), SYNCS_PER_PAGE)
-    records = list(page.object_list)
-    for r in records:  # the line the page shows: what "Sync now" flashes, or the failure as recorded
-        r.server = obj
-        r.summary, r.trigger_label = sync_line(r), trigger_label(r.trigger)
+    # the line the page shows (what "Sync now" flashes, or the failure) and the warnings, in this language
+    records = [_shown(r, obj) for r in page.object_list]
     return render(request, "mcp/history.html", {"server": obj, "records": records, "page": page})
 
 
@@ -249,6 +270,7 @@ def tool_detail(request: HttpRequest, tool: str) -> HttpResponse:
         "mcp/tool.html",
         {
             "tool": obj,
+            "naming_warning": naming_warning_html(obj.naming_warning) if obj.naming_warning else "",
             "input_schema": _pretty(obj.input_schema),
             "output_schema": _pretty(obj.output_schema),
             "annotations": _pretty(obj.annotations),

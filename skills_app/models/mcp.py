@@ -20,7 +20,7 @@ from skill_rule.limits import (
     TOOL_TITLE_MAX_LENGTH,
 )
 from skill_rule.tooldefs import read_annotations, validate_tool_definition
-from skills_app.core.message_catalog import translate_error
+from skills_app.core.message_catalog import sync_message_plain, translate_error
 
 #: A server's stable name: what model-facing names of clashing tools are prefixed with.
 MCP_SERVER_NAME_MAX_LENGTH = 40
@@ -292,7 +292,10 @@ class McpSyncRecord(models.Model):
     ``removed`` tool names, ``changed``: ``[{"tool", "fields": [...], "diff": [lines]}]``,
     ``unavailable_nodes`` and ``broken_skills`` after the sync, ``named_like_skills``:
     ``[{"tool", "skill"}]`` — a listed tool whose model-facing name is a live skill's code (the
-    model would see both under one name; issue 29), naming ``warnings``."""
+    model would see both under one name; issue 29), naming ``warnings`` (each
+    ``{"code", "params", "text"}``: ``message_catalog.sync_entry``, shown in the page's language;
+    plain English sentences in records written before, shown as stored). ``message`` is English:
+    the counts, or why the sync failed (pages match it to the catalog's sentences)."""
 
     class Outcome(models.TextChoices):
         OK = "ok", _("succeeded")
@@ -349,6 +352,12 @@ class McpSyncRecord(models.Model):
     @property
     def failed(self) -> bool:
         return self.outcome == self.Outcome.FAILED or self.abandoned
+
+    @property
+    def warning_texts(self) -> list[str]:
+        """The ``warnings`` as English sentences (what the command line prints): each entry's
+        ``text`` (``message_catalog.sync_entry``), a warning recorded as plain text as it is."""
+        return [sync_message_plain(w) for w in self.warnings or []]
 
 
 def _tool_problem_text(problem):

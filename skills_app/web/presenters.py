@@ -10,8 +10,10 @@ shown as-is only when they have no recognizable shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from html import escape as html_escape
 from typing import Any
 
@@ -40,8 +42,15 @@ from skills_app.core.message_catalog import (
     EXPECTATION_LABELS,
     LINT_CODES,
     MESSAGES_BY_CODE,
+    NAMING_CODES,
+    SYNC_CAUSE_CODES,
+    SYNC_FAILURE_CODES,
+    SYNC_LIST_SEPARATOR,
+    SYNC_MESSAGES,
     VERDICT_MESSAGES,
     WARNING_CODES,
+    sync_entry_consistent,
+    sync_message_plain,
 )
 
 DRAFT_CODE = "__draft__"
@@ -749,3 +758,79 @@ def diff_line_kind(line: str) -> str:
     if line.startswith("+"):
         return "add"
     return "ctx"
+
+
+# --------------------------------------------------------------------------------------------
+# What an MCP sync recorded (its warnings, the cause of a failure, a tool's naming warning), in the
+# active language (issue 29; ``message_catalog.SYNC_MESSAGES``). What the server said — its name,
+# a tool's name, its error, its stderr — stays as written, marked ``translate="no"``.
+# --------------------------------------------------------------------------------------------
+def _as_written(value: Any) -> SafeString:
+    return format_html('<span translate="no">{}</span>', value)
+
+
+def _sync_param(value: Any) -> SafeString | str:
+    if isinstance(value, dict):
+        return sync_message_html(value)
+    if isinstance(value, list):
+        separator = conditional_escape(str(SYNC_LIST_SEPARATOR))
+        return mark_safe(separator.join(sync_message_html(v) for v in value))  # noqa: S308 — each part escaped
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return _as_written(value)
+
+
+def sync_message_html(message: Any) -> SafeString:
+    """One sync message as safe HTML in the active language: an entry (``message_catalog.sync_entry``:
+    code, params, English text) by its code, each text param as written (``translate="no"``), each
+    entry param in this language too; anything else — a warning recorded as plain text before
+    warnings had codes, an entry whose English no longer fills its template (``sync_entry_consistent``)
+    — as stored, escaped."""
+    if not sync_entry_consistent(message):
+        return conditional_escape(sync_message_plain(message))
+    template = conditional_escape(gettext(SYNC_MESSAGES[message["code"]]))
+    return mark_safe(template % {k: _sync_param(v) for k, v in message["params"].items()})  # noqa: S308 — escaped
+
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+@cache
+def _sentence(code: str) -> re.Pattern:
+    """A regular expression matching the whole English sentence of ``SYNC_MESSAGES[code]``, a
+    named group for each placeholder (as short as the rest of the sentence allows)."""
+    template, parts, at = SYNC_MESSAGES[code], [], 0
+    for m in _PLACEHOLDER.finditer(template):
+        parts += [re.escape(template[at : m.start()]), f"(?P<{m.group(1)}>.*?)"]
+        at = m.end()
+    return re.compile("".join([*parts, re.escape(template[at:])]) + r"\Z", re.DOTALL)
+
+
+def sync_sentence_entry(text: str, codes: Iterable[str]) -> dict[str, Any] | None:
+    """The entry (code, params, ``text``) of the first of ``codes`` whose English sentence ``text``
+    is, whole; ``None`` when it is none of them."""
+    for code in codes:
+        m = _sentence(code).match(text or "")
+        if m:
+            return {"code": code, "params": m.groupdict(), "text": text}
+    return None
+
+
+def sync_cause_html(message: str) -> SafeString:
+    """Why a sync failed (``McpSyncRecord.message``, ``McpServer.last_sync_message``: English
+    text) in the active language when it is a sentence of the console (``SYNC_FAILURE_CODES``,
+    its cause one of ``SYNC_CAUSE_CODES`` or the server's error as raised); else as stored."""
+    entry = sync_sentence_entry(message, SYNC_FAILURE_CODES)
+    if entry is None:
+        return conditional_escape(message)
+    if "cause" in entry["params"]:
+        entry["params"]["cause"] = (
+            sync_sentence_entry(entry["params"]["cause"], SYNC_CAUSE_CODES) or (entry["params"]["cause"])
+        )
+    return sync_message_html(entry)
+
+
+def naming_warning_html(warning: str) -> SafeString:
+    """A tool's ``naming_warning`` (English text: why it got a name other than its own) in the
+    active language when it is one of the naming rule's sentences (``NAMING_CODES``); else as stored."""
+    return sync_message_html(sync_sentence_entry(warning, NAMING_CODES) or warning)

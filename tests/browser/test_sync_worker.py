@@ -62,8 +62,9 @@ def test_sync_now_shows_running_then_failed_with_its_cause_while_the_page_stays_
         card = page.locator(f'[data-sync="{record.pk}"]')
         expect(card).to_have_attribute("data-outcome", "failed", timeout=60_000)
         assert page.evaluate("window.__notReloaded === true")
+        # the page is Chinese: the cause in Chinese (issue 29), the server's name as written
         expect(card.locator("[data-sync-message]")).to_have_text(
-            f"server 'slow': no complete answer within the time limit of {LIMIT} seconds"
+            f"服务器 'slow'：在 {LIMIT} 秒的时间限制内没有得到完整的回答"
         )
         expect(card.locator("[data-sync-state]")).to_have_text("失败")
         assert card.get_attribute("hx-get") is None  # polling stopped

@@ -542,7 +542,7 @@ def test_a_listed_tool_with_an_invalid_input_schema_is_stored_with_every_problem
     ]
     record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
     assert (record.outcome, record.message) == ("ok", "2 tools; 2 added; 0 removed; 0 changed")
-    assert record.warnings == [
+    assert record.warning_texts == [
         "tool 'bad' of server 'odd' has an invalid definition: inputSchema must have \"type\": \"object\", got "
         "'string'; inputSchema is not a valid JSON Schema at properties/x/type: 'nope' is not valid under any of the "
         "given schemas (the publish gate refuses it while an MCP node registers it)"
@@ -693,7 +693,7 @@ def test_a_typed_in_definition_holding_a_synced_tools_model_name_is_not_taken_ov
     assert McpTool.objects.get(mcp_server=server, tool_name="bitmall.pay-order").name == "shop__bitmall-pay-order"
     # the warnings name who holds each name: the server a typed-in definition names, a builtin, or
     # a definition typed in without a server
-    assert record.warnings == [
+    assert record.warning_texts == [
         "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
         "is the name of a tool definition typed in without a server",
         "tool 'bitmall.cancel-order' of server 'shop' is offered as 'shop__bitmall-cancel-order': "
@@ -713,7 +713,7 @@ def test_a_tool_listed_twice_is_offered_in_neither_copy_and_the_tools_after_it_a
     record = mcp_server_sync(server=set_variant(server, "twice"), trigger="test")
     assert (record.outcome, record.message) == ("ok", "13 tools; 0 added; 1 removed; 0 changed")
     assert (record.tool_count, record.added, record.removed, record.changed) == (13, [], ["query_order"], [])
-    assert record.warnings == ["server 'bitmall' lists tool 'query_order' 2 times; none of them is offered"]
+    assert record.warning_texts == ["server 'bitmall' lists tool 'query_order' 2 times; none of them is offered"]
     assert record.unavailable_nodes == [{"node": "query_order_topic", "tool": "query_order"}]
     rows = tool_rows(server)
     assert sorted(name for name, t in rows.items() if t.removed_at is None) == sorted(BITMALL_TOOLS[1:])
@@ -727,13 +727,13 @@ def test_a_name_held_since_the_last_sync_stays_when_what_qualified_it_goes_away(
     typed = McpTool.objects.create(name="bitmall-query-order", input_schema={"type": "object"})
     server = stdio_server("dotted", name="shop")
     first = mcp_server_sync(server=server, trigger="test")
-    assert first.warnings == [
+    assert first.warning_texts == [
         "tool 'bitmall.query-order' of server 'shop' is offered as 'shop__bitmall-query-order': 'bitmall-query-order' "
         "is the name of a tool definition typed in without a server"
     ]
     # the tool page shows the row's own copy of its warning; the other tools have none
     warned = {t.tool_name: t.naming_warning for t in McpTool.objects.filter(mcp_server=server) if t.naming_warning}
-    assert warned == {"bitmall.query-order": first.warnings[0]}
+    assert warned == {"bitmall.query-order": first.warning_texts[0]}
     typed.delete()
     again = mcp_server_sync(server=server, trigger="test")
     assert (again.outcome, again.message, again.warnings) == ("ok", "14 tools; 0 added; 0 removed; 0 changed", [])
@@ -808,7 +808,7 @@ def test_one_invalid_tool_is_refused_by_name_and_the_valid_tools_still_arrive(bi
     record = mcp_server_sync(server=server, trigger="test")
     assert (record.outcome, record.message) == ("ok", "14 tools; 14 added; 0 removed; 0 changed")
     assert sorted(tool_rows(server)) == sorted(BITMALL_TOOLS)
-    assert record.warnings == [
+    assert record.warning_texts == [
         "server 'bitmall' lists tool 'broken_lookup' with a definition the MCP schema refuses "
         "(inputSchema: Input should be a valid dictionary); it is not offered",
         "server 'bitmall' lists tool '#4' with a definition the MCP schema refuses "
@@ -832,7 +832,7 @@ def test_a_tool_turning_invalid_is_removed_like_one_no_longer_listed(bitmall):
         refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")],
     )
     assert record.removed == ["cancel_order"]
-    assert record.warnings[0] == (
+    assert record.warning_texts[0] == (
         "server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema "
         "refuses (inputSchema: Input should be a valid dictionary); it is not offered"
     )
@@ -847,7 +847,7 @@ def test_contradictory_or_doubtful_hints_mean_confirm_with_a_sync_warning_naming
     server = stdio_server("hints")
     record = mcp_server_sync(server=server, trigger="test")
     assert record.outcome == "ok"
-    assert record.warnings == [
+    assert record.warning_texts == [
         "server 'bitmall': tool 'cancel_order': annotations say readOnlyHint true and destructiveHint true, "
         "which contradict each other; its calls need confirmation",
         "server 'bitmall': tool 'change_address': annotations.readOnlyHint is 'true', which MCP does not allow "
@@ -881,7 +881,7 @@ def test_a_valid_copy_of_a_refused_tool_is_not_offered_either(bitmall):
         refused=[RefusedTool("cancel_order", "inputSchema: Input should be a valid dictionary")],
     )
     assert (record.tool_count, record.removed) == (13, ["cancel_order"])
-    assert record.warnings == [
+    assert record.warning_texts == [
         "server 'bitmall' lists tool 'cancel_order' with a definition the MCP schema refuses (inputSchema: Input "
         "should be a valid dictionary); it is not offered",
         "server 'bitmall' lists tool 'cancel_order' again with a definition the MCP schema accepts; with one copy "
@@ -938,7 +938,7 @@ def test_a_tool_a_configured_provider_refuses_is_warned_per_target_and_still_sto
         _listed(types.Tool(name="bare", input_schema={"type": "object"})),  # rewritten for OpenAI: no warning
     ]
     record = _apply(server, listed, McpSyncRecord(server=server, trigger="test"))
-    assert record.warnings == [
+    assert record.warning_texts == [
         "tool 'either' of server 'wide' would make OpenAI Chat Completions refuse every request that offers it: "
         "the description of 'either' has 1100 characters; at most 1024; the schema of 'either' has an array "
         "without 'items' at 'properties.tags'",
@@ -961,7 +961,7 @@ def test_oversized_definitions_are_refused_by_name_with_their_bound_and_the_othe
     refused = [OVERSIZED_DESCRIPTION, OVERSIZED_SCHEMA, OVERSIZED_TITLE]
     assert refused == ["query_logistics", "search_product", "query_cart"]
     assert sorted(tool_rows(server)) == sorted(n for n in BITMALL_TOOLS if n not in refused)
-    assert record.warnings == [
+    assert record.warning_texts == [
         "server 'bitmall' lists tool 'query_logistics' past the bounds of a synced definition (description is "
         "20,000 characters; the limit is 8,192); it is not offered",
         "server 'bitmall' lists tool 'search_product' past the bounds of a synced definition (inputSchema is "

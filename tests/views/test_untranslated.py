@@ -23,9 +23,10 @@ piece of one).
   console is in the reader's language (the rest of the API speaks English, ``ApiInEnglishMiddleware``).
 - English: no Chinese character, and no msgstr shown verbatim.
 
-The site is crawled twice, as ``make run`` leaves it and after the demo MCP server changed (a
-removed tool, a broken skill, a refused publish). A failure lists each finding as ``language URL
-[who]: <element>: "text"``.
+The site is crawled three times: as ``make run`` leaves it, after the demo MCP server changed (a
+removed tool, a broken skill, a refused publish), and after syncs that warn and fail (every kind of
+the console's own sync messages: ``servers_failing``, with the pages that show them). A failure
+lists each finding as ``language URL [who]: <element>: "text"``.
 """
 
 from __future__ import annotations
@@ -371,13 +372,15 @@ class Visit:
     htmx: bool = False
 
 
-def visits(sync_record: int) -> list[Visit]:
+def visits(sync_record: int, extra: tuple[str, ...] = ()) -> list[Visit]:
     """Every page of ``tests/pages.py`` and the fragments a GET reaches, as the administrator;
     the error pages; the 403s of a role too low and of no role; the login page and the
-    "session ended" fragments, logged out; the editor's live preview (a POST fragment)."""
+    "session ended" fragments, logged out; the editor's live preview (a POST fragment); and the
+    ``extra`` pages of a state (as the administrator)."""
     from skills_app.models import Skill
 
     pages = [Visit("admin", url) for url in PAGES.values() if url]
+    pages += [Visit("admin", url, htmx="?record=" in url) for url in extra]
     pages += [Visit("admin", url, htmx=True) for url in FRAGMENTS.values()]
     pages += [Visit("admin", f"/mcp/bitmall/syncs?record={sync_record}", htmx=True)]  # a sync's card
     pages += [Visit("admin", url, status=404) for url in EXTRA if not url.startswith("/api/")]
@@ -408,9 +411,9 @@ def visits(sync_record: int) -> list[Visit]:
     return pages
 
 
-def crawl(site, language: str) -> list[tuple[Visit, Node]]:
-    """Every visit of ``visits`` in ``language`` (the ``django_language`` cookie), each answering
-    its status and HTML: the visit and its parsed page."""
+def crawl(site, language: str, extra: tuple[str, ...] = ()) -> list[tuple[Visit, Node]]:
+    """Every visit of ``visits`` (with the state's ``extra`` pages) in ``language`` (the
+    ``django_language`` cookie), each answering its status and HTML: the visit and its parsed page."""
     from django.test import Client
 
     from skills_app.models import McpSyncRecord
@@ -424,7 +427,7 @@ def crawl(site, language: str) -> list[tuple[Visit, Node]]:
         clients[who] = c
     record = McpSyncRecord.objects.order_by("-id").first()
     crawled = []
-    for visit in visits(record.pk):
+    for visit in visits(record.pk, extra):
         headers = {"HX-Request": "true"} if visit.htmx else {}
         response = getattr(clients[visit.who], visit.method)(visit.url, visit.data or {}, headers=headers)
         assert response.status_code == visit.status, (visit, response.status_code)
@@ -484,14 +487,81 @@ def server_changed(site) -> None:
     assert mcp_server_sync(server=server, trigger="console", user=site["admin"]).outcome == "ok"
 
 
-STATES = pytest.mark.parametrize("changed", [False, True], ids=["as make run leaves it", "after the server changed"])
+def servers_failing(site) -> tuple[str, ...]:
+    """The console's own sync messages, every kind a sync records (issue 29): the demo server
+    synced in its ``invalid`` (two refused entries), ``oversized`` (three past a bound), ``twice``
+    (a name listed twice) and ``hints`` (doubtful annotations) variants, then ``die`` (a failure
+    with the server's stderr); a second server ``shop`` listing the same tools (every one renamed
+    around bitmall's), then a sync of it left running past its deadline (abandoned) and one while it
+    is disabled; ``wide``, whose tools a provider refuses and one of whose definitions is invalid
+    (written by ``_apply``, as a server listing them would); ``slow``, past its time limit. Returns
+    the pages that show them besides ``tests/pages.py``'s."""
+    from datetime import timedelta
+
+    import mcp_types as types
+    from django.utils import timezone
+
+    from skills_app.mcp.services import mcp_server_save
+    from skills_app.mcp.sync import _apply, _listed, demo_server_args, mcp_server_sync
+    from skills_app.models import McpServer, McpSyncRecord
+    from tests.mcp.support import set_variant, stdio_server
+
+    admin = site["admin"]
+    server = McpServer.objects.get(name="bitmall")
+    for variant in ("invalid", "oversized", "twice", "hints"):
+        server = set_variant(server, variant)
+        record = mcp_server_sync(server=server, trigger="console", user=admin)
+        assert (record.outcome, bool(record.warnings)) == ("ok", True), (variant, record.message)
+    shop = stdio_server(name="shop")
+    assert mcp_server_sync(server=shop, trigger="console", user=admin).warnings
+    past = timezone.now() - timedelta(minutes=5)
+    McpSyncRecord.objects.create(server=shop, outcome="running", started_at=past, deadline_at=past, trigger="cron")
+    shop = mcp_server_save(
+        name="shop", transport="stdio", command=shop.command, args=shop.args, enabled=False, instance=shop
+    )
+    assert mcp_server_sync(server=shop, trigger="console", user=admin).outcome == "failed"
+    assert McpSyncRecord.objects.filter(server=shop, message__startswith="abandoned").exists()
+    wide = mcp_server_save(name="wide", transport="stdio", command=shop.command)
+    either = {"type": "object", "properties": {"tags": {"type": "array"}}, "anyOf": [{"required": ["tags"]}]}
+    listed = [
+        _listed(types.Tool(name="either", description="d" * 1100, input_schema=either)),
+        _listed(types.Tool(name="loose", input_schema={"type": "object", "properties": {"n": {"type": "nope"}}})),
+    ]
+    assert len(_apply(wide, listed, McpSyncRecord.objects.create(server=wide, trigger="console")).warnings) == 3
+    slow = mcp_server_save(
+        name="slow", transport="stdio", command=shop.command, args=demo_server_args("hang"), timeout_seconds=1
+    )
+    assert mcp_server_sync(server=slow, trigger="console", user=admin).outcome == "failed"
+    assert mcp_server_sync(server=set_variant(server, "die"), trigger="console", user=admin).outcome == "failed"
+    shown = McpSyncRecord.objects.filter(server=shop).exclude(outcome="running").order_by("-id").first()
+    return (
+        "/mcp/shop/syncs",
+        f"/mcp/shop/syncs?record={shown.pk}",
+        "/mcp/wide/syncs",
+        "/mcp/slow/syncs",
+        "/tools/mcp/shop__query_order/",
+        "/tools/mcp/either/",
+        "/tools/mcp/loose/",
+    )
+
+
+#: The states the site is crawled in: as ``make run`` leaves it, after the demo server changed, and
+#: after syncs that warn and fail (each a function of the site returning its extra pages).
+STATES = pytest.mark.parametrize(
+    "state",
+    [
+        lambda site: (),
+        lambda site: server_changed(site) or (),
+        servers_failing,
+    ],
+    ids=["as make run leaves it", "after the server changed", "after syncs that warn and fail"],
+)
 
 
 @STATES
-def test_the_chinese_crawl_finds_no_untranslated_text(site, translations, changed):
-    if changed:
-        server_changed(site)
-    crawled = crawl(site, "zh-hans")
+def test_the_chinese_crawl_finds_no_untranslated_text(site, translations, state):
+    extra = state(site)
+    crawled = crawl(site, "zh-hans", extra)
     for visit, doc in crawled:
         if doc.by_tag("html") and not visit.url.startswith("/api/"):  # Swagger UI's page names no language
             assert doc.by_tag("html")[0]["lang"] == "zh-hans", visit
@@ -500,10 +570,9 @@ def test_the_chinese_crawl_finds_no_untranslated_text(site, translations, change
 
 
 @STATES
-def test_the_english_crawl_finds_no_untranslated_text(site, translations, changed):
-    if changed:
-        server_changed(site)
-    crawled = crawl(site, "en")
+def test_the_english_crawl_finds_no_untranslated_text(site, translations, state):
+    extra = state(site)
+    crawled = crawl(site, "en", extra)
     for visit, doc in crawled:
         if doc.by_tag("html") and not visit.url.startswith("/api/"):  # Swagger UI's page names no language
             assert doc.by_tag("html")[0]["lang"] == "en", visit

@@ -64,7 +64,7 @@ class Command(BaseCommand):
                 continue
             if record.outcome == "ok":
                 self.stdout.write(f"synced '{server.name}': {record.message}")
-                for warning in record.warnings:
+                for warning in record.warning_texts:
                     self.stdout.write(f"  warning: {warning}")
             else:
                 failed += 1

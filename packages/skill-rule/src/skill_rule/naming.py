@@ -17,6 +17,10 @@ its real name:
    name is still valid and no builtin, other server or sibling claims it (a binding never moves
    just because a conflict went away).
 6. A real name listed twice by one server offers neither (warning).
+
+Every warning is a ``Problem`` (the English sentence, with a code and params a page translates:
+``naming_listed_twice``, ``naming_builtin``, ``naming_other_server``, ``naming_typed_in``,
+``naming_collision``, ``naming_collision_held``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .errors import Problem
 from .limits import BUILTIN_TOOL_NAMES, TOOL_NAME_PATTERN
 
 MODEL_NAME_MAX_LENGTH = 64
@@ -36,22 +41,22 @@ _DISALLOWED = re.compile(r"[^A-Za-z0-9_-]")
 @dataclass(frozen=True)
 class NamedTool:
     """One tool of a server: its real ``tool_name`` and the ``model_name`` the model sees, with the
-    ``warning`` (English sentence, empty when none) explaining a rename."""
+    ``warning`` (a ``Problem``: the English sentence; empty when none) explaining a rename."""
 
     server: str
     tool_name: str
     model_name: str
-    warning: str = ""
+    warning: Problem | str = ""
 
 
 @dataclass(frozen=True)
 class Naming:
     """What ``assign_model_names`` decided: ``tools`` in listing order (refused tools are absent),
-    ``refused`` real names offered under no name, and every ``warnings`` sentence."""
+    ``refused`` real names offered under no name, and every ``warnings`` sentence (``Problem``)."""
 
     tools: tuple[NamedTool, ...]
     refused: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Problem | str, ...] = ()
 
     def by_tool(self) -> dict[str, str]:
         """Real name → model-facing name."""
@@ -104,34 +109,45 @@ def assign_model_names(
     taken = dict(taken or {})
     held = dict(held or {})
     reserved = set(builtins)
-    warnings: list[str] = []
+    warnings: list[Problem | str] = []
 
     counts: dict[str, int] = {}
     for n in tool_names:
         counts[n] = counts.get(n, 0) + 1
     refused = tuple(sorted(n for n, c in counts.items() if c > 1))
     for n in refused:
-        warnings.append(f"server '{server}' lists tool '{n}' {counts[n]} times; none of them is offered")
+        warnings.append(
+            Problem(
+                "naming_listed_twice",
+                "server '%(server)s' lists tool '%(tool)s' %(count)s times; none of them is offered",
+                {"server": server, "tool": n, "count": counts[n]},
+            )
+        )
     names = [n for n in dict.fromkeys(tool_names) if counts[n] == 1]
 
     # 1–3: a candidate per tool, qualified by the server when a builtin or another server owns it
     candidate: dict[str, str] = {}
-    note: dict[str, str] = {}
+    note: dict[str, Problem] = {}
     for n in names:
         base = fit(sanitize(n), server=server, tool_name=n)
         if base in reserved or base in taken:
             holder = taken.get(base)
-            owner = (
-                "a builtin tool"
-                if base in reserved
-                else f"server '{holder}'"
-                if holder
-                else "a tool definition typed in without a server"
-            )
             qualified = fit(f"{sanitize(server)}__{base}", server=server, tool_name=n)
             if qualified in reserved or qualified in taken:
                 qualified = with_hash(qualified, server=server, tool_name=n)
-            note[n] = f"tool '{n}' of server '{server}' is offered as '{qualified}': '{base}' is the name of {owner}"
+            offered = {"tool": n, "server": server, "name": qualified, "base": base}
+            if base in reserved:
+                code, owner = "naming_builtin", "a builtin tool"
+            elif holder:
+                code, owner = "naming_other_server", "server '%(holder)s'"
+                offered["holder"] = holder
+            else:
+                code, owner = "naming_typed_in", "a tool definition typed in without a server"
+            note[n] = Problem(
+                code,
+                "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': '%(base)s' is the name of " + owner,
+                offered,
+            )
             base = qualified
         candidate[n] = base
 
@@ -180,10 +196,15 @@ def assign_model_names(
             renamed = with_hash(c, server=server, tool_name=m)
             final[m] = renamed
             used.add(renamed)
-            others = ", ".join(f"'{x}'" for x in members if x != m) or f"another tool's held name '{c}'"
-            note[m] = (
-                f"tool '{m}' of server '{server}' is offered as '{renamed}': its name becomes '{c}', like {others}"
-            )
+            others = ", ".join(f"'{x}'" for x in members if x != m)
+            becomes = {"tool": m, "server": server, "name": renamed, "base": c}
+            lead = "tool '%(tool)s' of server '%(server)s' is offered as '%(name)s': its name becomes '%(base)s', like "
+            if others:
+                note[m] = Problem("naming_collision", lead + "%(others)s", {**becomes, "others": others})
+            else:
+                note[m] = Problem(
+                    "naming_collision_held", lead + "another tool's held name '%(held)s'", {**becomes, "held": c}
+                )
 
     tools = tuple(NamedTool(server, n, final[n], note.get(n, "")) for n in names)
     warnings.extend(t.warning for t in tools if t.warning)
