@@ -176,3 +176,40 @@ def test_redacted_messages_replay_the_same_round_and_hold_no_secret(drawn) -> No
 
 
 MANUAL_TEXTS = [s.content for s in shop().skills]
+
+
+# --- the console's check of a sample: any JSON is refused or stored, never a 500 ---------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+KEYS = st.sampled_from(["role", "content", "tool_calls", "tool_call_id", "metadata", "redacted", "state", "id"])
+MESSAGE_LIKE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system"])},
+    optional={"content": st.text(max_size=8) | JSON, "tool_calls": st.lists(st.dictionaries(KEYS, JSON), max_size=2),
+              "tool_call_id": JSON, "metadata": JSON, "redacted": JSON, "state": JSON},
+)  # fmt: skip
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(MESSAGE_LIKE | JSON, max_size=4), st.sampled_from(["redacted", "arguments"]))
+def test_any_sample_is_refused_with_its_field_or_stored_redacted(messages, redaction) -> None:
+    from datetime import UTC, datetime
+
+    from skill_rule.reports import ReportError, parse_reports
+
+    now = datetime.now(UTC)
+    record = {"id": "s", "kind": "sample", "at": now.isoformat(), "instance": "i", "release": 1,
+              "sha256": "0" * 64, "conversation": "c", "round": 1, "redaction": redaction, "messages": messages}  # fmt: skip
+    try:
+        (report,) = parse_reports({"records": [record]}, now=now, retention_days=30)
+    except ReportError as exc:
+        assert exc.index == 0 and exc.field is not None and exc.field.startswith(("messages", "redaction"))
+    else:  # stored: redacting it again changes nothing, so no text beyond what the mode keeps
+        stored = list(report.messages or ())
+        assert first_unredacted(stored, keep_arguments=redaction == "arguments") is None
+        for m in stored:
+            if m["role"] in ("user", "system", "assistant"):
+                assert m.get("content") in ("", None, [])
