@@ -408,3 +408,115 @@ def reporting_client_version() -> str:
     from importlib.metadata import version
 
     return f"skill-console-client/{version('skill-console-client')}"
+
+
+# --- samples (item 3; docs/runtime-api.md "Samples") ----------------------------------------------
+
+SECRET_USER = "My phone is 13800138000, send it to 42 Wallaby Way, 我住在悉尼袋鼠街"
+SECRET_ASSISTANT = "Certainly, Jane Roe of Wallaby Way, checking order 88239-ZX"
+SECRET_RESULT = "Order 88239-ZX: Jane Roe, 42 Wallaby Way, phone 13800138000"
+SECRET_ARGUMENT = "ORD-4471-KX"
+
+
+def sampled_conversation() -> list[dict[str, Any]]:
+    """A conversation holding the user's text everywhere a model and its tools put it: the user's
+    message, the assistant's reply, a call's arguments, a tool's result; and a loaded manual."""
+    return [
+        {"role": "system", "content": "You serve customer Jane Roe (13800138000)."},
+        {"role": "user", "content": SECRET_USER},
+        *loaded("order_change"),
+        {"role": "assistant", "content": SECRET_ASSISTANT,
+         "tool_calls": [{"id": "c2", "name": "query_order", "arguments": {"order_no": SECRET_ARGUMENT}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": SECRET_RESULT},
+    ]  # fmt: skip
+
+
+def every_reports_text() -> str:
+    """Every value of every column of every reports table, as text (JSON decoded, so ``\\uXXXX``
+    escapes cannot hide a character): what a scan for the user's text reads."""
+    from django.db import connection
+
+    from skills_app.models import reports as report_models
+
+    tables = [
+        model._meta.db_table
+        for model in vars(report_models).values()
+        if isinstance(model, type) and hasattr(model, "_meta") and model._meta.app_label == "skills_app"
+    ]
+    assert {"skills_app_reportsample", "skills_app_runtimereport"} <= set(tables)
+    texts: list[str] = []
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")  # the names come from the models
+            for row in cursor.fetchall():
+                for value in row:
+                    texts.append(str(value))
+                    if isinstance(value, str):
+                        try:
+                            value = json.loads(value)
+                        except ValueError:
+                            continue
+                    if isinstance(value, (dict, list)):
+                        texts.append(json.dumps(value, ensure_ascii=False))
+    return "\n".join(texts)
+
+
+def secrets_in(text: str) -> list[str]:
+    secrets = [SECRET_USER, SECRET_ASSISTANT, SECRET_RESULT, SECRET_ARGUMENT, "13800138000", "Wallaby", "Jane Roe"]
+    secrets += [SECRET_USER[i : i + 8] for i in range(len(SECRET_USER) - 7)]
+    return [s for s in secrets if s in text]
+
+
+def test_with_sampling_on_no_user_text_reaches_the_database(console, clients):
+    from skills_app.models import ReportSample
+
+    client = clients(console, report_interval=3600, heartbeat_interval=0, sample_rate=1.0)
+    messages = sampled_conversation()
+    client.visible_tools(messages[:4], conversation="chat 1")  # the round in which query_order is called
+    verdict = client.check_call(messages[:5], messages[4]["tool_calls"][0], conversation="chat 1")
+    assert verdict.reason == "invalid_arguments"  # the call record carries no argument either
+    client.round(messages, conversation="chat 1")
+    assert client.flush_reports(timeout=30) is True
+    assert client.dropped_reports == 0
+
+    samples = list(ReportSample.objects.order_by("round", "at"))
+    assert [(s.round, s.redaction, s.conversation) for s in samples] == [
+        (2, "redacted", client.pseudonym("chat 1")),
+        (3, "redacted", client.pseudonym("chat 1")),
+    ]
+    assert len(stored("round")) == 2  # the rounds are reported as ever, the samples apart
+    assert secrets_in(every_reports_text()) == []
+    arguments = [c["arguments"] for m in samples[-1].messages for c in m.get("tool_calls", [])]
+    assert arguments == [{"skill_code": "order_change"}, {}]  # no argument but load_skill's skill_code
+    assert samples[-1].messages[4]["redacted"] == {"chars": len(SECRET_ASSISTANT)}
+    assert samples[-1].messages[5] == {"role": "tool", "content": "", "tool_call_id": "c2", "state": "success",
+                                       "redacted": {"chars": len(SECRET_RESULT)}}  # fmt: skip
+
+
+def test_sample_arguments_keeps_the_arguments_and_still_no_text(console, clients):
+    from skills_app.models import ReportSample
+
+    client = clients(console, report_interval=3600, heartbeat_interval=0, sample_rate=1.0, sample_arguments=True)
+    client.round(sampled_conversation(), conversation="chat 2")
+    assert client.flush_reports(timeout=30) is True
+    (sample,) = ReportSample.objects.all()
+    assert sample.redaction == "arguments"
+    arguments = [c["arguments"] for m in sample.messages for c in m.get("tool_calls", [])]
+    assert arguments == [{"skill_code": "order_change"}, {"order_no": SECRET_ARGUMENT}]
+    assert secrets_in(every_reports_text()) == [SECRET_ARGUMENT]  # what the runtime opted in to, alone
+
+
+def test_sampling_is_off_by_default_and_decided_per_conversation(console, clients):
+    from skills_app.models import ReportSample
+
+    client = clients(console, report_interval=3600, heartbeat_interval=0)
+    client.round(sampled_conversation(), conversation="chat 3")
+    assert client.flush_reports(timeout=30) is True
+    assert ReportSample.objects.count() == 0 and len(stored("round")) == 1
+    half = clients(console, report=False, sample_rate=0.5)
+    decisions = {f"chat {n}": half.sampled(f"chat {n}") for n in range(2000)}
+    assert 850 < sum(decisions.values()) < 1150
+    assert all(half.sampled(chat) is decided for chat, decided in decisions.items())  # every round the same
+    assert not clients(console, report=False).sampled("chat 1")
+    with pytest.raises(ValueError, match="sample_rate"):
+        RuntimeClient(console, "key", report=False, sample_rate=1.5)

@@ -107,3 +107,22 @@ def test_a_purged_record_sent_again_is_refused_as_too_old_not_stored_again(old_a
               "stale": False}  # fmt: skip
     with pytest.raises(ReportError, match=r"records\[0\]\.at: .* older than the retention period \(30 days"):
         parse_reports({"records": [record]}, now=datetime.now(UTC), retention_days=30)
+
+
+def test_samples_are_purged_with_the_same_retention(db):
+    from skills_app.models import ReportSample
+
+    for days, rid in ((45, "a"), (29, "b")):
+        at = NOW - timedelta(days=days, minutes=5)
+        sample = {"id": f"s-{rid}", "kind": "sample", "at": at.isoformat(), "instance": "host-1", "release": None,
+                  "sha256": "0" * 64, "conversation": f"conv-{rid}", "round": 1, "redaction": "redacted",
+                  "messages": [{"role": "user", "content": "", "redacted": {"chars": 5}}]}  # fmt: skip
+        reports_ingest(
+            key_prefix="abcd1234",
+            reports=parse_reports({"records": [sample]}, now=at, retention_days=30),
+            received_at=at,
+        )
+    assert ReportSample.objects.count() == 2 and ReportRollup.objects.count() == 0  # never counted
+    assert "would delete 1" in purge("--dry-run")
+    purge()
+    assert list(ReportSample.objects.values_list("record_id", flat=True)) == ["s-b"]

@@ -28,7 +28,13 @@ from skills_app.models.releases import (
     Release,
     ReleaseLabel,
 )
-from skills_app.models.reports import ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
+from skills_app.models.reports import (
+    ReportConversation,
+    ReportRollup,
+    ReportSample,
+    RuntimeInstance,
+    RuntimeReport,
+)
 from skills_app.models.simulation import Scenario
 
 __all__ = [
@@ -50,6 +56,7 @@ __all__ = [
     "ReportConversation",
     "ReportRollup",
     "Restriction",
+    "ReportSample",
     "RuntimeInstance",
     "RuntimeKey",
     "RuntimeReport",

@@ -1,6 +1,6 @@
 """Records of runtime reports (docs/runtime-api.md "POST runtime/reports", docs/design.md "Reports").
 
-Four tables:
+Five tables:
 
 - ``RuntimeReport`` — one raw record as a runtime sent it (``skill_rule.reports.Report``), kept
   for the retention period (``manage.py purge_reports``), stored once per key and record id;
@@ -10,6 +10,9 @@ Four tables:
 - ``ReportConversation`` — one row per (key, release, conversation) seen in a round, so a
   conversation adds to the ``conversations`` rollup once, on the day it was first seen; purged with
   the raw rows once it has been silent for the retention period;
+- ``ReportSample`` — one ``sample`` record (a sampled round's retained messages, redacted by the
+  client: docs/runtime-api.md "Samples"), stored once per key and record id like the raw rows,
+  purged with them, never counted in the rollups;
 - ``RuntimeInstance`` — one row per runtime instance (per key), upserted by its heartbeats: the
   release and label it holds, its client version, stale flag and last refresh, when it was last seen.
 
@@ -135,3 +138,28 @@ class RuntimeInstance(models.Model):  # noqa: DJ008 — the fleet page lists the
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["key_prefix", "instance"], name="runtime_instance_once")]
+
+
+class ReportSample(models.Model):  # noqa: DJ008 — read back for replay, never listed one by one
+    """A sampled round's retained messages (``skill_rule.reports``, kind ``sample``): ``messages``
+    as ``skill_rule.redaction.redact_messages`` gives them under ``redaction`` (``redacted`` or
+    ``arguments``), checked on ingest (redacting them again changes nothing). (``key_prefix``,
+    ``record_id``) is unique, as for ``RuntimeReport``; ``flags`` as there."""
+
+    key_prefix = models.CharField(max_length=KEY_PREFIX_MAX_LENGTH)
+    record_id = models.CharField(max_length=REPORT_ID_MAX_CHARS)
+    batch = models.UUIDField()
+    at = models.DateTimeField(db_index=True)
+    received_at = models.DateTimeField()
+    instance = models.CharField(max_length=REPORT_ID_MAX_CHARS)
+    release = models.PositiveIntegerField(null=True, blank=True)
+    release_sha256 = models.CharField(max_length=64)
+    label = models.CharField(max_length=SKILL_CODE_MAX_LENGTH, blank=True)
+    conversation = models.CharField(max_length=REPORT_ID_MAX_CHARS)
+    round = models.PositiveIntegerField()
+    redaction = models.CharField(max_length=16)
+    messages = models.JSONField(default=list)
+    flags = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key_prefix", "record_id"], name="report_sample_once")]

@@ -2,7 +2,8 @@
 
 ``reports_ingest`` stores one validated batch (``skill_rule.reports.parse_reports``) in one
 transaction: the raw rows in bulk, the per-day rollups and the heartbeats' instances, so a batch is
-stored whole or not at all. ``reports_purge`` deletes raw rows past the retention period.
+stored whole or not at all; ``sample`` records go to ``ReportSample`` (never to the rollups).
+``reports_purge`` deletes raw rows and samples past the retention period.
 
 Conversations count once. ``conversations`` is the one rollup an ingest cannot count from its own
 records: a conversation's rounds come in many batches. ``ReportConversation`` holds one row per
@@ -39,8 +40,17 @@ from django.conf import settings
 from django.db import connections, models, router, transaction
 from django.utils import timezone
 
-from skill_rule.reports import HEARTBEAT, ROUND, Report, RollupKey, conversation_firsts, report_flags, rollup_counts
-from skills_app.models import Release, ReportConversation, ReportRollup, RuntimeInstance, RuntimeReport
+from skill_rule.reports import (
+    HEARTBEAT,
+    ROUND,
+    SAMPLE,
+    Report,
+    RollupKey,
+    conversation_firsts,
+    report_flags,
+    rollup_counts,
+)
+from skills_app.models import Release, ReportConversation, ReportRollup, ReportSample, RuntimeInstance, RuntimeReport
 from skills_app.runtime import cache as runtime_cache
 
 #: Parameters in one upsert statement: under SQLite's oldest limit (999) on every build.
@@ -130,6 +140,25 @@ def _row(report: Report, *, key_prefix: str, batch: uuid.UUID, received_at: date
         client_version=report.client_version or "",
         stale=report.stale,
         refresh=report.refresh or "",
+        flags=list(flags),
+    )
+
+
+def _sample_row(report: Report, *, key_prefix: str, batch: uuid.UUID, received_at: datetime, flags: tuple[str, ...]):
+    return ReportSample(
+        key_prefix=key_prefix,
+        record_id=report.id,
+        batch=batch,
+        at=report.at,
+        received_at=received_at,
+        instance=report.instance,
+        release=report.release,
+        release_sha256=report.sha256 or "",
+        label=report.label or "",
+        conversation=report.conversation or "",
+        round=report.round,
+        redaction=report.redaction or "",
+        messages=list(report.messages or ()),
         flags=list(flags),
     )
 
@@ -280,16 +309,32 @@ def reports_ingest(*, key_prefix: str, reports: Sequence[Report], received_at: d
     known = _known_releases(reports)
     flagged = [(report, _flags(report, known)) for report in reports]
     batch = uuid.uuid4()
+    ordered = sorted(flagged, key=lambda pair: pair[0].id)  # one lock order for every ingest
     rows = [
         _row(report, key_prefix=key_prefix, batch=batch, received_at=received_at, flags=flags)
-        for report, flags in sorted(flagged, key=lambda pair: pair[0].id)  # one lock order for every ingest
+        for report, flags in ordered
+        if report.kind != SAMPLE
     ]
-    RuntimeReport.objects.bulk_create(rows, ignore_conflicts=True)
-    new = set(
-        RuntimeReport.objects.filter(
-            key_prefix=key_prefix, record_id__in=[r.id for r in reports], batch=batch
-        ).values_list("record_id", flat=True)
-    )
+    samples = [
+        _sample_row(report, key_prefix=key_prefix, batch=batch, received_at=received_at, flags=flags)
+        for report, flags in ordered
+        if report.kind == SAMPLE
+    ]
+    new: set[str] = set()
+    if rows:
+        RuntimeReport.objects.bulk_create(rows, ignore_conflicts=True)
+        new |= set(
+            RuntimeReport.objects.filter(
+                key_prefix=key_prefix, record_id__in=[r.record_id for r in rows], batch=batch
+            ).values_list("record_id", flat=True)
+        )
+    if samples:  # stored apart, never counted: a sample adds nothing to the rollups
+        ReportSample.objects.bulk_create(samples, ignore_conflicts=True)
+        new |= set(
+            ReportSample.objects.filter(
+                key_prefix=key_prefix, record_id__in=[r.record_id for r in samples], batch=batch
+            ).values_list("record_id", flat=True)
+        )
     stored = [(report, flags) for report, flags in flagged if report.id in new]
     _add_rollups(stored, _new_conversations(key_prefix, [report for report, _ in stored], batch))
     _see_instances(key_prefix, [report for report, _ in stored if report.kind == HEARTBEAT])
@@ -305,19 +350,24 @@ def reports_purge(
     cutoff). One day of rows per transaction, oldest first, so a long backlog never holds one huge
     transaction (an interrupted purge leaves whole days and is finished by the next run). Then the
     ``ReportConversation`` rows last seen before the cutoff's day (in the console's time zone) go
-    too, in one statement (not counted in the number returned). The rollups and the instances are
+    too, in one statement (not counted in the number returned); the samples older than the cutoff
+    go with the raw rows (counted). The rollups and the instances are
     kept."""
     days = retention_days() if days is None else days
     if days < 1:
         raise ValueError(f"the retention period must be 1 or more days, got {days}")
     cutoff = (now or timezone.now()) - timedelta(days=days)
     old = RuntimeReport.objects.filter(at__lt=cutoff)
+    old_samples = ReportSample.objects.filter(at__lt=cutoff)
     if dry_run:
-        return old.count(), cutoff
+        return old.count() + old_samples.count(), cutoff
     deleted = 0
     while True:
         oldest = old.order_by("at").values_list("at", flat=True).first()
         if oldest is None:
+            with transaction.atomic():
+                n, _ = old_samples.delete()  # samples: the same retention, after the raw rows
+            deleted += n
             last_day = timezone.localtime(cutoff, timezone.get_default_timezone()).date()
             ReportConversation.objects.filter(last_day__lt=last_day).delete()
             return deleted, cutoff

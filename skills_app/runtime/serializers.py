@@ -30,6 +30,8 @@ from skill_rule.limits import (
     REPORT_MAX_INT,
     REPORT_MAX_LIST_ITEMS,
     REPORT_NAME_MAX_CHARS,
+    REPORT_SAMPLE_MAX_BYTES,
+    REPORT_SAMPLE_MAX_MESSAGES,
     REPORT_TIME_MAX_CHARS,
     REPORT_VERSION_MAX_CHARS,
     REPORT_VERSION_PATTERN,
@@ -698,6 +700,32 @@ class HeartbeatReportSerializer(_ReportCommon):
     )
 
 
+@extend_schema_serializer(component_name="SampleReport")
+class SampleReportSerializer(_ReportCommon):
+    """A sampled round's retained messages, redacted by the runtime (docs/runtime-api.md, "Samples")."""
+
+    kind = serializers.ChoiceField(choices=["sample"])
+    release = _release(optional=False)
+    sha256 = _sha256(optional=False)
+    label = _documented(
+        _LABEL, required=False, allow_null=True, default=None, help_text="The label the runtime pins; null = default."
+    )
+    conversation = _conversation()
+    round = _round()
+    redaction = _documented(
+        {"type": "string", "enum": ["redacted", "arguments"]},
+        help_text="`redacted`: text and tool results other than load_skill's replaced by their length, "
+        "call arguments kept only for load_skill; `arguments`: the same with every call's arguments kept "
+        "(the runtime opted in).",
+    )
+    messages = _documented(
+        {"type": "array", "items": {"type": "object"}, "maxItems": REPORT_SAMPLE_MAX_MESSAGES},
+        help_text="The round's retained messages as `skill_rule.redaction.redact_messages` gives them, at most "
+        f"{REPORT_SAMPLE_MAX_BYTES} bytes of compact JSON (`REPORT_SAMPLE_MAX_BYTES`). Redacting them again "
+        "must change nothing, else the batch is refused (400 naming `messages.<index>`).",
+    )
+
+
 @extend_schema_field(
     PolymorphicProxySerializer(
         component_name="Report",
@@ -705,6 +733,7 @@ class HeartbeatReportSerializer(_ReportCommon):
             "round": RoundReportSerializer,
             "call": CallReportSerializer,
             "heartbeat": HeartbeatReportSerializer,
+            "sample": SampleReportSerializer,
         },
         resource_type_field_name="kind",
     )

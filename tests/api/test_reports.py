@@ -547,3 +547,113 @@ def test_a_database_fault_while_storing_is_503_and_the_batch_can_be_sent_again(s
     assert response["Retry-After"] == "5"
     assert nothing_stored() == (0, 0, 0)
     assert send(batch).json() == {"received": 7, "stored": 7, "duplicates": 0, "marked": []}
+
+
+# --- samples (docs/runtime-api.md, "Samples") ---------------------------------------------------
+
+USER_TEXT = "我的手机号是13800138000，帮我取消那台iPhone"
+
+
+def cancel_iphone_messages() -> list[dict]:
+    """The seed conversation's retained messages as an agent holds them: the user's text, a
+    load_skill call and its manual, a call with the user's order number in its arguments."""
+    return [
+        {"role": "user", "content": USER_TEXT},
+        {"role": "assistant", "content": "好的，我先看一下手册",
+         "tool_calls": [{"id": "call_0", "name": "load_skill", "arguments": {"skill_code": "order_change"}}]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "# 订单修改\n手册正文",
+         "metadata": {"ragent_loaded_skill": "order_change", "skill_version": 1}},
+        {"role": "assistant", "content": "",
+         "tool_calls": [{"id": "call_1", "name": "query_order", "arguments": {"order_no": "88239", "phone": "13800138000"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "订单 88239：张三，北京市朝阳区"},
+    ]  # fmt: skip
+
+
+def sample_record(t0: datetime, sha256: str, messages: list, *, redaction: str = "redacted", id: str = "s-1") -> dict:
+    return {"id": id, "kind": "sample", "at": at(t0, 8), "instance": "host-1:worker-1", "release": 1,
+            "sha256": sha256, "conversation": "conv-7f3a", "round": 3, "redaction": redaction,
+            "messages": messages}  # fmt: skip
+
+
+def test_a_sample_is_stored_apart_and_never_counted(send, sha256):
+    from skill_rule.redaction import redact_messages
+    from skills_app.models import ReportSample
+
+    t0 = base_time()
+    redacted = redact_messages(cancel_iphone_messages())
+    answer = send([*cancel_iphone_batch(t0, sha256), sample_record(t0, sha256, redacted)])
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["stored"] == 8
+    sample = ReportSample.objects.get()
+    assert (sample.record_id, sample.conversation, sample.round, sample.redaction) == (
+        "s-1",
+        "conv-7f3a",
+        3,
+        "redacted",
+    )
+    assert sample.messages == redacted
+    assert RuntimeReport.objects.filter(record_id="s-1").count() == 0
+    assert {(r.day, r.release, r.dimension, r.key): r.count for r in ReportRollup.objects.all()} == expected_rollups(
+        local_day(t0)
+    )
+    assert send([sample_record(t0, sha256, redacted)]).json()["duplicates"] == 1  # stored once
+    assert ReportSample.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("messages", "redaction", "field", "cause"),
+    [
+        ("not a list", "redacted", "messages", "must be a list of messages, got 'not a list'"),
+        ([{"role": "robot", "content": ""}], "redacted", "messages.0", "cannot be read as messages: role must be"),
+        ([{"role": "user", "content": USER_TEXT}], "redacted", "messages.0", "holds what a 'redacted' sample leaves"),
+        (
+            [{"role": "user", "content": ""},
+             {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "name": "query_order",
+                                                                 "arguments": {"order_no": "88239"}}]}],
+            "redacted", "messages.1", "holds what a 'redacted' sample leaves",
+        ),
+        ([{"role": "user", "content": "", "redacted": {"chars": 3, "text": "abc"}}], "redacted", "messages.0", "holds"),
+        ([{"role": "user", "content": USER_TEXT}], "arguments", "messages.0", "holds what a 'arguments' sample leaves"),
+        ([], "everything", "redaction", "must be one of redacted, arguments"),
+    ],
+)  # fmt: skip
+def test_a_bad_sample_refuses_the_batch_naming_index_and_field(send, sha256, messages, redaction, field, cause):
+    from skills_app.models import ReportSample
+
+    t0 = base_time()
+    batch = [*cancel_iphone_batch(t0, sha256)[:2], sample_record(t0, sha256, messages, redaction=redaction)]
+    details = error_of(send(batch), 400)["details"]
+    assert (details["index"], details["field"]) == (2, field)
+    assert details["cause"].startswith(cause)
+    assert nothing_stored() == (0, 0, 0)
+    assert ReportSample.objects.count() == 0
+
+
+def test_a_sample_over_its_limits_names_them(send, sha256):
+    from skill_rule.limits import REPORT_SAMPLE_MAX_BYTES, REPORT_SAMPLE_MAX_MESSAGES
+
+    t0 = base_time()
+    many = [{"role": "user", "content": ""}] * (REPORT_SAMPLE_MAX_MESSAGES + 1)
+    details = error_of(send([sample_record(t0, sha256, many)]), 400)["details"]
+    assert (details["field"], details["limit"], details["max"]) == (
+        "messages",
+        "REPORT_SAMPLE_MAX_MESSAGES",
+        REPORT_SAMPLE_MAX_MESSAGES,
+    )
+    manual = "手" * (REPORT_SAMPLE_MAX_BYTES // 3 + 1)  # 3 bytes each in UTF-8: one past the limit
+    big = [{"role": "tool", "tool_call_id": "", "state": "success", "content": manual,
+            "metadata": {"ragent_loaded_skill": "order_change"}}]  # fmt: skip
+    details = error_of(send([sample_record(t0, sha256, big)]), 400)["details"]
+    assert (details["field"], details["limit"]) == ("messages", "REPORT_SAMPLE_MAX_BYTES")
+
+
+def test_the_schema_states_the_sample_record():
+    from skill_rule.limits import REPORT_SAMPLE_MAX_BYTES, REPORT_SAMPLE_MAX_MESSAGES
+
+    schema = APIClient().get("/api/v1/schema", {"format": "json"}).json()
+    components = schema["components"]["schemas"]
+    sample = components["SampleReport"]["properties"]
+    assert sample["messages"]["maxItems"] == REPORT_SAMPLE_MAX_MESSAGES
+    assert str(REPORT_SAMPLE_MAX_BYTES) in sample["messages"]["description"]
+    assert components["RedactionEnum"]["enum"] == ["redacted", "arguments"]
+    assert "sample" in components["Report"]["discriminator"]["mapping"]

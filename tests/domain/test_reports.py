@@ -136,9 +136,9 @@ def test_a_key_twice_in_the_body_is_refused():
 
 RECORD_RULES = [
     # kind and fields
-    ("kind missing", changed(ROUND, kind=...), "kind", "missing; one of round, call, heartbeat"),
-    ("kind unknown", changed(ROUND, kind="turn"), "kind", "must be one of round, call, heartbeat, got 'turn'"),
-    ("kind not a string", changed(ROUND, kind=1), "kind", "must be one of round, call, heartbeat, got 1"),
+    ("kind missing", changed(ROUND, kind=...), "kind", "missing; one of round, call, heartbeat, sample"),
+    ("kind unknown", changed(ROUND, kind="turn"), "kind", "must be one of round, call, heartbeat, sample, got 'turn'"),
+    ("kind not a string", changed(ROUND, kind=1), "kind", "must be one of round, call, heartbeat, sample, got 1"),
     ("unknown field", changed(ROUND, colour="red"), "colour",
      "unknown field for a round record; fields: id, kind, at, instance, release, sha256, label, conversation, "
      "round, loaded, masked, withheld, tools_chars, warnings"),

@@ -28,7 +28,11 @@ Reporting (``skill_client.reporting``; docs/runtime-api.md, "Reporting"): unless
 each refresh, every ``heartbeat_interval`` seconds and on ``close()`` — through a bounded queue and
 a background thread that sends batches of ``POST runtime/reports``. A round only enqueues; nothing
 of reporting ever raises into the agent's code or makes it wait. Conversation ids are sent as
-pseudonyms (``pseudonym()``: an HMAC-SHA256), never as given.
+pseudonyms (``pseudonym()``: an HMAC-SHA256), never as given. With ``sample_rate`` above 0 a
+share of the conversations is sampled (``sampled()``: decided by the pseudonym, so every round of a
+sampled conversation is), and each of their rounds also sends a ``sample`` record: the round's
+retained messages redacted on the agent's thread before anything is queued
+(``skill_rule.redaction.redact_messages``; ``sample_arguments=True`` keeps call arguments).
 
 Plain Python: the standard library's ``urllib`` and ``skill_rule`` (no Django import), so it
 runs inside an agent process that has no Django settings.
@@ -92,6 +96,7 @@ from skill_rule.payload import (
     tools_payload,
 )
 from skill_rule.providers import PayloadProblem, payload_problems, targets_for_format
+from skill_rule.redaction import ARGUMENTS, REDACTED, redact_messages
 from skill_rule.rules import call_round
 from skill_rule.snapshot import SnapshotError, body_sha256, catalog_from_snapshot, setting_names
 
@@ -341,6 +346,13 @@ class RuntimeClient:
     ``report_salt`` the key of the conversation pseudonyms (default: derived from ``api_key``, so
     every process of a deployment makes the same pseudonym of a conversation). ``close()`` (or a
     ``with`` block) sends what is queued; so does the exit of the interpreter.
+
+    Samples (docs/runtime-api.md, "Samples"; default off): ``sample_rate`` (0.0–1.0) is the share
+    of conversations whose rounds each also send a ``sample`` record — the round's retained
+    messages, redacted before they are queued: text and the results of tools other than
+    ``load_skill`` become their length, call arguments are kept only for ``load_skill``, unless
+    ``sample_arguments=True`` (every call's arguments kept). The decision is per conversation
+    (``sampled()``), so a sampled conversation sends one sample per round.
     """
 
     def __init__(
@@ -359,7 +371,12 @@ class RuntimeClient:
         heartbeat_interval: float = 60.0,
         report_backoff: float = 60.0,
         report_salt: str | bytes | None = None,
+        sample_rate: float = 0.0,
+        sample_arguments: bool = False,
     ) -> None:
+        if not (isinstance(sample_rate, (int, float)) and 0.0 <= sample_rate <= 1.0):
+            raise ValueError(f"sample_rate must be a number from 0.0 to 1.0, got {sample_rate!r}")
+        self.sample_rate, self.sample_arguments = float(sample_rate), bool(sample_arguments)
         if label and release is not None:
             raise ValueError("give label or release, not both")
         if instance is not None and REPORT_ID_PATTERN.fullmatch(instance) is None:
@@ -440,6 +457,15 @@ class RuntimeClient:
         the same salt; the console never sees the id itself."""
         return _pseudonym(self._salt, str(conversation))
 
+    def sampled(self, conversation: str | None) -> bool:
+        """Whether the rounds of the agent's conversation ``conversation`` send samples: the first
+        8 bytes of SHA-256 of its pseudonym, read as a number below 2^64, fall under ``sample_rate``
+        × 2^64 — the same answer for every round and every process with the same salt."""
+        if self.sample_rate <= 0.0:
+            return False
+        digest = hashlib.sha256(_pseudonym(self._salt, conversation).encode("ascii")).digest()
+        return int.from_bytes(digest[:8], "big") < self.sample_rate * 2**64
+
     def flush_reports(self, timeout: float = 10.0) -> bool:
         """Send the records queued now, waiting at most ``timeout`` seconds; ``True`` when all of
         them were sent (or dropped), ``False`` when the console did not answer in time (they stay
@@ -485,8 +511,14 @@ class RuntimeClient:
         try:
             position = 1 + sum(1 for m in msgs if m.role == "assistant")
             conv = None if conversation is None or conversation == "" else str(conversation)
-            entry = ("round", time.time(), copy.catalog.release, copy.release_sha256, self.label, conv, position)
+            now = time.time()
+            entry = ("round", now, copy.catalog.release, copy.release_sha256, self.label, conv, position)
             reporter.add((*entry, view, tools_chars))
+            if self.sample_rate > 0.0 and self.sampled(conv):  # redacted here, before it is queued
+                keep = self.sample_arguments
+                redacted = redact_messages(msgs, keep_arguments=keep, marker_key=copy.catalog.marker_key)
+                mode = ARGUMENTS if keep else REDACTED
+                reporter.add(("sample", now, *entry[2:], mode, redacted))
         except Exception:  # noqa: BLE001 — reporting never breaks a round
             LOG.exception("runtime reports: a round could not be reported")
 

@@ -54,7 +54,14 @@ from datetime import UTC, datetime
 from http.client import HTTPException
 from typing import Any
 
-from skill_rule.limits import REPORT_MAX_BATCH_BYTES, REPORT_MAX_LIST_ITEMS, REPORT_MAX_RECORDS, REPORT_NAME_MAX_CHARS
+from skill_rule.limits import (
+    REPORT_MAX_BATCH_BYTES,
+    REPORT_MAX_LIST_ITEMS,
+    REPORT_MAX_RECORDS,
+    REPORT_NAME_MAX_CHARS,
+    REPORT_SAMPLE_MAX_BYTES,
+    REPORT_SAMPLE_MAX_MESSAGES,
+)
 
 LOG = logging.getLogger("skill_client.reporting")
 
@@ -71,7 +78,9 @@ _CONTROL = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)))
 #: Queue entries made on the agent's thread (built into records by the sender):
 #: ``("round", at, release, sha256, label, conversation, position, view, tools_chars)``,
 #: ``("call", at, release, sha256, conversation, position, tool, verdict, reason, skill_code)``,
-#: ``("heartbeat", at, fields)``.
+#: ``("heartbeat", at, fields)``,
+#: ``("sample", at, release, sha256, label, conversation, position, redaction, messages)`` (the
+#: messages already redacted by the client).
 Entry = tuple[Any, ...]
 
 
@@ -534,6 +543,20 @@ class Reporter:
                     verdict=verdict,
                     reason=(reason or "refused") if verdict == "refused" else None,
                     skill_code=None if skill_code is None else name_of(skill_code),
+                )
+            elif kind == "sample":
+                _, _, release, sha256, label, conversation, position, redaction, messages = entry
+                size = len(json.dumps(messages, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+                if len(messages) > REPORT_SAMPLE_MAX_MESSAGES or size > REPORT_SAMPLE_MAX_BYTES:
+                    raise ValueError(f"a sample of {len(messages)} messages, {size} bytes, is over its limits")
+                record.update(
+                    release=release,
+                    sha256=sha256,
+                    label=label,
+                    conversation=self._conversation(conversation),
+                    round=position,
+                    redaction=redaction,
+                    messages=messages,
                 )
             else:
                 record.update(client_version=self.client_version, **entry[2])

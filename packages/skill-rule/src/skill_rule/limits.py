@@ -144,6 +144,11 @@ REPORT_MAX_INT = 2_147_483_647
 REPORT_MAX_FUTURE_SECONDS = 300
 #: Characters of a record's ``at`` text (``2026-12-01T10:00:00.123456+08:00`` is 32).
 REPORT_TIME_MAX_CHARS = 40
+#: A ``sample`` record (docs/runtime-api.md "Samples"): at most this many retained messages, and
+#: at most this many bytes of them as compact UTF-8 JSON — half a batch, so a batch of one sample
+#: and other records still fits. A runtime whose sampled round is larger sends no sample of it.
+REPORT_SAMPLE_MAX_MESSAGES = MAX_MESSAGES
+REPORT_SAMPLE_MAX_BYTES = 1_000_000
 #: Days raw report rows are kept (``SKILL_CONSOLE_REPORTS_RETENTION_DAYS``, ``manage.py
 #: purge_reports``); a record older than the retention period is refused on ingest.
 REPORTS_RETENTION_DAYS_DEFAULT = 30

@@ -8,7 +8,7 @@ with the keys of its kind and no other (``?`` = optional, then its default)::
 
     every kind  id         str   1–64 of A–Z a–z 0–9 . _ : -, made by the client: a batch sent
                                  again is stored once (the console keeps one record per key and id)
-                kind       str   "round" | "call" | "heartbeat"
+                kind       str   "round" | "call" | "heartbeat" | "sample"
                 at         str   ISO 8601 time with an offset ("2026-12-01T10:00:00+08:00", "…Z");
                                  at most REPORT_MAX_FUTURE_SECONDS after the console's clock and
                                  not older than the retention period
@@ -38,6 +38,15 @@ with the keys of its kind and no other (``?`` = optional, then its default)::
                                  batch refused) since the last heartbeat it sent; a heartbeat
                                  dropped hands its count on, so the sum is every record lost
 
+    sample      release, sha256, label?, conversation, round   as in a round
+                redaction  str          "redacted" (the default of the client) | "arguments"
+                                 (call arguments kept: the runtime opted in)
+                messages   [message]    the round's retained messages as ``redaction.redact_messages``
+                                 gives them: at most REPORT_SAMPLE_MAX_MESSAGES, REPORT_SAMPLE_MAX_BYTES
+                                 of JSON; ``parse_messages`` must read them and redacting them again
+                                 must change nothing (``first_unredacted``), else the batch is refused
+                                 (``messages.3``: the first message holding what the mode leaves out)
+
 ``name`` is 1–``REPORT_NAME_MAX_CHARS`` characters without a control character; ``code`` a
 lowercase letter, then lowercase letters, digits and ``_`` (``REPORT_CODE_PATTERN``). Integers are
 JSON integers (not ``true``, not ``3.0``) up to ``REPORT_MAX_INT``; lists hold at most
@@ -53,7 +62,7 @@ reads ``records[2].round: must be an integer from 1 to 2147483647, got 0``.
 ``report_flags`` says which (``unknown_release``, ``unknown_skill``, ``unknown_tool``).
 
 **Rollups.** ``rollup_counts`` turns records into counters keyed ``(day, release, dimension, key)``
-(``DIMENSIONS``; day = the date of ``at`` in the time zone given — the console's own —, release 0
+(``DIMENSIONS``; samples are never counted; day = the date of ``at`` in the time zone given — the console's own —, release 0
 = none or the draft). Conversations are counted apart, since counting one once takes what the
 console already holds: ``conversation_firsts`` gives the day each conversation of a batch was first
 seen, and the console counts those it had not seen before (``skills_app.reports.services``).
@@ -65,6 +74,7 @@ buckets (``tools_chars_bucket``: the bounds are fixed, so buckets of any days an
 
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
 from collections import Counter
@@ -74,7 +84,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
 from . import jsontext
-from .errors import DomainError
+from .errors import DomainError, MessageError
 from .limits import (
     LOAD_SKILL,
     REPORT_CODE_MAX_CHARS,
@@ -86,16 +96,20 @@ from .limits import (
     REPORT_MAX_LIST_ITEMS,
     REPORT_MAX_RECORDS,
     REPORT_NAME_MAX_CHARS,
+    REPORT_SAMPLE_MAX_BYTES,
+    REPORT_SAMPLE_MAX_MESSAGES,
     REPORT_TIME_MAX_CHARS,
     REPORT_VERSION_MAX_CHARS,
     REPORT_VERSION_PATTERN,
     SKILL_CODE_MAX_LENGTH,
     SKILL_CODE_PATTERN,
 )
+from .messages import parse_messages
+from .redaction import ARGUMENTS, MODES, redact_messages
 from .rules import ALLOWED, CONFIRM, REASON_MASKED, REFUSED
 
-ROUND, CALL, HEARTBEAT = "round", "call", "heartbeat"
-KINDS = (ROUND, CALL, HEARTBEAT)
+ROUND, CALL, HEARTBEAT, SAMPLE = "round", "call", "heartbeat", "sample"
+KINDS = (ROUND, CALL, HEARTBEAT, SAMPLE)
 VERDICTS = (ALLOWED, REFUSED, CONFIRM)
 #: ``skill_client.client``'s ``Refresh.outcome`` values.
 REFRESH_OUTCOMES = ("fetched", "not_modified", "stale")
@@ -164,6 +178,16 @@ FIELDS: Mapping[str, Mapping[str, Any]] = {
         "refresh": None,
         "dropped": 0,
     },
+    SAMPLE: {
+        **_COMMON,
+        "release": _REQUIRED,
+        "sha256": _REQUIRED,
+        "label": None,
+        "conversation": _REQUIRED,
+        "round": _REQUIRED,
+        "redaction": _REQUIRED,
+        "messages": _REQUIRED,
+    },
 }
 
 
@@ -194,6 +218,8 @@ class Report:
     stale: bool | None = None
     refresh: str | None = None
     dropped: int | None = None
+    redaction: str | None = None
+    messages: tuple[Any, ...] | None = None
 
     def day(self, tz: tzinfo = UTC) -> date:
         """The date of ``at`` in ``tz``: the day a rollup counts it on."""
@@ -390,7 +416,74 @@ _READERS: Mapping[str, Callable[[Any], Any]] = {
     "stale": _boolean,
     "refresh": _nullable(_choice(REFRESH_OUTCOMES)),
     "dropped": _integer(0),
+    "redaction": _choice(MODES),
 }
+
+
+def _sample_messages(value: Any, redaction: str) -> tuple[Any, ...]:
+    """A sample's ``messages``: a list of at most ``REPORT_SAMPLE_MAX_MESSAGES`` messages of at most
+    ``REPORT_SAMPLE_MAX_BYTES`` (compact JSON), that ``parse_messages`` reads and that redacting
+    again leaves as they are (``is_redacted``): a sample that holds more than its ``redaction``
+    says is refused, never stored."""
+    if not isinstance(value, list):
+        raise _Bad(f"must be a list of messages, got {_shown(value)}")
+    if len(value) > REPORT_SAMPLE_MAX_MESSAGES:
+        raise _Bad(
+            f"has {len(value)} messages, more than REPORT_SAMPLE_MAX_MESSAGES ({REPORT_SAMPLE_MAX_MESSAGES})",
+            limit="REPORT_SAMPLE_MAX_MESSAGES",
+            maximum=REPORT_SAMPLE_MAX_MESSAGES,
+        )
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError):
+        raise _Bad("holds a value that is not JSON") from None
+    if size > REPORT_SAMPLE_MAX_BYTES:
+        raise _Bad(
+            f"is {size} bytes of JSON, more than REPORT_SAMPLE_MAX_BYTES ({REPORT_SAMPLE_MAX_BYTES})",
+            limit="REPORT_SAMPLE_MAX_BYTES",
+            maximum=REPORT_SAMPLE_MAX_BYTES,
+        )
+    try:
+        parse_messages(value)
+    except MessageError as exc:
+        index = getattr(exc, "index", None)
+        raise _Bad(f"cannot be read as messages: {exc.cause}", at="" if index is None else str(index)) from None
+    place = first_unredacted(value, keep_arguments=redaction == ARGUMENTS)
+    if place is not None:
+        raise _Bad(f"holds what a {redaction!r} sample leaves out (redact it first)", at=str(place))
+    return tuple(value)
+
+
+def _noted(item: Any) -> bool:
+    """Whether the ``redacted`` note of a message or call, if any, is ``{"chars": N}`` alone."""
+    note = item.get("redacted", {"chars": 0}) if isinstance(item, dict) else {"chars": 0}
+    chars = note.get("chars") if isinstance(note, dict) else None
+    return isinstance(note, dict) and set(note) == {"chars"} and type(chars) is int and 0 <= chars <= REPORT_MAX_INT
+
+
+def _strip(item: Any) -> Any:
+    return {k: v for k, v in item.items() if k != "redacted"} | (
+        {"tool_calls": [_strip(c) if isinstance(c, dict) else c for c in item["tool_calls"]]}
+        if isinstance(item.get("tool_calls"), list)
+        else {}
+    )
+
+
+def first_unredacted(messages: list[Any], *, keep_arguments: bool = False) -> int | None:
+    """The index of the first of ``messages`` (the console's shape, as a sample holds them) that
+    ``redact_messages`` would change — text, a result or arguments it leaves out — or ``None``
+    when redacting them again changes nothing (the lengths it notes aside: a ``redacted`` note
+    must be ``{"chars": N}`` and nothing else)."""
+    again = redact_messages(messages, keep_arguments=keep_arguments)
+    if len(again) != len(messages):
+        return 0
+    for i, (old, new) in enumerate(zip(messages, again, strict=True)):
+        if not isinstance(old, dict) or _strip(old) != _strip(new) or not _noted(old):
+            return i
+        calls = old.get("tool_calls")
+        if isinstance(calls, list) and not all(_noted(c) for c in calls):
+            return i
+    return None
 
 
 def _time(value: Any, *, now: datetime, oldest: datetime, retention_days: int) -> datetime:
@@ -463,6 +556,10 @@ def _record(raw: Any, index: int, *, now: datetime, oldest: datetime, retention_
                 _unambiguous(value)
             if name == "at":
                 values[name] = _time(value, now=now, oldest=oldest, retention_days=retention_days)
+            elif name == "messages":
+                if values.get("redaction") is None:
+                    raise _Bad("needs a valid redaction first")
+                values[name] = _sample_messages(value, values["redaction"])
             elif name == "sha256":
                 values[name] = (_sha256 if kind != HEARTBEAT else _nullable(_sha256))(value)
             else:
@@ -649,6 +746,8 @@ def rollup_counts(reports: Iterable[tuple[Report, tuple[str, ...]]], *, tz: tzin
         def add(dimension: str, key: str = "", n: int = 1) -> None:
             counts[(day, release, dimension, key)] += n  # noqa: B023 (called at once, in this iteration)
 
+        if report.kind == SAMPLE:
+            continue  # samples are stored apart and never counted
         if report.kind == ROUND:
             add("rounds")
             if OUTDATED_WARNING in report.warnings:
