@@ -84,15 +84,16 @@ class ApiInEnglishMiddleware:
     the console's pages are the translated ones. Under ``/api/`` (and ``/healthz``) the request is
     answered with English active — DRF's own messages (the 401's "Authentication credentials were
     not provided.", a 405, a 415), the error handlers' JSON and the schema alike — and the answer
-    says so (``Content-Language: en``); the Swagger UI page alone (``_is_api_docs_page``) keeps the
+    says so (``Content-Language: en``); the Swagger UI page alone (``_is_docs_page``) keeps the
     reader's language for its bar back to the console. After ``LocaleMiddleware`` (console/settings.py), whose
     choice it overrides; the language active before is restored afterwards."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
+        self.docs_path: str | None = None  # reversed at the first API request, not on each one
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not is_api(request) or _is_api_docs_page(request):
+        if not is_api(request) or self._is_docs_page(request):
             return self.get_response(request)
         request.LANGUAGE_CODE = "en"
         with translation.override("en"):
@@ -100,13 +101,14 @@ class ApiInEnglishMiddleware:
         response["Content-Language"] = "en"
         return response
 
+    def _is_docs_page(self, request: HttpRequest) -> bool:
+        """``/api/v1/docs``, the Swagger UI page a person reads: its bar back to the console is in
+        the console's language (Swagger UI itself is English); the schema it reads stays English."""
+        if self.docs_path is None:
+            from django.urls import reverse
 
-def _is_api_docs_page(request: HttpRequest) -> bool:
-    """``/api/v1/docs``, the Swagger UI page a person reads: its bar back to the console is in the
-    console's language (Swagger UI itself is English); the schema it reads stays English."""
-    from django.urls import reverse
-
-    return request.path_info == reverse("api:docs")
+            self.docs_path = reverse("api:docs")
+        return request.path_info == self.docs_path
 
 
 class DependencyFaultMiddleware:
