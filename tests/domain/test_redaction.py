@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skill_client.client import catalog_from_runtime
@@ -145,34 +145,47 @@ SECRET = st.text(alphabet=st.characters(codec="utf-8", categories=["L", "N"]), m
 
 
 @st.composite
-def conversation(draw) -> tuple[list[dict[str, Any]], list[str]]:
+def conversation(draw) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
     """Messages of the transcript property (calls, results, stubs, odd ids and flags) with user
-    and assistant messages and call arguments holding secrets; the secrets."""
-    messages, secrets = [], []
+    and assistant messages and call arguments holding secrets; the secrets; and the same
+    messages with each secret written as as many "·" (a character no secret holds)."""
+    messages, secrets, blanked = [], [], []
     for raw in draw(st.lists(MESSAGE, max_size=8)):
         secret = draw(SECRET)
         secrets.append(secret)
-        if raw.get("role") == "user":
-            raw = {"role": "user", "content": f"user says {secret}"}
-        elif raw.get("role") == "assistant" and isinstance(raw.get("content"), str):
-            raw = {**raw, "content": f"assistant says {secret}"}
-            raw["tool_calls"] = [*raw.get("tool_calls", []), {"id": "x9", "name": "lookup", "arguments": {"q": secret}}]
-        messages.append(raw)
-    return messages, secrets
+        messages.append(with_secret(raw, secret))
+        blanked.append(with_secret(raw, "·" * len(secret)))
+    return messages, secrets, blanked
+
+
+def with_secret(raw: dict[str, Any], secret: str) -> dict[str, Any]:
+    if raw.get("role") == "user":
+        return {"role": "user", "content": f"user says {secret}"}
+    if raw.get("role") == "assistant" and isinstance(raw.get("content"), str):
+        calls = [*raw.get("tool_calls", []), {"id": "x9", "name": "lookup", "arguments": {"q": secret}}]
+        return {**raw, "content": f"assistant says {secret}", "tool_calls": calls}
+    return raw
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(conversation())
+@example(([{"role": "user", "content": "user says 0tent0"}], ["0tent0"],
+          [{"role": "user", "content": "user says ······"}]))  # CI, stop 33: "tent" is in "content"  # fmt: skip
 def test_redacted_messages_replay_the_same_round_and_hold_no_secret(drawn) -> None:
-    messages, secrets = drawn
+    messages, secrets, blanked = drawn
     catalog = shop()
     redacted = replayed(messages)
     assert round_of(catalog, redacted) == round_of(catalog, messages)
     assert first_unredacted(redacted) is None
     text = json.dumps(redacted, ensure_ascii=False)
+    # The redaction's own words ("content", "redacted", the generated ids, the manuals) may hold a
+    # piece of a secret by chance (secret "0tent0": "tent" is in "content"). The same conversation
+    # with its secrets blanked gives that skeleton: a piece in the text but not in it is a leak.
+    skeleton = json.dumps([replayed(blanked), MANUAL_TEXTS], ensure_ascii=False)
     for secret in secrets:
         for i in range(len(secret) - 3):  # no substring of 4 characters or more
-            assert secret[i : i + 4] not in text or secret[i : i + 4] in json.dumps(MANUAL_TEXTS, ensure_ascii=False)
+            piece = secret[i : i + 4]
+            assert piece not in text or piece in skeleton, (piece, secret)
 
 
 MANUAL_TEXTS = [s.content for s in shop().skills]
